@@ -1,0 +1,1 @@
+"""Native-only helpers for building and serving the judge's static site (never loaded in Pyodide)."""

