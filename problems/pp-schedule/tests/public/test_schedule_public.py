@@ -1,0 +1,109 @@
+"""Public tests for pp-schedule: GPipe and 1F1B per-stage orders, edge cases, and validation."""
+
+from __future__ import annotations
+
+import pytest
+
+import pp_sim
+from schedule_helpers import as_ops, attach, check_schedule, expect_value_error, fmt
+
+
+def ops(text: str) -> list[tuple[str, int]]:
+    """'F0 F1 B0' -> [('F', 0), ('F', 1), ('B', 0)]."""
+    return [(tok[0], int(tok[1:])) for tok in text.split()]
+
+
+def test_gpipe_all_forwards_then_all_backwards(record_property):
+    got = pp_sim.schedule("gpipe", 3, 4)
+    attach(record_property, got, "GPipe, p=3, m=4")
+    want = ops("F0 F1 F2 F3 B0 B1 B2 B3")
+    check_schedule(got, [want] * 3, "gpipe", 3, 4)
+
+
+def test_1f1b_worked_example(record_property):
+    """The statement's example: p = 4 stages, m = 6 micro-batches."""
+    got = pp_sim.schedule("1f1b", 4, 6)
+    attach(record_property, got, "1F1B, p=4, m=6")
+    want = [
+        ops("F0 F1 F2 F3 B0 F4 B1 F5 B2 B3 B4 B5"),
+        ops("F0 F1 F2 B0 F3 B1 F4 B2 F5 B3 B4 B5"),
+        ops("F0 F1 B0 F2 B1 F3 B2 F4 B3 F5 B4 B5"),
+        ops("F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5"),
+    ]
+    check_schedule(got, want, "1f1b", 4, 6)
+
+
+def test_1f1b_four_stages_four_microbatches(record_property):
+    got = pp_sim.schedule("1f1b", 4, 4)
+    attach(record_property, got, "1F1B, p=4, m=4")
+    want = [
+        ops("F0 F1 F2 F3 B0 B1 B2 B3"),
+        ops("F0 F1 F2 B0 F3 B1 B2 B3"),
+        ops("F0 F1 B0 F2 B1 F3 B2 B3"),
+        ops("F0 B0 F1 B1 F2 B2 F3 B3"),
+    ]
+    check_schedule(got, want, "1f1b", 4, 4)
+
+
+def test_1f1b_fewer_microbatches_than_stages(record_property):
+    """m < p: the warm-up is capped at m, so the first stages run all forwards, then all backwards."""
+    got = pp_sim.schedule("1f1b", 4, 2)
+    attach(record_property, got, "1F1B, p=4, m=2")
+    want = [ops("F0 F1 B0 B1"), ops("F0 F1 B0 B1"), ops("F0 F1 B0 B1"), ops("F0 B0 F1 B1")]
+    check_schedule(got, want, "1f1b", 4, 2)
+
+
+@pytest.mark.parametrize("kind, want", [("gpipe", "F0 F1 F2 B0 B1 B2"), ("1f1b", "F0 B0 F1 B1 F2 B2")])
+def test_single_stage(record_property, kind, want):
+    got = pp_sim.schedule(kind, 1, 3)
+    attach(record_property, got, f"{kind}, p=1, m=3")
+    check_schedule(got, [ops(want)], kind, 1, 3)
+
+
+@pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
+def test_single_microbatch(record_property, kind):
+    got = pp_sim.schedule(kind, 3, 1)
+    attach(record_property, got, f"{kind}, p=3, m=1")
+    check_schedule(got, [ops("F0 B0")] * 3, kind, 3, 1)
+
+
+@pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
+def test_operations_are_tuples_of_str_and_int(record_property, kind):
+    got = pp_sim.schedule(kind, 2, 3)
+    attach(record_property, got, f"{kind}, p=2, m=3")
+    for s, stage in enumerate(got):
+        for op in stage:
+            assert isinstance(op, tuple) and len(op) == 2, (
+                f"stage {s}: every operation must be a 2-tuple like ('F', 0), got {op!r}")
+            assert op[0] in ("F", "B") and type(op[1]) is int, (
+                f"stage {s}: an operation is ('F' or 'B', int micro-batch), got {op!r}")
+
+
+def test_1f1b_keeps_at_most_p_minus_s_microbatches_in_flight(record_property):
+    """The point of 1F1B: stage s never holds more than min(p - s, m) un-backpropagated micro-batches."""
+    p, m = 4, 8
+    got = pp_sim.schedule("1f1b", p, m)
+    attach(record_property, got, f"1F1B, p={p}, m={m}")
+    for s, stage in enumerate(got):
+        live = peak = 0
+        for op, _ in as_ops(stage):
+            live += 1 if op == "F" else -1
+            peak = max(peak, live)
+        assert peak == min(p - s, m), (
+            f"stage {s}: at most {min(p - s, m)} forwards should be waiting for their backward at any time, "
+            f"your order reaches {peak}: {fmt(as_ops(stage))}")
+
+
+@pytest.mark.parametrize("kind", ["GPipe", "interleaved", "", None])
+def test_unknown_kind_raises_value_error(kind):
+    expect_value_error(kind, 4, 4, 'kind must be "gpipe" or "1f1b"')
+
+
+@pytest.mark.parametrize("p, m", [(0, 4), (4, 0), (-1, 4), (4, -3)])
+def test_sizes_below_one_raise_value_error(p, m):
+    expect_value_error("1f1b", p, m, "p and m must be at least 1")
+
+
+@pytest.mark.parametrize("p, m", [(4.0, 4), (4, 2.5), ("4", 4), (4, None)])
+def test_non_int_sizes_raise_value_error(p, m):
+    expect_value_error("gpipe", p, m, "p and m must be ints")

@@ -1,0 +1,67 @@
+"""Secret tests for pp-schedule: many sizes against an oracle, large m, and more invalid inputs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+_PUBLIC = str(Path(__file__).resolve().parent.parent / "public")
+if _PUBLIC not in sys.path:
+    sys.path.insert(0, _PUBLIC)
+
+import pp_sim  # noqa: E402
+from schedule_helpers import attach, check_schedule, expect_value_error  # noqa: E402
+
+
+def oracle(kind: str, p: int, m: int) -> list[list[tuple[str, int]]]:
+    """Expected orders. 1F1B is written as an in-flight limit: stage s runs the next forward while
+    fewer than min(p - s, m) micro-batches wait for their backward, else the next backward."""
+    if kind == "gpipe":
+        return [[("F", i) for i in range(m)] + [("B", i) for i in range(m)] for _ in range(p)]
+    stages = []
+    for s in range(p):
+        limit, f, b, row = p - s, 0, 0, []
+        while b < m:
+            if f < m and f - b < limit:
+                row.append(("F", f))
+                f += 1
+            else:
+                row.append(("B", b))
+                b += 1
+        stages.append(row)
+    return stages
+
+
+CASES = [(1, 1), (1, 5), (2, 1), (2, 2), (2, 7), (3, 2), (3, 3), (3, 10), (4, 1), (4, 3), (4, 5),
+         (4, 16), (5, 32), (6, 4), (7, 3), (8, 8), (8, 9), (8, 64)]
+
+
+@pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
+@pytest.mark.parametrize("p, m", CASES)
+def test_matches_expected_order(record_property, kind, p, m):
+    got = pp_sim.schedule(kind, p, m)
+    attach(record_property, got, f"{kind}, p={p}, m={m}")
+    check_schedule(got, oracle(kind, p, m), kind, p, m)
+
+
+@pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
+def test_every_size_up_to_eight_stages(record_property, kind):
+    for p in range(1, 9):
+        for m in range(1, 21):
+            got = pp_sim.schedule(kind, p, m)
+            want = oracle(kind, p, m)
+            if [[tuple(op) for op in stage] for stage in got] != want:
+                attach(record_property, got, f"{kind}, p={p}, m={m}")
+            check_schedule(got, want, kind, p, m)
+
+
+@pytest.mark.parametrize("kind", ["1F1B", "gpipe ", 3, ("gpipe",)])
+def test_more_unknown_kinds(kind):
+    expect_value_error(kind, 2, 2, 'kind must be exactly "gpipe" or "1f1b"')
+
+
+@pytest.mark.parametrize("p, m", [(0, 0), (-5, -5), (1.0, 1), (2, "8"), ([2], 2), (True, 2)])
+def test_more_invalid_sizes(p, m):
+    expect_value_error("1f1b", p, m, "p and m must be ints >= 1")
