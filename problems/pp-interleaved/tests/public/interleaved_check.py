@@ -1,0 +1,162 @@
+"""Helpers for the interleaved 1F1B tests: formatting, comparing schedules, explaining mistakes.
+
+Ops are written ``F<mb>c<chunk>`` / ``B<mb>c<chunk>``: ``F2c1`` is the forward of micro-batch 2
+on the rank's local chunk 1 (the same labels the timeline uses).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NOTATION = "(F<mb>c<chunk> = forward of micro-batch <mb> on the rank's local chunk <chunk>)"
+FULL_LIST_LIMIT = 40  # longer lists are shown around their first difference only
+
+
+def label(op: tuple[int, str, int]) -> str:
+    chunk, kind, mb = op
+    return f"{kind}{mb}c{chunk}"
+
+
+def fmt(ops: list[tuple[int, str, int]]) -> str:
+    return " ".join(label(op) for op in ops)
+
+
+def parse(text: str) -> list[tuple[int, str, int]]:
+    """``"F0c0 B1c2"`` -> ``[(0, "F", 0), (2, "B", 1)]``."""
+    ops = []
+    for word in text.split():
+        mb, chunk = word[1:].split("c")
+        ops.append((int(chunk), word[0], int(mb)))
+    return ops
+
+
+def normalize(sched: Any, p: int) -> list[list[tuple[int, str, int]]]:
+    """Turn the learner's schedule into plain lists of (int, str, int), or fail with a clear message."""
+    assert isinstance(sched, (list, tuple)), (
+        f"interleaved_schedule must return a list with one list per rank, got {type(sched).__name__}")
+    assert len(sched) == p, f"expected one list per rank ({p} ranks), got {len(sched)} lists"
+    out = []
+    for rank, ops in enumerate(sched):
+        row = []
+        for i, op in enumerate(ops):
+            try:
+                chunk, kind, mb = op
+                row.append((int(chunk), str(kind), int(mb)))
+            except (TypeError, ValueError):
+                raise AssertionError(
+                    f"rank {rank}, position {i}: every op must be a tuple (chunk, op, micro_batch), got {op!r}"
+                ) from None
+        out.append(row)
+    return out
+
+
+def warmup_formula(p: int, m: int, v: int, rank: int) -> int:
+    if v == 1:
+        return min(p - rank - 1, m)
+    return min(2 * (p - rank - 1) + (v - 1) * p, m * v)
+
+
+def leading_forwards(ops: list[tuple[int, str, int]]) -> int:
+    n = 0
+    for _, kind, _ in ops:
+        if kind != "F":
+            break
+        n += 1
+    return n
+
+
+def warmup_hint(p: int, m: int, v: int, rank: int, got: int) -> str:
+    """Name the likely mistake when ``got`` warm-up forwards were produced instead of the right count."""
+    hints = []
+    if v > 1 and got == min(2 * (p - rank - 1), m * v):
+        hints.append("the warm-up is missing the (v - 1) * p term: every rank must first run "
+                     "chunks 0..v-2 for p micro-batches each")
+    if v > 1 and got == 2 * (p - rank - 1) + (v - 1) * p:
+        hints.append(f"the warm-up is not capped at m * v = {m * v}")
+    if v > 1 and got == min(p - rank - 1 + (v - 1) * p, m * v):
+        hints.append("the rank term is 2 * (p - r - 1), not p - r - 1")
+    if v == 1 and got == min(2 * (p - rank - 1), m):
+        hints.append("with v = 1 the schedule is plain 1F1B: min(p - r - 1, m) warm-ups, "
+                     "not the interleaved 2 * (p - r - 1)")
+    return "; ".join(hints)
+
+
+def rank_hint(p: int, m: int, v: int, rank: int, expected: list, got: list) -> str:
+    """The likely mistake behind a wrong per-rank list, or '' when no known pattern matches."""
+    bad_chunks = sorted({c for c, _, _ in got if not 0 <= c < v})
+    if bad_chunks:
+        return (f"local chunk {bad_chunks[0]} does not exist (chunks are 0..{v - 1}): the k-th forward "
+                f"runs chunk (k mod p*v) // p; k // p without the 'mod p*v' keeps growing")
+    bad_mbs = sorted({mb for _, _, mb in got if not 0 <= mb < m})
+    if bad_mbs:
+        return (f"micro-batch {bad_mbs[0]} does not exist (micro-batches are 0..{m - 1}): is the "
+                f"warm-up count capped at m * v = {m * v}?")
+    if len(got) != len(expected):
+        return f"each rank runs 2 * m * v = {len(expected)} ops (one F and one B per chunk and micro-batch)"
+    want_w = warmup_formula(p, m, v, rank)
+    got_lead = leading_forwards(got)
+    want_lead = leading_forwards(expected)
+    if got_lead != want_lead:
+        if got_lead == 0:
+            return (f"the list starts with a backward; expected {want_w} warm-up forwards first")
+        got_w = got_lead - 1 if got_lead < m * v else got_lead
+        hint = warmup_hint(p, m, v, rank, got_w)
+        return (f"expected {want_w} warm-up forwards (then the first F of the steady state), "
+                f"got {got_w}" + (f": {hint}" if hint else ""))
+    want_b = [c for c, kind, _ in expected if kind == "B"]
+    got_b = [c for c, kind, _ in got if kind == "B"]
+    want_f = [c for c, kind, _ in expected if kind == "F"]
+    if v > 1 and got_b != want_b and got_b == want_f:
+        return ("the backwards run the chunks in forward order; the k-th backward runs chunk "
+                "v - 1 - (k mod p*v) // p (the gradient enters at the last chunk)")
+    got_f = [c for c, kind, _ in got if kind == "F"]
+    if got_f != want_f:
+        return "the forwards should visit the chunks in groups of p micro-batches: chunk (k mod p*v) // p"
+    if got_b != want_b:
+        return "the k-th backward runs chunk v - 1 - (k mod p*v) // p"
+    return ""
+
+
+def _show(ops: list, start: int, stop: int) -> str:
+    text = fmt(ops[start:stop])
+    return ("... " if start > 0 else "") + text + (" ..." if stop < len(ops) else "")
+
+
+def schedule_errors(p: int, m: int, v: int, expected: list, got: list) -> list[str]:
+    """One message per rank whose list differs from the expected one."""
+    errors = []
+    for rank in range(p):
+        want, have = expected[rank], got[rank]
+        if want == have:
+            continue
+        if max(len(want), len(have)) <= FULL_LIST_LIMIT:
+            text = f"rank {rank}: expected {fmt(want)}\n        got      {fmt(have)}"
+        else:
+            first = next((i for i, (a, b) in enumerate(zip(want, have)) if a != b), min(len(want), len(have)))
+            lo, hi = max(0, first - 4), first + 8
+            text = (f"rank {rank}: first difference at position {first}: "
+                    f"expected {_show(want, lo, hi)}\n        got {_show(have, lo, hi)}")
+        hint = rank_hint(p, m, v, rank, want, have)
+        errors.append(text + (f"\n        likely mistake: {hint}" if hint else ""))
+    return errors
+
+
+def assert_schedule(p: int, m: int, v: int, expected: list, got: list) -> None:
+    errors = schedule_errors(p, m, v, expected, got)
+    assert not errors, f"interleaved_schedule(p={p}, m={m}, v={v}) {NOTATION}:\n" + "\n".join(errors)
+
+
+def timeline_artifact(rows: list, title: str) -> dict:
+    """A judge timeline from simulate_interleaved's rows of (chunk, op, mb, start, end)."""
+    from judge.artifacts import timeline
+    return timeline([[(op, mb, start, end, chunk) for chunk, op, mb, start, end in row] for row in rows],
+                    title=title)
+
+
+def try_timeline(module: Any, sched: list, p: int, v: int, title: str) -> dict | None:
+    """The learner's own simulation of ``sched`` as a timeline artifact, or None if it does not run."""
+    try:
+        rows, _, _ = module.simulate_interleaved(sched, p, v)
+        return timeline_artifact(rows, title)
+    except Exception:  # the test reports the real failure; the picture is a bonus
+        return None

@@ -1,0 +1,219 @@
+"""Public tests for interleaved 1F1B: per-rank order, warm-up counts, validation and the simulation."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import pytest
+
+import interleaved
+from interleaved_check import (NOTATION, assert_schedule, fmt, leading_forwards, normalize, parse,
+                               timeline_artifact, try_timeline, warmup_hint)
+
+# Expected per-rank lists, written F<mb>c<chunk> (forward of micro-batch mb on local chunk c).
+EXPECTED = {
+    # the worked example of the statement
+    (2, 4, 2): [
+        "F0c0 F1c0 F0c1 F1c1 F2c0 B0c1 F3c0 B1c1 F2c1 B0c0 F3c1 B1c0 B2c1 B3c1 B2c0 B3c0",
+        "F0c0 F1c0 F0c1 B0c1 F1c1 B1c1 F2c0 B0c0 F3c0 B1c0 F2c1 B2c1 F3c1 B3c1 B2c0 B3c0",
+    ],
+    # m == p: rank 0's warm-up 2*2 + 3 = 7 is capped at m*v = 6
+    (3, 3, 2): [
+        "F0c0 F1c0 F2c0 F0c1 F1c1 F2c1 B0c1 B1c1 B2c1 B0c0 B1c0 B2c0",
+        "F0c0 F1c0 F2c0 F0c1 F1c1 F2c1 B0c1 B1c1 B2c1 B0c0 B1c0 B2c0",
+        "F0c0 F1c0 F2c0 F0c1 B0c1 F1c1 B1c1 F2c1 B2c1 B0c0 B1c0 B2c0",
+    ],
+    # three chunks, three groups of p = 2 micro-batches
+    (2, 6, 3): [
+        "F0c0 F1c0 F0c1 F1c1 F0c2 F1c2 F2c0 B0c2 F3c0 B1c2 F2c1 B0c1 F3c1 B1c1 F2c2 B0c0 F3c2 B1c0 "
+        "F4c0 B2c2 F5c0 B3c2 F4c1 B2c1 F5c1 B3c1 F4c2 B2c0 F5c2 B3c0 B4c2 B5c2 B4c1 B5c1 B4c0 B5c0",
+        "F0c0 F1c0 F0c1 F1c1 F0c2 B0c2 F1c2 B1c2 F2c0 B0c1 F3c0 B1c1 F2c1 B0c0 F3c1 B1c0 F2c2 B2c2 "
+        "F3c2 B3c2 F4c0 B2c1 F5c0 B3c1 F4c1 B2c0 F5c1 B3c0 F4c2 B4c2 F5c2 B5c2 B4c1 B5c1 B4c0 B5c0",
+    ],
+    # one rank holding all three chunks
+    (1, 2, 3): ["F0c0 F0c1 F0c2 B0c2 F1c0 B0c1 F1c1 B0c0 F1c2 B1c2 B1c1 B1c0"],
+    # v == 1 is plain 1F1B (m need not be a multiple of p)
+    (3, 5, 1): [
+        "F0c0 F1c0 F2c0 B0c0 F3c0 B1c0 F4c0 B2c0 B3c0 B4c0",
+        "F0c0 F1c0 B0c0 F2c0 B1c0 F3c0 B2c0 F4c0 B3c0 B4c0",
+        "F0c0 B0c0 F1c0 B1c0 F2c0 B2c0 F3c0 B3c0 F4c0 B4c0",
+    ],
+    # v == 1 with fewer micro-batches than the warm-up wants: min(p - r - 1, m)
+    (4, 2, 1): ["F0c0 F1c0 B0c0 B1c0", "F0c0 F1c0 B0c0 B1c0", "F0c0 F1c0 B0c0 B1c0", "F0c0 B0c0 F1c0 B1c0"],
+}
+
+
+def _expected(p: int, m: int, v: int) -> list[list[tuple[int, str, int]]]:
+    return [parse(text) for text in EXPECTED[(p, m, v)]]
+
+
+@pytest.mark.parametrize("p,m,v", list(EXPECTED))
+def test_schedule_exact(p, m, v, record_property):
+    got = normalize(interleaved.interleaved_schedule(p, m, v), p)
+    art = try_timeline(interleaved, got, p, v, f"your interleaved 1F1B, p={p} m={m} v={v}")
+    if art is not None:
+        record_property("timeline", art)
+    assert_schedule(p, m, v, _expected(p, m, v), got)
+
+
+WARMUPS = {
+    (2, 4, 2): [4, 2],
+    (4, 8, 2): [10, 8, 6, 4],
+    (3, 3, 2): [6, 5, 3],        # rank 0: 2*2 + 1*3 = 7, capped at m*v = 6
+    (4, 4, 3): [12, 12, 10, 8],  # ranks 0 and 1: 14 and 12, capped at 12
+    (1, 3, 4): [3],
+    (3, 6, 1): [2, 1, 0],        # plain 1F1B
+    (4, 2, 1): [2, 2, 1, 0],     # plain 1F1B, capped at m
+}
+
+
+@pytest.mark.parametrize("p,m,v", list(WARMUPS))
+def test_num_warmup(p, m, v):
+    got = [int(interleaved.num_warmup(p, m, v, r)) for r in range(p)]
+    want = WARMUPS[(p, m, v)]
+    hints = [f"rank {r}: {warmup_hint(p, m, v, r, g)}" for r, (g, w) in enumerate(zip(got, want))
+             if g != w and warmup_hint(p, m, v, r, g)]
+    assert got == want, (f"num_warmup(p={p}, m={m}, v={v}, rank) for ranks 0..{p - 1}: expected {want}, got {got}"
+                         + ("\n" + "\n".join(hints) if hints else ""))
+
+
+@pytest.mark.parametrize("p,m,v", [(2, 4, 2), (4, 8, 2), (3, 3, 2), (4, 4, 3), (3, 6, 1)])
+def test_schedule_starts_with_the_warmup(p, m, v):
+    sched = normalize(interleaved.interleaved_schedule(p, m, v), p)
+    for r in range(p):
+        w = WARMUPS[(p, m, v)][r]
+        want = w + 1 if w < m * v else m * v
+        got = leading_forwards(sched[r])
+        assert got == want, (
+            f"p={p} m={m} v={v} rank {r}: the list should start with {w} warm-up forwards plus the first "
+            f"steady-state forward, i.e. {want} forwards before the first backward; it has {got}: {fmt(sched[r][:want + 2])} ...")
+
+
+@pytest.mark.parametrize("p,m,v", [(2, 4, 2), (4, 8, 2), (4, 12, 4), (3, 6, 3), (1, 4, 2), (5, 7, 1)])
+def test_every_op_exactly_once(p, m, v):
+    sched = normalize(interleaved.interleaved_schedule(p, m, v), p)
+    want = Counter((c, kind, mb) for c in range(v) for kind in "FB" for mb in range(m))
+    for r in range(p):
+        got = Counter(sched[r])
+        missing = sorted(want - got)
+        extra = sorted(got - want)
+        assert not missing and not extra, (
+            f"p={p} m={m} v={v} rank {r}: every (chunk, op, mb) with chunk < {v}, mb < {m} must appear exactly once "
+            f"{NOTATION}; missing: {fmt(missing[:8]) or '-'}; extra or repeated: {fmt(extra[:8]) or '-'}")
+
+
+@pytest.mark.parametrize("p,m,v", [(2, 3, 2), (4, 6, 2), (3, 4, 3), (0, 4, 2), (2, 0, 2), (2, 4, 0), (-1, 4, 2)])
+def test_invalid_sizes_raise(p, m, v):
+    with pytest.raises(ValueError):
+        interleaved.interleaved_schedule(p, m, v)
+    with pytest.raises(ValueError):
+        interleaved.num_warmup(p, m, v, 0)
+
+
+def test_num_warmup_rejects_bad_rank():
+    for rank in (-1, 2):
+        with pytest.raises(ValueError):
+            interleaved.num_warmup(2, 4, 2, rank)
+
+
+def test_v1_accepts_any_m():
+    # Megatron runs plain 1F1B when v == 1, which has no divisibility rule.
+    sched = normalize(interleaved.interleaved_schedule(2, 3, 1), 2)
+    assert [fmt(row) for row in sched] == ["F0c0 F1c0 B0c0 F2c0 B1c0 B2c0", "F0c0 B0c0 F1c0 B1c0 F2c0 B2c0"], (
+        f"interleaved_schedule(2, 3, 1) should be plain 1F1B, got {[fmt(row) for row in sched]}")
+
+
+@pytest.mark.parametrize("p,m,v", [(2, 4, 2), (4, 8, 2), (3, 6, 3), (4, 8, 4)])
+def test_schedule_runs_without_deadlock(p, m, v, record_property):
+    # Uses your simulate_interleaved on your interleaved_schedule.
+    sched = normalize(interleaved.interleaved_schedule(p, m, v), p)
+    try:
+        rows, total, _ = interleaved.simulate_interleaved(sched, p, v)
+    except ValueError as exc:
+        pytest.fail(f"p={p} m={m} v={v}: your schedule cannot run to the end (a rank waits for an op that "
+                    f"waits for it): {exc}")
+    record_property("timeline", timeline_artifact(rows, f"interleaved 1F1B, p={p} m={m} v={v}"))
+    assert sum(len(row) for row in rows) == 2 * m * v * p, "every op of the schedule must appear in the timeline"
+
+
+# simulate_interleaved on the worked example's (correct) schedule: (chunk, op, mb, start, end) per rank
+WORKED_TIMES = [
+    [(0.0, 0.5), (0.5, 1.0), (1.0, 1.5), (1.5, 2.0), (2.0, 2.5), (3.0, 4.0), (4.0, 4.5), (4.5, 5.5),
+     (5.5, 6.0), (6.0, 7.0), (7.0, 7.5), (7.5, 8.5), (9.0, 10.0), (10.5, 11.5), (11.5, 12.5), (12.5, 13.5)],
+    [(0.5, 1.0), (1.0, 1.5), (1.5, 2.0), (2.0, 3.0), (3.0, 3.5), (3.5, 4.5), (4.5, 5.0), (5.0, 6.0),
+     (6.0, 6.5), (6.5, 7.5), (7.5, 8.0), (8.0, 9.0), (9.0, 9.5), (9.5, 10.5), (10.5, 11.5), (11.5, 12.5)],
+]
+
+
+def _rows(rows) -> list[list[tuple[int, str, int, float, float]]]:
+    return [[(int(c), str(o), int(mb), float(s), float(e)) for c, o, mb, s, e in row] for row in rows]
+
+
+def test_simulate_worked_example(record_property):
+    sched = _expected(2, 4, 2)
+    rows, total, bubble = interleaved.simulate_interleaved(sched, 2, 2)
+    rows = _rows(rows)
+    record_property("timeline", timeline_artifact(rows, "simulate_interleaved, p=2 m=4 v=2 (tf=1, tb=2)"))
+    for r in range(2):
+        want = [(c, o, mb, s, e) for (c, o, mb), (s, e) in zip(sched[r], WORKED_TIMES[r])]
+        for got_block, want_block in zip(rows[r], want):
+            assert got_block == want_block, (
+                f"rank {r}: expected {want_block[1]}{want_block[2]}c{want_block[0]} to run from {want_block[3]} "
+                f"to {want_block[4]}, got {got_block}. A chunk's forward takes tf/v = 0.5 and its backward "
+                f"tb/v = 1.0; an op starts when its rank is free and its dependency has finished")
+        assert len(rows[r]) == len(want), f"rank {r}: expected {len(want)} blocks, got {len(rows[r])}"
+    assert float(total) == 13.5, f"total: expected 13.5 = (m + (p-1)/v) * (tf + tb) = 4.5 * 3, got {float(total)}"
+    assert math.isclose(float(bubble), 1 / 9, rel_tol=1e-9), (
+        f"bubble: expected (p-1)/(v*m + p-1) = 1/9 = {1 / 9:.6f}, got {float(bubble)}; the bubble fraction is "
+        f"1 - (sum of op durations) / (p * total) = 1 - 24/27")
+
+
+def test_simulate_uses_tf_and_tb():
+    sched = _expected(2, 4, 2)
+    rows, total, bubble = interleaved.simulate_interleaved(sched, 2, 2, tf=2.0, tb=2.0)
+    durations = sorted({float(e) - float(s) for row in rows for _, _, _, s, e in row})
+    assert durations == [1.0], f"with tf = tb = 2 and v = 2 every op takes 1.0, got durations {durations}"
+    assert float(total) == 18.0, f"total: expected (4 + 1/2) * (2 + 2) = 18.0, got {float(total)}"
+
+
+def test_simulate_any_order():
+    # Not Megatron's order: every forward first (chunk by chunk), then every backward.
+    sched = [[(0, "F", 0), (0, "F", 1), (1, "F", 0), (1, "F", 1), (1, "B", 0), (1, "B", 1), (0, "B", 0), (0, "B", 1)]
+             for _ in range(2)]
+    rows, total, bubble = interleaved.simulate_interleaved(sched, 2, 2)
+    starts = [[float(s) for _, _, _, s, _ in row] for row in rows]
+    assert starts == [[0.0, 0.5, 1.0, 1.5, 3.5, 4.5, 5.5, 6.5], [0.5, 1.0, 1.5, 2.0, 2.5, 3.5, 4.5, 5.5]], (
+        f"start times per rank: expected [[0, .5, 1, 1.5, 3.5, 4.5, 5.5, 6.5], [.5, 1, 1.5, 2, 2.5, 3.5, 4.5, 5.5]], "
+        f"got {starts}. Rank 1 holds virtual stages 1 and 3; the backward of stage 3 (the last) waits only for its "
+        f"own forward, rank 0's backward of its chunk 1 (stage 2) waits for stage 3's backward")
+    assert float(total) == 7.5, f"total: expected 7.5, got {float(total)}"
+    assert math.isclose(float(bubble), 0.2, rel_tol=1e-9), f"bubble: expected 1 - 12/15 = 0.2, got {float(bubble)}"
+
+
+def test_simulate_reports_deadlock():
+    # Rank 1 wants the backward of micro-batch 0 on its last chunk before it has run that forward.
+    sched = [parse("F0c0 F1c0 F0c1 F1c1 B0c1 B1c1 B0c0 B1c0"), parse("F0c0 B0c1 F1c0 F0c1 F1c1 B1c1 B0c0 B1c0")]
+    with pytest.raises(ValueError):
+        interleaved.simulate_interleaved(sched, 2, 2)
+
+
+@pytest.mark.parametrize("tf,tb", [(1.0, 2.0), (1.0, 1.0)])
+def test_bubble_shrinks_with_v(tf, tb, record_property):
+    # Uses your interleaved_schedule and simulate_interleaved: p = 4, m = 8, v = 1, 2, 4.
+    p, m = 4, 8
+    idle = {}
+    for v in (1, 2, 4):
+        sched = normalize(interleaved.interleaved_schedule(p, m, v), p)
+        rows, total, bubble = interleaved.simulate_interleaved(sched, p, v, tf=tf, tb=tb)
+        if v == 4:
+            record_property("timeline", timeline_artifact(_rows(rows), f"p={p} m={m} v={v}, tf={tf}, tb={tb}"))
+        want_total = (m + (p - 1) / v) * (tf + tb)
+        assert float(total) == want_total, (
+            f"v={v}: expected total (m + (p-1)/v) * (tf+tb) = {want_total}, got {float(total)}")
+        want_bubble = (p - 1) / (v * m + p - 1)
+        assert math.isclose(float(bubble), want_bubble, rel_tol=1e-9), (
+            f"v={v}: expected bubble (p-1)/(v*m + p-1) = {want_bubble:.6f}, got {float(bubble):.6f}")
+        idle[v] = float(total) - m * (tf + tb)
+    assert idle[2] == idle[1] / 2 and idle[4] == idle[1] / 4, (
+        f"idle time per rank should shrink by v: v=1 {idle[1]}, v=2 {idle[2]}, v=4 {idle[4]}")
