@@ -1,0 +1,117 @@
+"""Part 1: the backward of a Linear layer splits into B (input gradient) and W (weight gradient)."""
+
+import numpy as np
+import pytest
+
+import zb_helpers as H
+import zb_mlp
+import zero_bubble
+
+ZB_H1_P3_M4 = [
+    [("F", 0), ("F", 1), ("F", 2), ("B", 0), ("W", 0), ("F", 3), ("B", 1), ("W", 1), ("B", 2), ("W", 2), ("B", 3), ("W", 3)],
+    [("F", 0), ("F", 1), ("B", 0), ("F", 2), ("B", 1), ("W", 0), ("F", 3), ("B", 2), ("W", 1), ("B", 3), ("W", 2), ("W", 3)],
+    [("F", 0), ("B", 0), ("F", 1), ("B", 1), ("F", 2), ("B", 2), ("W", 0), ("F", 3), ("B", 3), ("W", 1), ("W", 2), ("W", 3)],
+]
+
+
+def _max_err(a, b) -> float:
+    return float(np.max(np.abs(np.asarray(a, dtype=np.float64) - b)))
+
+
+def test_backward_input():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(3, 5))
+    w = rng.normal(size=(5, 4))
+    g = rng.normal(size=(3, 4))
+    got = zero_bubble.backward_input(g, w)
+    assert np.shape(got) == x.shape, f"backward_input should return the shape of x {list(x.shape)}, got {list(np.shape(got))}"
+    # d/dx of sum(g * (x @ w + b)) is g @ w.T; check it entry by entry against the definition
+    want = np.zeros_like(x)
+    for r in range(3):
+        for c in range(5):
+            want[r, c] = sum(g[r, j] * w[c, j] for j in range(4))
+    err = _max_err(got, want)
+    assert err < 1e-12, f"backward_input: max abs error {err:.3g}; for z = x @ W + b the input gradient is grad_z @ W.T"
+
+
+def test_backward_weight():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(3, 5))
+    g = rng.normal(size=(3, 4))
+    result = zero_bubble.backward_weight(g, x)
+    assert isinstance(result, tuple) and len(result) == 2, "backward_weight should return a pair (grad_weight, grad_bias)"
+    gw, gb = result
+    assert np.shape(gw) == (5, 4), f"grad_weight should have the weight's shape [5, 4], got {list(np.shape(gw))}"
+    assert np.shape(gb) == (4,), f"grad_bias should have the bias's shape [4], got {list(np.shape(gb))}"
+    want_w = sum(np.outer(x[r], g[r]) for r in range(3))
+    want_b = g[0] + g[1] + g[2]
+    err_w, err_b = _max_err(gw, want_w), _max_err(gb, want_b)
+    assert err_w < 1e-12, f"grad_weight: max abs error {err_w:.3g}; it is x.T @ grad_z (summed over the rows of the micro-batch)"
+    assert err_b < 1e-12, f"grad_bias: max abs error {err_b:.3g}; it is grad_z summed over the rows"
+
+
+def test_stage_backward_b_and_w():
+    stages, xs, targets = H.make_problem(seed=3, p=1, m=1, width=4, rows=3, layers_per_stage=3)
+    out, saved = zb_mlp.stage_forward(stages[0], xs[0])
+    _, g = zb_mlp.loss_and_grad(out, targets[0])
+    want_grads, _, want_in = H.reference_grads(stages, xs, targets)
+    result = zero_bubble.stage_backward_b(stages[0], saved, g)
+    assert isinstance(result, tuple) and len(result) == 2, "stage_backward_b should return (grad_in, w_state)"
+    grad_in, w_state = result
+    err = _max_err(grad_in, want_in[0])
+    assert err < 1e-12, f"stage_backward_b: the input gradient is off by {err:.3g}; go through the layers in reverse: tanh_backward, then backward_input"
+    assert len(w_state) == 3, f"w_state should have one (x_in, grad_z) pair per layer (3), got {len(w_state)}"
+    for k in range(3):
+        err = _max_err(w_state[k][0], saved[k][0])
+        assert err == 0.0, f"w_state[{k}][0] should be layer {k}'s input x_in from `saved` (max abs difference {err:.3g})"
+    w_grads = zero_bubble.stage_backward_w(w_state)
+    problem = H.grads_mismatch([w_grads], want_grads)
+    assert problem is None, f"stage_backward_w(stage_backward_b(...)[1]) gives the wrong weight gradients: {problem}"
+
+
+def test_run_schedule_fused_order_matches_backprop():
+    p, m = 3, 4
+    stages, xs, targets = H.make_problem(seed=4, p=p, m=m)
+    want, want_loss, _ = H.reference_grads(stages, xs, targets)
+    sched = H.w_right_after_b(H.one_f_one_b(p, m))
+    grads, loss = zero_bubble.run_schedule(stages, xs, targets, sched)
+    assert abs(float(loss) - want_loss) < 1e-12, f"loss: expected {want_loss:.12g}, got {float(loss):.12g}"
+    problem = H.grads_mismatch(grads, want)
+    assert problem is None, (f"1F1B with W right after each B gives the wrong gradients: {problem}. "
+                             "Each micro-batch needs its own saved activations; a W must use the w_state of its own micro-batch.")
+
+
+@pytest.mark.parametrize("name", ["zb-h1", "all W at the end"])
+def test_deferred_w_leaves_gradients_unchanged(name):
+    p, m = 3, 4
+    stages, xs, targets = H.make_problem(seed=5, p=p, m=m)
+    fused, fused_loss = zero_bubble.run_schedule(stages, xs, targets, H.w_right_after_b(H.one_f_one_b(p, m)))
+    sched = ZB_H1_P3_M4 if name == "zb-h1" else H.w_at_end(H.one_f_one_b(p, m))
+    grads, loss = zero_bubble.run_schedule(stages, xs, targets, sched)
+    want, _, _ = H.reference_grads(stages, xs, targets)
+    problem = H.grads_mismatch(grads, want)
+    assert problem is None, (f"schedule ({name}):\n{H.fmt_sched(sched)}\ngives the wrong gradients: {problem}. "
+                             "When W runs later than its B, other micro-batches' forwards have run in between: "
+                             "W must use the x_in stored for its own micro-batch, not the stage's latest input.")
+    problem = H.grads_mismatch(grads, [[(np.asarray(a), np.asarray(b)) for a, b in st] for st in fused])
+    assert problem is None, f"deferring W changed the accumulated gradients versus W right after B: {problem}"
+    assert abs(float(loss) - float(fused_loss)) < 1e-12, "the loss should not depend on when W runs"
+
+
+def test_b_alone_feeds_the_previous_stage():
+    # GPipe-like order with every W after every B of its stage: stage s-1's B's all run before stage
+    # s runs any W, so the gradient sent back must come from B alone.
+    p, m = 3, 3
+    stages, xs, targets = H.make_problem(seed=6, p=p, m=m)
+    sched = [[("F", i) for i in range(m)] + [("B", i) for i in range(m)] + [("W", i) for i in range(m)] for _ in range(p)]
+    grads, _ = zero_bubble.run_schedule(stages, xs, targets, sched)
+    want, _, _ = H.reference_grads(stages, xs, targets)
+    problem = H.grads_mismatch(grads, want)
+    assert problem is None, f"all F, then all B, then all W on every stage gives the wrong gradients: {problem}"
+
+
+def test_run_schedule_rejects_deadlock():
+    stages, xs, targets = H.make_problem(seed=7, p=2, m=1)
+    sched = [[("F", 0), ("W", 0), ("B", 0)], [("F", 0), ("B", 0), ("W", 0)]]
+    with pytest.raises(ValueError):
+        zero_bubble.run_schedule(stages, xs, targets, sched)

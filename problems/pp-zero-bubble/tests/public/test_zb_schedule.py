@@ -1,0 +1,94 @@
+"""Part 2: the ZB-H1 order of F, B and W on every stage, its bubble and its memory."""
+
+import pytest
+from judge.artifacts import timeline
+
+import zb_helpers as H
+import zero_bubble
+
+EXPECTED_P4_M8 = [
+    "F0 F1 F2 F3 B0 W0 F4 B1 W1 F5 B2 W2 F6 B3 W3 F7 B4 W4 B5 W5 B6 W6 B7 W7",
+    "F0 F1 F2 B0 F3 B1 W0 F4 B2 W1 F5 B3 W2 F6 B4 W3 F7 B5 W4 B6 W5 B7 W6 W7",
+    "F0 F1 B0 F2 B1 F3 B2 W0 F4 B3 W1 F5 B4 W2 F6 B5 W3 F7 B6 W4 B7 W5 W6 W7",
+    "F0 B0 F1 B1 F2 B2 F3 B3 W0 F4 B4 W1 F5 B5 W2 F6 B6 W3 F7 B7 W4 W5 W6 W7",
+]
+
+
+def _hint(p: int, s: int, m: int, ops) -> str:
+    """Name the likely mistake in stage s's order."""
+    try:
+        ops = [(op, int(i)) for op, i in ops]
+    except (TypeError, ValueError):
+        return ""
+    warm = 0
+    while warm < len(ops) and ops[warm][0] == "F":
+        warm += 1
+    if warm != min(p - s, m):
+        return (f" Stage {s} runs {warm} forwards before its first B; the warm-up is min(p - s, m) = {min(p - s, m)} "
+                "forwards, as in 1F1B.")
+    try:
+        gap = [ops.index(("W", i)) - ops.index(("B", i)) for i in range(m)]
+    except ValueError:
+        return ""
+    if s > 0 and all(g == 1 for g in gap):
+        return f" Every W comes right after its own B: that is 1F1B with a split backward; stage {s} should defer W by {s} micro-batches."
+    return ""
+
+
+def test_order_p4_m8():
+    got = zero_bubble.zb_h1_schedule(4, 8)
+    problem = H.check_schedule(got, 4, 8)
+    assert problem is None, f"zb_h1_schedule(4, 8) is not a valid schedule: {problem}\n{H.fmt_sched(got)}"
+    for s in range(4):
+        assert H.fmt(got[s]) == EXPECTED_P4_M8[s], (
+            f"stage {s}: expected {EXPECTED_P4_M8[s]}, got {H.fmt(got[s])}." + _hint(4, s, 8, got[s]))
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, 5])
+@pytest.mark.parametrize("m", [1, 2, 4, 7])
+def test_schedule_is_valid(p, m):
+    got = zero_bubble.zb_h1_schedule(p, m)
+    problem = H.check_schedule(got, p, m)
+    assert problem is None, f"zb_h1_schedule({p}, {m}) is not a valid schedule: {problem}\n{H.fmt_sched(got)}"
+
+
+def test_bubble_p4_m8_timeline(record_property):
+    p, m = 4, 8
+    sched = zero_bubble.zb_h1_schedule(p, m)
+    res = zero_bubble.simulate(sched, 1.0, 1.0, 1.0)
+    record_property("timeline", timeline(res["timeline"], title=f"ZB-H1, p={p}, m={m}, T_F = T_B = T_W = 1"))
+    bubble = [float(b) for b in res["bubble"]]
+    assert float(res["total"]) == 3 * m + p - 1, (
+        f"ZB-H1 with p={p}, m={m} and unit times should take 3m + p - 1 = {3 * m + p - 1}, took {float(res['total']):g}")
+    assert bubble == [float(p - 1)] * p, f"bubble per stage: expected {[float(p - 1)] * p}, got {bubble}"
+
+
+@pytest.mark.parametrize("p,m", [(2, 2), (3, 6), (4, 4), (6, 9)])
+def test_bubble_is_a_third_of_1f1b(p, m, record_property):
+    zb = zero_bubble.simulate(zero_bubble.zb_h1_schedule(p, m), 1.0, 1.0, 1.0)
+    split = zero_bubble.simulate(H.w_right_after_b(H.one_f_one_b(p, m)), 1.0, 1.0, 1.0)
+    fused = zero_bubble.simulate(H.one_f_one_b(p, m), 1.0, 2.0, 1.0)  # one B op of time T_B + T_W = 2
+    record_property("timeline", timeline(zb["timeline"], title=f"ZB-H1, p={p}, m={m}"))
+    got = [float(b) for b in zb["bubble"]]
+    hint = ""
+    if got == [2.0 * (p - 1)] * p:
+        hint = " That is the bubble of 1F1B with W right after each B: W is not deferred."
+    assert got == [float(p - 1)] * p, f"ZB-H1 bubble per stage with unit times: expected p - 1 = {p - 1} on every stage, got {got}.{hint}"
+    assert [float(b) for b in split["bubble"]] == [2.0 * (p - 1)] * p, (
+        f"1F1B with W right after B: expected bubble 2(p - 1) = {2 * (p - 1)} per stage, your simulate gives {[float(b) for b in split['bubble']]}")
+    assert [float(b) for b in fused["bubble"]] == [3.0 * (p - 1)] * p, (
+        f"1F1B with a fused backward (T_B + T_W = 2): expected bubble 3(p - 1) = {3 * (p - 1)} per stage, "
+        f"your simulate gives {[float(b) for b in fused['bubble']]}")
+
+
+@pytest.mark.parametrize("p,m", [(4, 8), (3, 2), (5, 5)])
+def test_memory_matches_1f1b(p, m):
+    sched = zero_bubble.zb_h1_schedule(p, m)
+    for s, ops in enumerate(sched):
+        peak_b, peak_w = H.peaks(ops)
+        assert peak_b == min(p - s, m), (
+            f"stage {s} of zb_h1_schedule({p}, {m}) holds up to {peak_b} micro-batches between F and B; "
+            f"1F1B holds min(p - s, m) = {min(p - s, m)}. Check the warm-up count.")
+        assert peak_w == min(p, m), (
+            f"stage {s} of zb_h1_schedule({p}, {m}) holds up to {peak_w} micro-batches between F and W; "
+            f"ZB-H1 holds min(p, m) = {min(p, m)} on every stage (1F1B's peak, reached on its stage 0).")

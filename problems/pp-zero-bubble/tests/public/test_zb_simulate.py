@@ -1,0 +1,73 @@
+"""Part 2: the dependency-driven simulator."""
+
+import pytest
+from judge.artifacts import timeline
+
+import zb_helpers as H
+import zero_bubble
+
+
+def _rows(res):
+    return [[(str(op), int(i), float(a), float(b)) for op, i, a, b in row] for row in res["timeline"]]
+
+
+def test_hand_example(record_property):
+    sched = [[("F", 0), ("F", 1), ("B", 0), ("W", 0), ("B", 1), ("W", 1)],
+             [("F", 0), ("B", 0), ("F", 1), ("B", 1), ("W", 0), ("W", 1)]]
+    res = zero_bubble.simulate(sched, 1.0, 2.0, 0.5)
+    record_property("timeline", timeline(res["timeline"], title="hand example, T_F=1, T_B=2, T_W=0.5"))
+    want = [[("F", 0, 0.0, 1.0), ("F", 1, 1.0, 2.0), ("B", 0, 4.0, 6.0), ("W", 0, 6.0, 6.5), ("B", 1, 7.0, 9.0), ("W", 1, 9.0, 9.5)],
+            [("F", 0, 1.0, 2.0), ("B", 0, 2.0, 4.0), ("F", 1, 4.0, 5.0), ("B", 1, 5.0, 7.0), ("W", 0, 7.0, 7.5), ("W", 1, 7.5, 8.0)]]
+    got = _rows(res)
+    for s in range(2):
+        assert got[s] == want[s], f"stage {s}: expected {want[s]}, got {got[s]}"
+    assert float(res["total"]) == 9.5, f"total: expected 9.5, got {float(res['total'])}"
+    assert [float(x) for x in res["busy"]] == [7.0, 7.0], f"busy: expected [7.0, 7.0], got {res['busy']}"
+    assert [float(x) for x in res["bubble"]] == [2.5, 2.5], f"bubble: expected [2.5, 2.5] (total - busy), got {res['bubble']}"
+    frac = float(res["bubble_fraction"])
+    assert abs(frac - 5.0 / 19.0) < 1e-12, f"bubble_fraction: expected sum(bubble) / (p * total) = 5/19, got {frac}"
+
+
+def test_b_waits_for_next_stage_b_not_w():
+    # Stage 1 runs W0 late; stage 0's B0 may start as soon as stage 1's B0 is done.
+    sched = [[("F", 0), ("B", 0), ("W", 0)], [("F", 0), ("B", 0), ("W", 0)]]
+    res = zero_bubble.simulate(sched, 1.0, 1.0, 3.0)
+    got = _rows(res)
+    assert got[0][1] == ("B", 0, 3.0, 4.0), (
+        f"stage 0's B0 should run from 3 to 4 (right after stage 1's B0 ends at 3), got {got[0][1]}. "
+        "B passes the input gradient back; it does not wait for the next stage's W.")
+    assert float(res["total"]) == 7.0, f"total: expected 7.0 (stage 0's W0 ends at 7), got {float(res['total'])}"
+
+
+def test_w_waits_for_its_own_b_only():
+    sched = [[("F", 0), ("F", 1), ("B", 0), ("B", 1), ("W", 0), ("W", 1)]]
+    res = zero_bubble.simulate(sched, 1.0, 1.0, 1.0)
+    assert float(res["total"]) == 6.0 and [float(b) for b in res["bubble"]] == [0.0], (
+        f"one stage, six unit ops in a row: expected total 6 and bubble [0.0], got {float(res['total'])} and {res['bubble']}")
+
+
+def test_runs_ops_in_list_order():
+    # W0 is listed before F1 on stage 0, so F1 (and stage 1's F1) must wait for it.
+    sched = [[("F", 0), ("B", 0), ("W", 0), ("F", 1), ("B", 1), ("W", 1)], [("F", 0), ("B", 0), ("W", 0), ("F", 1), ("B", 1), ("W", 1)]]
+    res = zero_bubble.simulate(sched, 1.0, 1.0, 1.0)
+    got = _rows(res)
+    assert got[0][3] == ("F", 1, 5.0, 6.0), f"stage 0's F1 should run from 5 to 6 (after its W0), got {got[0][3]}"
+    assert float(res["total"]) == 10.0, f"total: expected 10.0, got {float(res['total'])}"
+
+
+@pytest.mark.parametrize("sched", [
+    [[("F", 0), ("W", 0), ("B", 0)]],
+    [[("F", 0), ("B", 0), ("W", 0)], [("B", 0), ("F", 0), ("W", 0)]],
+], ids=["W before its B", "last stage B before its F"])
+def test_deadlock_raises(sched):
+    with pytest.raises(ValueError):
+        zero_bubble.simulate(sched, 1.0, 1.0, 1.0)
+
+
+@pytest.mark.parametrize("p,m", [(2, 4), (4, 8)])
+def test_fused_1f1b_bubble(p, m):
+    res = zero_bubble.simulate(H.one_f_one_b(p, m), 1.0, 2.0, 1.0)
+    got = [float(b) for b in res["bubble"]]
+    assert got == [3.0 * (p - 1)] * p, (
+        f"1F1B (F and B only, T_F = 1, T_B = 2) with p={p}, m={m}: expected bubble (p - 1)(T_F + T_B) = {3 * (p - 1)} "
+        f"per stage, got {got}")
