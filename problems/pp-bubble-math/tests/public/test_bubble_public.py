@@ -1,0 +1,310 @@
+"""Public tests for pp-bubble-math: the closed forms, input checks, and agreement with a simulator."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import _pipeline_sim as sim
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _check_value(what: str, got, expected: float, hints: list[tuple[float, str]]) -> None:
+    """Assert ``got`` is close to ``expected``; otherwise explain, naming a known mistake if it fits."""
+    assert got is not None, f"{what}: expected {expected!r}, got None (did you forget to return?)"
+    got = float(got)
+    if _close(got, expected):
+        return
+    reason = next((text for value, text in hints if _close(got, value)), "")
+    msg = f"{what}: expected {expected:.6g}, got {got:.6g}"
+    assert False, msg + (f" ({reason})" if reason else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# GPipe / 1F1B bubble
+
+
+@pytest.mark.parametrize("p,m", [(1, 1), (1, 5), (2, 1), (4, 4), (4, 12), (8, 8), (8, 32)])
+def test_bubble_fraction(p, m):
+    import bubble_math
+
+    got = bubble_math.bubble_fraction(p, m)
+    _check_value(f"bubble_fraction(p={p}, m={m})", got, (p - 1) / (m + p - 1), [
+        ((p - 1) / m, "that is (p - 1) / m, the bubble relative to the IDEAL time; the fraction of the "
+                      "TOTAL time divides by the total length m + p - 1"),
+        (m / (m + p - 1), "that is the busy fraction m / (m + p - 1); the bubble is the idle part"),
+        ((p - 1) / (m + p), "the total is m + p - 1 time slots per phase, not m + p"),
+        (p / (m + p - 1), "the bubble has p - 1 slots, not p: the first stage starts right away"),
+    ])
+
+
+@pytest.mark.parametrize("p,m", [(1, 3), (2, 1), (4, 4), (4, 12), (8, 8), (8, 2)])
+def test_bubble_over_ideal(p, m):
+    import bubble_math
+
+    got = bubble_math.bubble_over_ideal(p, m)
+    _check_value(f"bubble_over_ideal(p={p}, m={m})", got, (p - 1) / m, [
+        ((p - 1) / (m + p - 1), "that is the fraction of the TOTAL time; relative to the ideal "
+                                "(bubble-free) time the denominator is just m"),
+        (p / m, "the bubble has p - 1 slots, not p"),
+    ])
+
+
+# ---------------------------------------------------------------------------------------------
+# interleaved 1F1B
+
+
+@pytest.mark.parametrize("p,m,v", [(4, 8, 1), (4, 8, 2), (4, 8, 4), (8, 8, 2), (8, 16, 3), (1, 4, 3)])
+def test_interleaved_bubble_fraction(p, m, v):
+    import bubble_math
+
+    got = bubble_math.interleaved_bubble_fraction(p, m, v)
+    _check_value(f"interleaved_bubble_fraction(p={p}, m={m}, v={v})", got, (p - 1) / (v * m + p - 1), [
+        ((p - 1) / (m + p - 1), "that is plain 1F1B: interleaving shrinks the bubble time to (p - 1) / v "
+                                "units while the work stays m units"),
+        ((p - 1) / (v * m), "that is the bubble relative to the IDEAL time; the fraction of the TOTAL "
+                            "time is (p - 1) / (v m + p - 1)"),
+        ((p - 1) / (m + p - 1) / v, "dividing the 1F1B fraction by v is not right: the total time "
+                                    "shrinks too, so the fraction of the total is (p - 1) / (v m + p - 1)"),
+    ])
+
+
+@pytest.mark.parametrize("p,m,v", [(4, 8, 1), (4, 8, 2), (8, 16, 4), (8, 8, 3), (1, 4, 2)])
+def test_interleaved_bubble_over_ideal(p, m, v):
+    import bubble_math
+
+    got = bubble_math.interleaved_bubble_over_ideal(p, m, v)
+    _check_value(f"interleaved_bubble_over_ideal(p={p}, m={m}, v={v})", got, (p - 1) / (v * m), [
+        ((p - 1) / m, "that is plain 1F1B: with v chunks per rank the bubble relative to the ideal "
+                      "time is divided by v"),
+        ((p - 1) / (v * m + p - 1), "that is the fraction of the TOTAL time; relative to the ideal "
+                                    "time the denominator is v m"),
+        (v * (p - 1) / m, "the bubble is divided by v, not multiplied"),
+    ])
+
+
+@pytest.mark.parametrize("p,m", [(2, 2), (4, 8), (8, 8)])
+def test_interleaved_with_v1_is_plain_1f1b(p, m):
+    import bubble_math
+
+    plain = float(bubble_math.bubble_fraction(p, m))
+    got = float(bubble_math.interleaved_bubble_fraction(p, m, 1))
+    ok = _close(got, plain)
+    assert ok, (
+        f"with v = 1 interleaved 1F1B is plain 1F1B: interleaved_bubble_fraction({p}, {m}, 1) = {got:.6g} "
+        f"should equal bubble_fraction({p}, {m}) = {plain:.6g}")
+    plain = float(bubble_math.bubble_over_ideal(p, m))
+    got = float(bubble_math.interleaved_bubble_over_ideal(p, m, 1))
+    ok = _close(got, plain)
+    assert ok, (
+        f"with v = 1 interleaved 1F1B is plain 1F1B: interleaved_bubble_over_ideal({p}, {m}, 1) = {got:.6g} "
+        f"should equal bubble_over_ideal({p}, {m}) = {plain:.6g}")
+
+
+# ---------------------------------------------------------------------------------------------
+# peak activations
+
+
+@pytest.mark.parametrize("kind,p,m,s,expected", [
+    ("gpipe", 4, 8, 0, 8), ("gpipe", 4, 8, 3, 8), ("gpipe", 1, 5, 0, 5),
+    ("1f1b", 4, 8, 0, 4), ("1f1b", 4, 8, 3, 1), ("1f1b", 4, 2, 0, 2), ("1f1b", 8, 32, 5, 3),
+    ("1f1b", 1, 5, 0, 1),
+])
+def test_peak_activations(kind, p, m, s, expected):
+    import bubble_math
+
+    got = bubble_math.peak_activations(kind, p, m, s)
+    ok = got == expected
+    assert ok, (
+        f"peak_activations({kind!r}, p={p}, m={m}, s={s}): expected {expected}, got {got!r}"
+        + _peak_hint(kind, p, m, s, got))
+
+
+def _peak_hint(kind: str, p: int, m: int, s: int, got) -> str:
+    if kind == "gpipe":
+        return " (GPipe runs all m forwards before any backward, so every stage holds all m)"
+    if got == p - s and m < p - s:
+        return f" (1F1B cannot hold more micro-batches than exist: with m = {m} take min(p - s, m))"
+    if got == p - s - 1:
+        return " (off by one: stage s does p - s - 1 warm-up forwards and then one more forward " \
+               "before its first backward, so it holds p - s)"
+    if got == s + 1:
+        return " (reversed: stage 0 is the one that holds the most, p of them; the last stage holds 1)"
+    return " (1F1B: stage s holds at most min(p - s, m) micro-batches)"
+
+
+# ---------------------------------------------------------------------------------------------
+# minimum number of micro-batches
+
+
+@pytest.mark.parametrize("p,target,expected", [
+    (4, 0.5, 3),    # exact boundary: 3 / (3 + 3) == 0.5
+    (4, 0.2, 12),   # exact boundary: 3 / 15 == 0.2 (a plain math.ceil of a float gives 13)
+    (4, 0.6, 2),    # exact boundary: 3 / 5 == 0.6
+    (8, 0.25, 21),  # exact boundary: 7 / 28 == 0.25
+    (2, 0.1, 9),    # exact boundary: 1 / 10 == 0.1
+    (4, 0.21, 12),
+    (8, 0.99, 1),
+    (1, 0.1, 1),    # one stage: no bubble at all, one micro-batch suffices
+])
+def test_min_microbatches(p, target, expected):
+    import bubble_math
+
+    got = bubble_math.min_microbatches(p, target)
+    msg = f"min_microbatches(p={p}, target={target}): expected {expected}, got {got!r}"
+    if got == expected + 1:
+        msg += (f" (one too many: with m = {expected} the bubble fraction is {p - 1}/{expected + p - 1}"
+                f" = {(p - 1) / (expected + p - 1):.6g}, which is already <= target; 'at most' includes "
+                "equality; also, a closed form computed in floating point can land a hair above an integer "
+                "before math.ceil)")
+    elif got == expected - 1:
+        msg += (f" (one too few: with m = {got} the bubble fraction is {p - 1}/{got + p - 1}"
+                f" = {(p - 1) / (got + p - 1):.6g} > target)")
+    ok = got == expected
+    assert ok, msg
+
+
+# ---------------------------------------------------------------------------------------------
+# point-to-point volume
+
+
+@pytest.mark.parametrize("s,b,h,v", [(1024, 1, 4096, 1), (2048, 2, 4096, 2), (16, 4, 8, 3), (1, 1, 1, 1)])
+def test_p2p_elements(s, b, h, v):
+    import bubble_math
+
+    expected = 2 * v * s * b * h
+    got = bubble_math.p2p_elements_per_microbatch(s, b, h, v)
+    msg = f"p2p_elements_per_microbatch(s={s}, b={b}, h={h}, v={v}): expected {expected}, got {got!r}"
+    if got == 2 * s * b * h and v > 1:
+        msg += " (with v chunks per rank a micro-batch crosses the link v times in each direction)"
+    elif got == v * s * b * h:
+        msg += " (count both directions: the activation forward AND its gradient backward)"
+    ok = got == expected
+    assert ok, msg
+
+
+def test_p2p_default_v_is_1():
+    import bubble_math
+
+    got = bubble_math.p2p_elements_per_microbatch(8, 2, 4)
+    ok = got == 2 * 8 * 2 * 4
+    assert ok, f"p2p_elements_per_microbatch(8, 2, 4) with the default v=1: expected 128, got {got!r}"
+
+
+# ---------------------------------------------------------------------------------------------
+# input validation
+
+
+@pytest.mark.parametrize("name,args", [
+    ("bubble_fraction", (0, 4)), ("bubble_fraction", (4, 0)), ("bubble_over_ideal", (-1, 4)),
+    ("bubble_over_ideal", (4, 0)), ("interleaved_bubble_fraction", (4, 8, 0)),
+    ("interleaved_bubble_fraction", (0, 8, 2)), ("interleaved_bubble_over_ideal", (4, 0, 2)),
+    ("peak_activations", ("1f1b", 4, 8, 4)), ("peak_activations", ("zb", 4, 8, 0)),
+    ("min_microbatches", (4, 0.0)), ("min_microbatches", (4, 1.0)), ("min_microbatches", (0, 0.5)),
+    ("p2p_elements_per_microbatch", (1024, 1, 4096, 0)),
+])
+def test_invalid_input_raises_value_error(name, args):
+    import bubble_math
+
+    call = f"{name}{args!r}"
+    try:
+        result = getattr(bubble_math, name)(*args)
+    except ValueError as exc:
+        assert str(exc), f"{call} raised ValueError without a message; say which argument is wrong and why"
+        return
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        raise AssertionError(f"{call} should raise ValueError, but raised {type(exc).__name__}: {exc}") from None
+    raise AssertionError(f"{call} should raise ValueError, but returned {result!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# against a simulator: play the schedules and measure
+
+
+def _frac_str(x) -> str:
+    return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else str(x.numerator)
+
+
+_TOTAL_HINT = "you seem to have swapped the two: idle / total is the fraction, idle / busy is over ideal"
+
+
+@pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
+@pytest.mark.parametrize("p,m", [(2, 1), (2, 3), (3, 5), (4, 4), (4, 8)])
+def test_bubble_matches_simulator(kind, p, m, record_property):
+    import bubble_math
+
+    run = sim.simulate(kind, p, m)
+    name = "GPipe" if kind == "gpipe" else "1F1B"
+    record_property("timeline", run.timeline(f"{name}, p={p}, m={m} (F and B take 1 unit)"))
+    for r in range(p):
+        idle, total, busy = run.idle(r), run.total, run.busy[r]
+        of_total, of_busy = float(idle / total), float(idle / busy)
+        _check_value(
+            f"{name} p={p} m={m}: the simulator measures on stage {r} idle {_frac_str(idle)} of a total "
+            f"{_frac_str(total)}, so bubble_fraction", bubble_math.bubble_fraction(p, m), of_total,
+            [(of_busy, _TOTAL_HINT)])
+        _check_value(
+            f"{name} p={p} m={m}: the simulator measures on stage {r} idle {_frac_str(idle)} for "
+            f"{_frac_str(busy)} of work, so bubble_over_ideal", bubble_math.bubble_over_ideal(p, m), of_busy,
+            [(of_total, _TOTAL_HINT)])
+
+
+@pytest.mark.parametrize("p,m,v", [(2, 2, 2), (2, 4, 3), (4, 4, 2), (4, 8, 2), (3, 6, 2), (4, 8, 4)])
+def test_interleaved_matches_simulator(p, m, v, record_property):
+    import bubble_math
+
+    run = sim.simulate("interleaved", p, m, v)
+    record_property("timeline", run.timeline(f"interleaved 1F1B, p={p}, m={m}, v={v} (chunk F/B take 1/{v})"))
+    plain = sim.simulate("1f1b", p, m)
+    no_v = [(float(plain.idle(0) / plain.total), "that is what plain 1F1B measures: interleaving divides "
+             "the bubble time by v"), (float(plain.idle(0) / plain.busy[0]), "that is what plain 1F1B "
+             "measures: interleaving divides the bubble time by v")]
+    for r in range(p):
+        idle, total, busy = run.idle(r), run.total, run.busy[r]
+        of_total, of_busy = float(idle / total), float(idle / busy)
+        _check_value(
+            f"interleaved p={p} m={m} v={v}: the simulator measures on rank {r} idle {_frac_str(idle)} of a "
+            f"total {_frac_str(total)}, so interleaved_bubble_fraction",
+            bubble_math.interleaved_bubble_fraction(p, m, v), of_total, [(of_busy, _TOTAL_HINT)] + no_v)
+        _check_value(
+            f"interleaved p={p} m={m} v={v}: the simulator measures on rank {r} idle {_frac_str(idle)} for "
+            f"{_frac_str(busy)} of work, so interleaved_bubble_over_ideal",
+            bubble_math.interleaved_bubble_over_ideal(p, m, v), of_busy, [(of_total, _TOTAL_HINT)] + no_v)
+
+
+@pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
+@pytest.mark.parametrize("p,m", [(2, 1), (4, 2), (4, 4), (4, 8)])
+def test_peak_matches_simulator(kind, p, m, record_property):
+    import bubble_math
+
+    run = sim.simulate(kind, p, m)
+    name = "GPipe" if kind == "gpipe" else "1F1B"
+    record_property("timeline", run.timeline(f"{name}, p={p}, m={m}"))
+    measured = run.peak
+    got = [bubble_math.peak_activations(kind, p, m, s) for s in range(p)]
+    ok = got == measured
+    assert ok, (
+        f"{name} p={p} m={m}: counting forwards done minus backwards done on each stage, the simulator "
+        f"finds peaks {measured} (stage 0 first), your peak_activations gave {got}")
+
+
+@pytest.mark.parametrize("p,v", [(2, 1), (4, 1), (2, 2), (4, 3)])
+def test_p2p_matches_simulator(p, v, record_property):
+    import bubble_math
+
+    m, s, b, h = p, 8, 2, 4
+    kind = "1f1b" if v == 1 else "interleaved"
+    run = sim.simulate(kind, p, m, v)
+    record_property("timeline", run.timeline(f"{kind}, p={p}, m={m}, v={v}"))
+    got = bubble_math.p2p_elements_per_microbatch(s, b, h, v)
+    for r in range(p - 1):
+        for mb, messages in run.link_volume(r).items():
+            ok = got == messages * s * b * h
+            assert ok, (
+                f"{kind} p={p} v={v}: on the link rank {r} <-> rank {r + 1} micro-batch {mb} makes {messages} "
+                f"transfers (activations forward + gradients backward) of s*b*h = {s * b * h} elements = "
+                f"{messages * s * b * h}, but p2p_elements_per_microbatch({s}, {b}, {h}, {v}) gave {got!r}")
