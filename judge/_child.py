@@ -1,0 +1,52 @@
+"""The child process of native grading: judge one problem and report on a private pipe.
+
+The parent (:mod:`judge.native`) starts ``python -m judge._child`` in a new process group, writes
+the job as JSON to its stdin and passes one end of a pipe. The child sets its resource limits,
+runs :func:`judge.runner.judge_source` and writes ``<token>\\n<Result JSON>`` to the pipe.
+Standard output is not the channel, so nothing the learner prints can pass for a verdict, and the
+token (known only to the parent and this process) must come back with the Result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+
+OUTPUT_FILE_LIMIT = 64 * 1024 * 1024  # bytes any one file (including captured output) may reach
+
+
+def _set_limits(memory_mib: int) -> None:
+    try:
+        import resource
+    except ImportError:  # not POSIX: time limit only
+        return
+    limit = memory_mib * 1024 * 1024
+    for name, value in (("RLIMIT_AS", limit), ("RLIMIT_CORE", 0), ("RLIMIT_FSIZE", OUTPUT_FILE_LIMIT)):
+        kind = getattr(resource, name, None)
+        if kind is not None:
+            try:
+                resource.setrlimit(kind, (value, value))
+            except (ValueError, OSError):
+                pass
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail instead of killing us
+
+
+def main() -> None:
+    job = json.loads(sys.stdin.readline())
+    channel = os.fdopen(job.pop("fd"), "w", encoding="utf-8")
+    token = job.pop("token")
+    _set_limits(job["memory_limit"])
+    from .runner import judge_source  # imported after the limits: numpy and pytest count too
+
+    result = judge_source(job["problem_dir"], job["source"], include_secret=job["include_secret"],
+                          keyword=job["keyword"])
+    channel.write(token + "\n" + result.to_json())
+    channel.flush()
+    os._exit(0)  # skip atexit handlers and non-daemon threads the learner may have left behind
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+#!/usr/bin/env node
+// Run judge jobs in Pyodide under Node.js 20: one boot for all jobs, one JSON line per job.
+//
+//   node run_jobs.mjs --dist DIR --jobs JOBS.json --out RESULTS.jsonl [--judge DIR] [--grace S] [--verbose]
+//
+// JOBS.json: {"jobs": [{"problem_dir": host path, "source": text, "include_secret": bool,
+//                        "time_limit": seconds, "label": text}, ...]}
+// RESULTS.jsonl, one line per event, written as it happens (a crash loses nothing written):
+//   {"kind": "boot", "worker": n, "timings": {...}}                 a worker booted Pyodide
+//   {"kind": "job", "index": i, "label": ..., "result": {Result} | null, "harness_error": null | text,
+//    "seconds": s, "interrupted": bool, "killed": bool, "worker": n}
+//   {"kind": "end", "jobs": n}                                      every job has its line
+//
+// Python runs in a worker thread (Pyodide blocks the thread it runs on). When a job exceeds its
+// time limit the main thread sets Pyodide's interrupt buffer (SIGINT -> KeyboardInterrupt); the
+// job's Result is then the timeout Result that the worker built with judge.result before the job
+// started. If the interrupt does not land within the grace period (time.sleep and output floods
+// are not interruptible) the worker is terminated and a fresh one is booted for the other jobs.
+// A job that kills the interpreter gets an error Result; the other jobs go on in a fresh worker.
+// Exit status: 0 when every job has a line, 2 on bad arguments, 3 when Pyodide cannot boot.
+
+import { Worker } from 'node:worker_threads';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+function parseArgs(argv) {
+  const args = { judge: path.dirname(HERE), grace: 2, verbose: false };
+  for (let i = 0; i < argv.length; i++) {
+    const key = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) usage(`${key} needs a value`);
+      return argv[++i];
+    };
+    if (key === '--dist') args.dist = path.resolve(value());
+    else if (key === '--jobs') args.jobs = path.resolve(value());
+    else if (key === '--out') args.out = path.resolve(value());
+    else if (key === '--judge') args.judge = path.resolve(value());
+    else if (key === '--grace') args.grace = Number(value());
+    else if (key === '--verbose') args.verbose = true;
+    else usage(`unknown argument ${key}`);
+  }
+  if (!args.dist || !args.jobs || !args.out) usage('--dist, --jobs and --out are required');
+  return args;
+}
+
+function usage(problem) {
+  process.stderr.write(`run_jobs.mjs: ${problem}\nusage: node run_jobs.mjs --dist DIR --jobs JOBS.json ` +
+    '--out RESULTS.jsonl [--judge DIR] [--grace SECONDS] [--verbose]\n');
+  process.exit(2);
+}
+
+function log(text) {
+  process.stderr.write(`[run_jobs] ${text}\n`);
+}
+
+// The problem folder's files, relative paths -> bytes (caches and bytecode left out).
+function readTree(root) {
+  const files = [];
+  const walk = (dir, prefix) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === '__pycache__' || entry.name.endsWith('.pyc')) continue;
+      const host = path.join(dir, entry.name);
+      const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(host, rel);
+      else if (entry.isFile()) files.push([rel, new Uint8Array(fs.readFileSync(host))]);
+    }
+  };
+  walk(root, '');
+  return files;
+}
+
+class Runner {
+  constructor(args) {
+    this.args = args;
+    this.interruptBuffer = null; // one per worker: a pending interrupt must not reach the next one
+    this.interrupt = null;
+    this.worker = null;
+    this.workers = 0;
+    this.handler = null; // current message/exit handler
+  }
+
+  // Boot a fresh worker; resolves with its timings, rejects with a readable error.
+  boot() {
+    this.workers += 1;
+    this.interruptBuffer = new SharedArrayBuffer(4);
+    this.interrupt = new Int32Array(this.interruptBuffer);
+    const worker = new Worker(path.join(HERE, 'worker.mjs'), {
+      workerData: { dist: this.args.dist, judgeDir: this.args.judge, interruptBuffer: this.interruptBuffer,
+        verbose: this.args.verbose },
+    });
+    this.worker = worker;
+    worker.on('message', (msg) => this.handler && this.handler({ msg }));
+    worker.on('error', (err) => this.handler && this.handler({ error: err }));
+    worker.on('exit', (code) => {
+      if (this.worker === worker) this.worker = null;
+      if (this.handler) this.handler({ exit: code });
+    });
+    return new Promise((resolve, reject) => {
+      this.handler = ({ msg, error, exit }) => {
+        if (msg && msg.type === 'ready') { this.handler = null; resolve(msg.timings); }
+        else if (msg && msg.type === 'boot-error') { this.handler = null; reject(new Error(msg.message)); }
+        else if (error) { this.handler = null; reject(error); }
+        else if (exit !== undefined) { this.handler = null; reject(new Error(`worker exited with ${exit} while booting`)); }
+      };
+    });
+  }
+
+  async kill() {
+    const worker = this.worker;
+    this.worker = null;
+    this.handler = null;
+    if (worker) await worker.terminate();
+  }
+
+  // Run one job in the current worker; always resolves with the job's record.
+  runJob(job, index) {
+    const problemDir = path.resolve(job.problem_dir);
+    const record = { kind: 'job', index, label: job.label ?? '', result: null, harness_error: null,
+      seconds: null, interrupted: false, killed: false, worker: this.workers };
+    const limit = Number(job.time_limit) || 10;
+    let files;
+    try {
+      files = readTree(problemDir);
+    } catch (err) {
+      record.harness_error = `cannot read the problem folder ${problemDir}: ${err.message}`;
+      return Promise.resolve(record);
+    }
+    return new Promise((resolve) => {
+      let fallback = null; // {timeoutJson, crashJson} once the job started
+      let timer = null;
+      let graceTimer = null;
+      let started = 0;
+      const finish = async (outcome) => {
+        clearTimeout(timer);
+        clearTimeout(graceTimer);
+        this.handler = null;
+        if (started) record.seconds = +((performance.now() - started) / 1000).toFixed(3);
+        Object.assign(record, outcome);
+        if (record.killed || outcome.dead) await this.kill();
+        delete record.dead;
+        resolve(record);
+      };
+      const crashed = (detail) => {
+        if (fallback) {
+          const result = JSON.parse(fallback.crashJson);
+          result.message += `: ${detail}`;
+          finish({ result, dead: true });
+        } else {
+          finish({ harness_error: `the Pyodide worker failed before the job started: ${detail}`, dead: true });
+        }
+      };
+      this.handler = ({ msg, error, exit }) => {
+        if (msg && msg.type === 'started' && msg.index === index) {
+          fallback = msg;
+          started = performance.now();
+          timer = setTimeout(() => {
+            record.interrupted = true;
+            Atomics.store(this.interrupt, 0, 2); // SIGINT: Pyodide raises KeyboardInterrupt
+            graceTimer = setTimeout(() => {
+              log(`job ${index} (${record.label}) ignored the interrupt for ${this.args.grace} s: terminating the worker`);
+              finish({ result: JSON.parse(fallback.timeoutJson), killed: true });
+            }, this.args.grace * 1000);
+          }, limit * 1000);
+        } else if (msg && msg.type === 'done' && msg.index === index) {
+          const result = record.interrupted ? JSON.parse(fallback.timeoutJson) : JSON.parse(msg.json);
+          finish({ result });
+        } else if (msg && msg.type === 'job-error' && msg.index === index) {
+          crashed(msg.message.split('\n').slice(0, 3).join(' | '));
+        } else if (error) {
+          crashed(String(error && error.message || error));
+        } else if (exit !== undefined) {
+          crashed(`the worker exited with code ${exit}`);
+        }
+      };
+      this.worker.postMessage({ type: 'job', index, problemId: path.basename(problemDir), files,
+        source: job.source, includeSecret: !!job.include_secret, timeLimit: limit },
+      files.map(([, data]) => data.buffer));
+    });
+  }
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const jobs = JSON.parse(fs.readFileSync(args.jobs, 'utf8')).jobs;
+  const out = fs.openSync(args.out, 'w');
+  const write = (record) => fs.writeSync(out, JSON.stringify(record) + '\n');
+  const runner = new Runner(args);
+  for (let index = 0; index < jobs.length; index++) {
+    if (!runner.worker) {
+      try {
+        const timings = await runner.boot();
+        write({ kind: 'boot', worker: runner.workers, timings });
+        log(`worker ${runner.workers} booted in ${timings.total} s`);
+      } catch (err) {
+        log(`Pyodide could not boot from ${args.dist}: ${err.stack || err}`);
+        await runner.kill();
+        fs.closeSync(out);
+        process.exit(3);
+      }
+    }
+    const record = await runner.runJob(jobs[index], index);
+    write(record);
+  }
+  write({ kind: 'end', jobs: jobs.length });
+  fs.closeSync(out);
+  await runner.kill();
+  process.exit(0);
+}
+
+main().catch((err) => {
+  log(`internal error: ${err.stack || err}`);
+  process.exit(1);
+});

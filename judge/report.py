@@ -1,0 +1,107 @@
+"""Terminal and file reports of Results: the learner's report, JSON and JUnit XML."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from junit_xml import TestCase, TestSuite, to_xml_report_string
+
+from . import __version__
+from .artifacts import TIMELINE, render_timeline_text
+from .result import Result, TestResult
+
+_COLOURS = {"passed": "32", "failed": "31", "error": "31", "timeout": "33", "skipped": "33", "dim": "2",
+            "bold": "1"}
+_MARKS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT", "skipped": "SKIP"}
+
+
+def use_colour(stream: TextIO) -> bool:
+    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+class Painter:
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def __call__(self, text: str, style: str) -> str:
+        return f"\033[{_COLOURS[style]}m{text}\033[0m" if self.enabled else text
+
+
+def print_report(results: Sequence[Result], stream: TextIO = sys.stdout, verbose: bool = False) -> None:
+    """Per problem a status line, per failing test its message, then a summary line."""
+    paint = Painter(use_colour(stream))
+    for result in results:
+        mark = paint(f"{_MARKS[result.status]:7s}", result.status)
+        counts = f"{result.passed}/{result.total} tests" if result.total else ""
+        stream.write(f"{mark} {paint(result.problem, 'bold')}  {counts}  "
+                     f"{paint(f'score {result.score:.0%}', 'dim')}\n")
+        if result.message:
+            stream.write(_indent(result.message, 8) + "\n")
+        for test in result.tests:
+            if test.outcome in ("failed", "error") or verbose:
+                stream.write(_test_block(test, paint, verbose))
+    stream.write(summary_line(results) + "\n")
+
+
+def summary_line(results: Sequence[Result]) -> str:
+    solved = sum(r.status == "passed" for r in results)
+    tests = sum(r.total for r in results)
+    passed = sum(r.passed for r in results)
+    return f"Summary: {solved} of {len(results)} problems solved; {passed} of {tests} tests passed."
+
+
+def _test_block(test: TestResult, paint: Painter, verbose: bool) -> str:
+    lines = [f"    {paint(_MARKS[test.outcome].lower(), test.outcome)}  {test.name}"
+             f"{paint(' (secret)', 'dim') if test.visibility == 'secret' else ''}"]
+    if test.message:
+        lines.append(_indent(test.message, 10))
+    for frame in test.traceback[-3:]:
+        lines.append(paint(f"          at {frame.file}:{frame.line} in {frame.function}: {frame.code}", "dim"))
+    if test.stdout.strip() and test.outcome != "passed":
+        lines.append(paint("          printed:", "dim"))
+        lines.append(_indent(test.stdout.rstrip()[-1500:], 12))
+    for artifact in test.artifacts:
+        value = artifact.get("value")
+        if verbose and isinstance(value, dict) and value.get("type") == TIMELINE:
+            lines.append(_indent(render_timeline_text(value), 10))
+    return "\n".join(lines) + "\n"
+
+
+def _indent(text: str, spaces: int) -> str:
+    return "\n".join(" " * spaces + line for line in text.splitlines())
+
+
+def write_json(results: Sequence[Result], path: Path) -> None:
+    data = {"judge_version": __version__, "results": [r.to_dict() for r in results]}
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def write_junit(results: Sequence[Result], path: Path) -> None:
+    """One JUnit test suite per problem; a problem-level error or timeout is one error case."""
+    suites = []
+    for result in results:
+        cases = [_junit_case(result.problem, t) for t in result.tests]
+        if result.status in ("error", "timeout") and result.message:
+            case = TestCase(name=f"{result.problem} ({result.status})", classname=result.problem)
+            case.add_error_info(message=result.message.splitlines()[0], output=result.message)
+            cases.insert(0, case)
+        suites.append(TestSuite(result.problem, cases))
+    path.write_text(to_xml_report_string(suites, encoding="utf-8"), encoding="utf-8")
+
+
+def _junit_case(problem: str, test: TestResult) -> TestCase:
+    case = TestCase(name=test.name, classname=f"{problem}.{test.file}", elapsed_sec=test.duration,
+                    stdout=test.stdout or None, stderr=test.stderr or None, file=test.file)
+    detail = "\n".join([test.message] + [f"{f.file}:{f.line} in {f.function}: {f.code}" for f in test.traceback])
+    if test.outcome == "failed":
+        case.add_failure_info(message=test.message.splitlines()[0] if test.message else "failed", output=detail)
+    elif test.outcome == "error":
+        case.add_error_info(message=test.message.splitlines()[0] if test.message else "error", output=detail)
+    elif test.outcome == "skipped":
+        case.add_skipped_info(message=test.message)
+    return case

@@ -1,0 +1,339 @@
+"""Build the deployable static site: ``python -m judge build SITE_DIR [--pyodide self|cdn]``.
+
+The site is the front end from ``web/`` (HTML, CSS, JavaScript modules and the vendored, pinned
+browser libraries under ``web/vendor/``), plus what this build generates::
+
+    SITE_DIR/
+      index.html                the page, with the site configuration embedded as JSON
+      sw.js                     the service worker, with this build's id and precache list
+      worker.js, js/, style.css, vendor/ ...   copied from web/
+      assets/problems-<hash>.json   the problem manifest: metadata, rendered statement, starter,
+                                    and the *published* files (problem.toml, README.md, starter/,
+                                    tests/public/, support/) the worker writes into Pyodide's FS
+      assets/judge-<hash>.zip   the judge package (same source as the native one), unpacked into
+                                Pyodide's site-packages by the worker
+      assets/wheels/            extra pure-Python wheels that problems declare (``packages``) and
+                                micropip, which installs them (only when some problem needs them)
+      pyodide/0.27.7/           ``self`` mode only: the trimmed, pinned Pyodide distribution
+
+What is never written: reference solutions, secret tests, wrong solutions (only the published
+files listed above are read from a problem folder at all). The build is staged in a temporary
+sibling folder and renamed into place; an existing SITE_DIR is replaced only if it is empty or
+was made by this function (it holds the marker file ``.pp-judge-site``).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from ..problem import Problem, ProblemError, discover_problems
+from . import pyodide_dist
+from .markdown import render_markdown
+
+__all__ = ["build_site", "BuildError", "web_source_dir", "MARKER"]
+
+MARKER = ".pp-judge-site"
+PYODIDE_MODES = ("self", "cdn")
+CONFIG_PLACEHOLDER = "<!--SITE_CONFIG-->"
+SW_PLACEHOLDER = "/*__PRECACHE__*/"
+
+# web/ entries that are sources or tooling, not site content
+_WEB_EXCLUDE = {"node_modules", "src", "package.json", "package-lock.json", "vendor.sh", ".gitignore",
+                "README.md"}
+# judge/ entries that must not go to the browser: native-only code (never imported in Pyodide)
+_JUDGE_EXCLUDE = {"site", "pyodide_harness", "_problems", "__pycache__"}
+_JUDGE_EXCLUDE_FILES = {"parity.py"}
+_ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed timestamps: the same source gives the same zip bytes
+
+
+class BuildError(RuntimeError):
+    """The site could not be built (invalid problems, missing web sources, unusable SITE_DIR)."""
+
+
+def build_site(site_dir: Path, *, pyodide: str = "self", problems_dir: Path,
+               cache_dir: Path | None = None) -> None:
+    """Write the static site for the problems under ``problems_dir`` into ``site_dir``.
+
+    ``pyodide="self"`` copies the trimmed Pyodide distribution into the site (cached on disk by
+    :func:`judge.site.pyodide_dist.ensure_distribution`, so a second build needs no network);
+    ``pyodide="cdn"`` makes the page load the official distribution of the same version.
+    ``cache_dir`` is passed to ``ensure_distribution`` (default: its own cache folder).
+    """
+    if pyodide not in PYODIDE_MODES:
+        raise BuildError(f"--pyodide must be one of {', '.join(PYODIDE_MODES)}, got {pyodide!r}")
+    site_dir = Path(site_dir).absolute()
+    problems = _load_problems(Path(problems_dir))
+    web = web_source_dir()
+    _check_target(site_dir)
+    site_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}.build-", dir=site_dir.parent))
+    try:
+        _build_into(staging, web, problems, pyodide, cache_dir)
+        staging.chmod(0o755)
+        _replace(staging, site_dir)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def web_source_dir() -> Path:
+    """The front-end sources: ``web/`` of the repository (or ``judge/_web`` in an installed wheel)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here.parent / "_web", here.parent.parent / "web"):
+        if (candidate / "index.html").is_file() and (candidate / "vendor").is_dir():
+            return candidate
+    raise BuildError(f"the web front end was not found (looked for {here.parent.parent / 'web'}/index.html "
+                     "and web/vendor/)")
+
+
+# ---------------------------------------------------------------------------------------------
+# steps
+
+
+def _load_problems(problems_dir: Path) -> list[Problem]:
+    try:
+        problems, errors = discover_problems(problems_dir)
+    except ProblemError as exc:
+        raise BuildError(str(exc)) from None
+    if errors:
+        raise BuildError("invalid problem folder(s), fix them or run `python -m judge check`:\n"
+                         + "\n".join(f"  {e}" for e in errors))
+    if not problems:
+        raise BuildError(f"{problems_dir}: no problem folders (folders with a problem.toml)")
+    return problems
+
+
+def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_dir: Path | None) -> None:
+    _copy_web(web, out)
+    assets = out / "assets"
+    assets.mkdir(exist_ok=True)
+
+    wheels = _package_wheels(problems, assets / "wheels", cache_dir)
+    manifest = {"problems": [_problem_entry(p, wheels) for p in problems]}
+    manifest_bytes = (json.dumps(manifest, ensure_ascii=False, sort_keys=True, indent=None) + "\n").encode()
+    manifest_name = _hashed_name("problems", ".json", manifest_bytes)
+    (assets / manifest_name).write_bytes(manifest_bytes)
+
+    judge_bytes = judge_zip_bytes()
+    judge_name = _hashed_name("judge", ".zip", judge_bytes)
+    (assets / judge_name).write_bytes(judge_bytes)
+
+    version = pyodide_dist.PYODIDE_VERSION
+    if mode == "self":
+        dist = pyodide_dist.ensure_distribution(cache_dir)
+        target = out / "pyodide" / version
+        target.mkdir(parents=True)
+        for name in sorted(pyodide_dist.DIST_FILES):
+            shutil.copyfile(dist / name, target / name)
+        index_url = f"pyodide/{version}/"
+    else:
+        index_url = pyodide_dist.CDN_URL
+
+    config: dict[str, Any] = {
+        "pyodide": {"mode": mode, "version": version, "indexURL": index_url,
+                    "packages": ["numpy", "pytest"]},
+        "judge_zip": f"assets/{judge_name}",
+        "manifest": f"assets/{manifest_name}",
+        "micropip": wheels.get("micropip"),
+        "problems": [{"id": p.id, "title": p.title} for p in problems],
+    }
+    files = sorted(_site_files(out))
+    build_id = _digest_files(out, files, extra=json.dumps(config, sort_keys=True).encode())[:16]
+    config["build"] = build_id
+    _write_index(out, config)
+    _write_service_worker(out, build_id, [f for f in files if f not in ("sw.js", MARKER)] + ["index.html"],
+                          cdn_prefix=index_url if mode == "cdn" else None)
+    (out / MARKER).write_text(json.dumps({"build": build_id, "pyodide": mode}) + "\n", encoding="utf-8")
+
+
+def _copy_web(web: Path, out: Path) -> None:
+    for item in sorted(web.iterdir()):
+        if item.name in _WEB_EXCLUDE or item.name.startswith("."):
+            continue
+        if item.is_dir():
+            shutil.copytree(item, out / item.name, ignore=shutil.ignore_patterns("__pycache__", ".*"))
+        else:
+            shutil.copyfile(item, out / item.name)
+    for required in ("index.html", "worker.js", "sw.js"):
+        if not (out / required).is_file():
+            raise BuildError(f"{web / required}: missing from the web front end")
+
+
+def _problem_entry(problem: Problem, wheels: dict[str, Any]) -> dict[str, Any]:
+    """One problem in the manifest: metadata, rendered statement and its published files only."""
+    folder = problem.path
+    files: list[dict[str, str]] = []
+    published = [folder / "problem.toml", folder / "README.md", problem.starter_path]
+    public_dir = folder / "tests" / "public"
+    published += sorted(p for p in public_dir.rglob("*")
+                        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
+    published += list(problem.support_files)
+    for path in published:
+        files.append(_file_record(path.relative_to(folder).as_posix(), path.read_bytes()))
+    public = [f["path"] for f in files if f["path"].startswith("tests/public/")]
+    support = [f["path"] for f in files if f["path"].startswith("support/")]
+    return {
+        "id": problem.id, "title": problem.title, "summary": problem.summary, "order": problem.order,
+        "difficulty": problem.difficulty, "entry": problem.entry, "time_limit": problem.time_limit,
+        "memory_limit": problem.memory_limit, "tags": list(problem.tags), "packages": list(problem.packages),
+        "wheels": [w for pkg in problem.packages for w in wheels.get("by_package", {}).get(pkg, [])],
+        "statement_html": render_markdown(problem.statement),
+        "starter": problem.starter,
+        "public_tests": public, "support": support,
+        "files": files,
+    }
+
+
+def _file_record(path: str, data: bytes) -> dict[str, str]:
+    try:
+        return {"path": path, "text": data.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"path": path, "base64": base64.b64encode(data).decode("ascii")}
+
+
+def judge_zip_bytes() -> bytes:
+    """The ``judge`` package as a zip (``judge/...``), without native-only parts; reproducible."""
+    root = Path(__file__).resolve().parent.parent
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(root.rglob("*")):
+            rel = path.relative_to(root)
+            if not path.is_file() or rel.parts[0] in _JUDGE_EXCLUDE or "__pycache__" in rel.parts:
+                continue
+            if path.suffix in (".pyc", ".pyo") or (len(rel.parts) == 1 and rel.name in _JUDGE_EXCLUDE_FILES):
+                continue
+            info = zipfile.ZipInfo(f"judge/{rel.as_posix()}", date_time=_ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, path.read_bytes())
+    return buffer.getvalue()
+
+
+def _package_wheels(problems: list[Problem], dest: Path, cache_dir: Path | None) -> dict[str, Any]:
+    """Wheels for the extra packages problems declare, plus micropip; ``{}`` when none is declared."""
+    wanted = sorted({pkg for p in problems for pkg in p.packages})
+    if not wanted:
+        return {}
+    cache = _wheel_cache(cache_dir)
+    by_package: dict[str, list[str]] = {}
+    for pkg in wanted:
+        by_package[pkg] = [f"assets/wheels/{name}" for name in _fetch_wheels([pkg], cache, dest)]
+    micropip = [f"assets/wheels/{name}" for name in _fetch_wheels([f"micropip=={MICROPIP_VERSION}"], cache, dest,
+                                                                     no_deps=True)]
+    return {"by_package": by_package, "micropip": micropip[0]}
+
+
+MICROPIP_VERSION = "0.9.0"
+# Already in the Pyodide distribution (loaded at boot or available to loadPackage): never re-ship.
+_IN_DISTRIBUTION = {"numpy", "pytest", "pluggy", "iniconfig", "packaging"}
+
+
+def _wheel_cache(cache_dir: Path | None) -> Path:
+    if cache_dir is not None:
+        return Path(cache_dir).parent / "wheels"
+    return pyodide_dist.default_cache_dir().parent / "wheels"
+
+
+def _fetch_wheels(requirements: list[str], cache: Path, dest: Path, no_deps: bool = False) -> list[str]:
+    """Pure-Python wheels (for Pyodide's Python 3.12) for ``requirements`` and their dependencies.
+
+    Uses ``pip download`` into a per-requirement folder of the cache; a second build reuses it.
+    Only ``py3-none-any``-style wheels are accepted (the browser cannot use compiled wheels).
+    """
+    key = hashlib.sha256(("\n".join(requirements) + str(no_deps)).encode()).hexdigest()[:16]
+    folder = cache / key
+    done = folder / ".complete"
+    if not done.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        cmd = [sys.executable, "-m", "pip", "download", "--only-binary=:all:", "--python-version", "3.12",
+               "--implementation", "py", "--platform", "any", "--abi", "none", "--disable-pip-version-check",
+               "--no-input", "-q", "-d", str(folder), *requirements]
+        if no_deps:
+            cmd.insert(4, "--no-deps")
+        proc = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        if proc.returncode != 0:
+            raise BuildError(f"could not fetch pure-Python wheels for {requirements} with pip "
+                             f"(a browser package must have a py3-none-any wheel):\n"
+                             f"{(proc.stderr or proc.stdout).strip()[-2000:]}")
+        done.write_text("ok\n")
+    names = []
+    dest.mkdir(parents=True, exist_ok=True)
+    for wheel in sorted(folder.glob("*.whl")):
+        dist_name = wheel.name.split("-")[0].lower().replace("_", "-")
+        if dist_name in _IN_DISTRIBUTION and not no_deps:
+            continue
+        if not wheel.name.endswith("-none-any.whl"):
+            raise BuildError(f"{wheel.name}: not a pure-Python wheel; Pyodide cannot install it from the site")
+        shutil.copyfile(wheel, dest / wheel.name)
+        names.append(wheel.name)
+    return names
+
+
+def _site_files(out: Path) -> list[str]:
+    return [p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()]
+
+
+def _digest_files(out: Path, files: list[str], extra: bytes = b"") -> str:
+    h = hashlib.sha256(extra)
+    for name in sorted(files):
+        h.update(name.encode() + b"\0")
+        h.update(hashlib.sha256((out / name).read_bytes()).digest())
+    return h.hexdigest()
+
+
+def _hashed_name(stem: str, suffix: str, data: bytes) -> str:
+    return f"{stem}-{hashlib.sha256(data).hexdigest()[:12]}{suffix}"
+
+
+def _write_index(out: Path, config: dict[str, Any]) -> None:
+    index = out / "index.html"
+    text = index.read_text(encoding="utf-8")
+    if CONFIG_PLACEHOLDER not in text:
+        raise BuildError(f"web/index.html lacks the {CONFIG_PLACEHOLDER} placeholder")
+    payload = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")
+    titles = "".join(f'<li><a href="#/{html.escape(p["id"])}">{html.escape(p["title"])}</a></li>'
+                     for p in config["problems"])
+    text = text.replace(CONFIG_PLACEHOLDER,
+                        f'<script type="application/json" id="site-config">{payload}</script>')
+    text = text.replace("<!--NOSCRIPT_PROBLEMS-->", titles)
+    index.write_text(text, encoding="utf-8")
+
+
+def _write_service_worker(out: Path, build_id: str, files: list[str], cdn_prefix: str | None) -> None:
+    sw = out / "sw.js"
+    text = sw.read_text(encoding="utf-8")
+    if SW_PLACEHOLDER not in text:
+        raise BuildError(f"web/sw.js lacks the {SW_PLACEHOLDER} placeholder")
+    urls = ["./"] + sorted(f for f in files if f != "index.html")
+    settings = {"build": build_id, "precache": urls, "cdnPrefix": cdn_prefix}
+    sw.write_text(text.replace(SW_PLACEHOLDER, f"const SETTINGS = {json.dumps(settings, indent=1)};"),
+                  encoding="utf-8")
+
+
+def _check_target(site_dir: Path) -> None:
+    if not site_dir.exists():
+        return
+    if not site_dir.is_dir():
+        raise BuildError(f"{site_dir} exists and is not a folder")
+    if any(site_dir.iterdir()) and not (site_dir / MARKER).is_file():
+        raise BuildError(f"{site_dir} is not empty and was not made by `judge build` (no {MARKER}); "
+                         "refusing to replace it: choose an empty or new folder")
+
+
+def _replace(staging: Path, site_dir: Path) -> None:
+    if site_dir.exists():
+        trash = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}.old-", dir=site_dir.parent))
+        os.rename(site_dir, trash / "site")
+        shutil.rmtree(trash, ignore_errors=True)
+    os.rename(staging, site_dir)

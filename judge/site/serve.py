@@ -1,0 +1,113 @@
+"""Serve a built site on localhost, the way production hosting should serve it.
+
+Every response carries ``Cross-Origin-Opener-Policy: same-origin`` and
+``Cross-Origin-Embedder-Policy: require-corp`` so the page is cross-origin isolated (the worker can
+then be interrupted through a SharedArrayBuffer). MIME types are explicit (``.wasm`` must be
+``application/wasm`` for streaming compilation, ``.mjs`` is JavaScript). Files under a versioned
+folder (``pyodide/<version>/``, ``vendor/``, ``assets/``) are cached for a year; everything else is
+revalidated on every load (``no-cache``), which the service worker's own versioning needs.
+
+:func:`serve` blocks (``python -m judge serve``); :func:`make_server` returns a server that a test
+runs in a background thread (port 0 picks a free port)::
+
+    server = make_server(site_dir, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = server_url(server)
+    ...
+    server.shutdown(); server.server_close()
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import sys
+from pathlib import Path
+
+__all__ = ["serve", "make_server", "server_url", "SiteRequestHandler", "MIME_TYPES"]
+
+MIME_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".wasm": "application/wasm",
+    ".zip": "application/zip",
+    ".whl": "application/zip",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".woff2": "font/woff2",
+    ".txt": "text/plain; charset=utf-8",
+    ".md": "text/plain; charset=utf-8",
+    ".py": "text/plain; charset=utf-8",
+    ".webmanifest": "application/manifest+json",
+}
+
+#: Path prefixes whose content never changes under the same URL.
+IMMUTABLE_PREFIXES = ("/pyodide/", "/vendor/", "/assets/")
+
+
+class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files with cross-origin isolation headers, exact MIME types and cache lifetimes."""
+
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
+    quiet = True
+
+    def end_headers(self) -> None:
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        path = self.path.split("?", 1)[0]
+        if path.startswith(IMMUTABLE_PREFIXES):
+            self.send_header("Cache-Control", "public, max-age=31536000, immutable")
+        else:
+            self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def guess_type(self, path: str | os.PathLike[str]) -> str:
+        suffix = Path(str(path)).suffix.lower()
+        return MIME_TYPES.get(suffix) or super().guess_type(path)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        if not self.quiet:
+            super().log_message(format, *args)
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def make_server(site_dir: Path, host: str = "127.0.0.1", port: int = 8000, *,
+                quiet: bool = True) -> http.server.ThreadingHTTPServer:
+    """A threading HTTP server for ``site_dir`` (not started). ``port=0`` picks a free port."""
+    site_dir = Path(site_dir).resolve()
+    if not (site_dir / "index.html").is_file():
+        raise FileNotFoundError(f"{site_dir} has no index.html: build the site first "
+                                "(python -m judge build SITE_DIR)")
+    handler = type("Handler", (SiteRequestHandler,), {"quiet": quiet})
+    return _Server((host, port), functools.partial(handler, directory=str(site_dir)))
+
+
+def server_url(server: http.server.HTTPServer) -> str:
+    """The base URL a browser should open (``http://host:port/``)."""
+    host, port = server.server_address[:2]
+    if ":" in str(host):
+        host = f"[{host}]"
+    return f"http://{host}:{port}/"
+
+
+def serve(site_dir: Path, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve ``site_dir`` until interrupted (Ctrl+C); prints the URL first."""
+    server = make_server(site_dir, host, port, quiet=False)
+    print(f"Serving {Path(site_dir).resolve()} at {server_url(server)}  (Ctrl+C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nstopped", file=sys.stderr)
+    finally:
+        server.server_close()
