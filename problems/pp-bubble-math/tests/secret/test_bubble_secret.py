@@ -1,0 +1,167 @@
+"""Secret tests for pp-bubble-math: more sizes, hard rounding boundaries, more input checks."""
+
+from __future__ import annotations
+
+import math
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+_PUBLIC = str(Path(__file__).resolve().parent.parent / "public")
+if _PUBLIC not in sys.path:
+    sys.path.insert(0, _PUBLIC)
+
+import _pipeline_sim as sim  # noqa: E402  (lives in tests/public)
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _expect(what: str, got, expected: Fraction, wrong: dict[str, Fraction]) -> None:
+    assert got is not None, f"{what}: expected {float(expected):.6g}, got None"
+    got_f, exp_f = float(got), float(expected)
+    ok = _close(got_f, exp_f)
+    if not ok:
+        reason = next((text for text, value in wrong.items() if _close(got_f, float(value))), "")
+        raise AssertionError(f"{what}: expected {exp_f:.6g}, got {got_f:.6g}" + (f" ({reason})" if reason else ""))
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, 5, 7, 8])
+def test_bubble_grid(p):
+    import bubble_math
+
+    for m in (1, 2, 3, 7, 16, 31, 32):
+        frac, over = Fraction(p - 1, m + p - 1), Fraction(p - 1, m)
+        _expect(f"bubble_fraction(p={p}, m={m})", bubble_math.bubble_fraction(p, m), frac,
+                {"that is the bubble over the ideal time, (p - 1) / m": over})
+        _expect(f"bubble_over_ideal(p={p}, m={m})", bubble_math.bubble_over_ideal(p, m), over,
+                {"that is the fraction of the total time, (p - 1) / (m + p - 1)": frac})
+        for v in (1, 2, 3, 4):
+            ifrac, iover = Fraction(p - 1, v * m + p - 1), Fraction(p - 1, v * m)
+            _expect(f"interleaved_bubble_fraction(p={p}, m={m}, v={v})",
+                    bubble_math.interleaved_bubble_fraction(p, m, v), ifrac,
+                    {"that is plain 1F1B, not divided by v": frac, "that is the bubble over the ideal time": iover})
+            _expect(f"interleaved_bubble_over_ideal(p={p}, m={m}, v={v})",
+                    bubble_math.interleaved_bubble_over_ideal(p, m, v), iover,
+                    {"that is plain 1F1B, not divided by v": over, "that is the fraction of the total": ifrac})
+
+
+@pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
+@pytest.mark.parametrize("p,m", [(5, 3), (5, 16), (8, 8), (8, 12), (1, 4)])
+def test_simulator_more_sizes(kind, p, m, record_property):
+    import bubble_math
+
+    run = sim.simulate(kind, p, m)
+    record_property("timeline", run.timeline(f"{kind}, p={p}, m={m}"))
+    idle, total, busy = run.idle(0), run.total, run.busy[0]
+    _expect(f"{kind} p={p} m={m}: simulator idle {idle} of total {total}, so bubble_fraction",
+            bubble_math.bubble_fraction(p, m), idle / total, {"that is idle / busy": idle / busy})
+    _expect(f"{kind} p={p} m={m}: simulator idle {idle} for busy {busy}, so bubble_over_ideal",
+            bubble_math.bubble_over_ideal(p, m), idle / busy, {"that is idle / total": idle / total})
+    got = [bubble_math.peak_activations(kind, p, m, s) for s in range(p)]
+    ok = got == run.peak
+    assert ok, f"{kind} p={p} m={m}: simulator peaks per stage {run.peak}, peak_activations gave {got}"
+
+
+@pytest.mark.parametrize("p,m,v", [(2, 6, 4), (3, 3, 3), (5, 10, 2), (8, 8, 2), (4, 12, 3)])
+def test_interleaved_simulator_more_sizes(p, m, v, record_property):
+    import bubble_math
+
+    run = sim.simulate("interleaved", p, m, v)
+    record_property("timeline", run.timeline(f"interleaved 1F1B, p={p}, m={m}, v={v}"))
+    for r in range(p):
+        idle, total, busy = run.idle(r), run.total, run.busy[r]
+        _expect(f"interleaved p={p} m={m} v={v}: rank {r} idle {idle} of total {total}, so "
+                "interleaved_bubble_fraction", bubble_math.interleaved_bubble_fraction(p, m, v), idle / total,
+                {"that is plain 1F1B: divide the bubble time by v": Fraction(p - 1, m + p - 1),
+                 "that is idle / busy": idle / busy})
+        _expect(f"interleaved p={p} m={m} v={v}: rank {r} idle {idle} for busy {busy}, so "
+                "interleaved_bubble_over_ideal", bubble_math.interleaved_bubble_over_ideal(p, m, v), idle / busy,
+                {"that is plain 1F1B: divide the bubble time by v": Fraction(p - 1, m),
+                 "that is idle / total": idle / total})
+    if p > 1:
+        counts = set(run.link_volume(p - 2).values())
+        got = bubble_math.p2p_elements_per_microbatch(3, 2, 5, v)
+        ok = counts == {got // 30} and got % 30 == 0
+        assert ok, (f"interleaved p={p} v={v}: each micro-batch makes {sorted(counts)} transfers over the link "
+                    f"rank {p - 2} <-> rank {p - 1}, i.e. {[c * 30 for c in sorted(counts)]} elements for "
+                    f"s*b*h = 30, but p2p_elements_per_microbatch(3, 2, 5, {v}) gave {got!r}")
+
+
+def _defining_min(p: int, target: float) -> int:
+    m = 1
+    while (p - 1) / (m + p - 1) > target:
+        m += 1
+    return m
+
+
+@pytest.mark.parametrize("p,target", [
+    (10, 0.072), (12, 0.088), (7, 0.24), (13, 0.48), (4, 0.03), (7, 0.6), (8, 0.7), (11, 0.08), (10, 0.009),
+])
+def test_min_microbatches_hard_boundaries(p, target):
+    import bubble_math
+
+    expected = _defining_min(p, target)
+    got = bubble_math.min_microbatches(p, target)
+    ok = got == expected
+    assert ok, (f"min_microbatches(p={p}, target={target}): expected {expected}, got {got!r} (with m = {expected} "
+                f"the bubble is {p - 1}/{expected + p - 1}, exactly the target; a floating-point closed form "
+                "can land just above an integer, so check the candidate against the inequality itself)")
+
+
+def test_min_microbatches_grid():
+    import bubble_math
+
+    for p in (1, 2, 3, 5, 8, 16):
+        for k in range(1, 100, 7):
+            target = k / 100
+            expected = _defining_min(p, target)
+            got = bubble_math.min_microbatches(p, target)
+            ok = got == expected
+            assert ok, (f"min_microbatches(p={p}, target={target}): expected {expected}, got {got!r}: the "
+                        f"smallest m >= 1 with (p - 1) / (m + p - 1) <= target")
+
+
+def test_peak_activations_all_stages():
+    import bubble_math
+
+    for p in (2, 5, 8):
+        for m in (1, 3, 8, 20):
+            gpipe = [bubble_math.peak_activations("gpipe", p, m, s) for s in range(p)]
+            ofob = [bubble_math.peak_activations("1f1b", p, m, s) for s in range(p)]
+            ok = gpipe == [m] * p and ofob == [min(p - s, m) for s in range(p)]
+            assert ok, (f"p={p} m={m}: expected GPipe peaks {[m] * p} and 1F1B peaks "
+                        f"{[min(p - s, m) for s in range(p)]} (stage 0 first), got {gpipe} and {ofob}")
+
+
+def test_p2p_large_values_exact():
+    import bubble_math
+
+    got = bubble_math.p2p_elements_per_microbatch(8192, 4, 12288, 4)
+    expected = 2 * 4 * 8192 * 4 * 12288
+    ok = got == expected
+    assert ok, f"p2p_elements_per_microbatch(8192, 4, 12288, 4): expected {expected}, got {got!r} (use exact integers)"
+
+
+@pytest.mark.parametrize("name,args", [
+    ("bubble_over_ideal", (0, 3)), ("interleaved_bubble_over_ideal", (4, 8, 0)),
+    ("interleaved_bubble_over_ideal", (0, 8, 1)), ("interleaved_bubble_fraction", (4, 0, 2)),
+    ("peak_activations", ("gpipe", 4, 8, -1)), ("peak_activations", ("1f1b", 0, 8, 0)),
+    ("peak_activations", ("gpipe", 4, 0, 0)), ("min_microbatches", (4, -0.1)), ("min_microbatches", (4, 1.5)),
+    ("p2p_elements_per_microbatch", (0, 1, 4096)), ("p2p_elements_per_microbatch", (1024, 0, 4096)),
+    ("p2p_elements_per_microbatch", (1024, 1, -1)),
+])
+def test_more_invalid_input(name, args):
+    import bubble_math
+
+    call = f"{name}{args!r}"
+    try:
+        result = getattr(bubble_math, name)(*args)
+    except ValueError:
+        return
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        raise AssertionError(f"{call} should raise ValueError, but raised {type(exc).__name__}: {exc}") from None
+    raise AssertionError(f"{call} should raise ValueError, but returned {result!r}")
