@@ -148,7 +148,8 @@ def _early_exit_message(returncode: int, stderr: bytes) -> str:
         hint = " (most often: the memory limit)" if name == "SIGKILL" else ""
         reason = f"the judge's process was killed by {name}{hint} before the tests finished"
     else:
-        reason = f"the judge's process exited with code {returncode} before the tests finished"
+        reason = (f"the judge's process ended with exit code {returncode} before the tests finished "
+                  "(os._exit() in the code, or a crash)")
     tail = stderr.decode(errors="replace").strip().splitlines()[-3:]
     if "MemoryError" in "\n".join(tail):
         reason = "the code ran out of memory (memory limit) before the tests finished"

@@ -1,0 +1,51 @@
+"""Golden Results: each fixture solution judged natively must give exactly its expected Result.
+
+tests/golden/<case>.json holds the expected Result (durations zeroed). To regenerate after an
+intended change: ``UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from judge.native import Job, judge_isolated
+from tests.conftest import ROOT, SOLUTIONS, normalise
+
+GOLDEN = ROOT / "tests" / "golden"
+SCHEMA = json.loads((ROOT / "judge" / "schema" / "result.schema.json").read_text())
+TIME_LIMITS = {"timeout": 1.0, "loop_at_import": 1.0}
+CASES = sorted(p.stem for p in SOLUTIONS.glob("*.py"))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden_result(case, fixture_problem):
+    result = judge_isolated(Job(fixture_problem, SOLUTIONS / f"{case}.py", include_secret=True,
+                                time_limit=TIME_LIMITS.get(case))).to_dict()
+    jsonschema.validate(result, SCHEMA)
+    got = normalise(result)
+    path = GOLDEN / f"{case}.json"
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(json.dumps(got, indent=2, ensure_ascii=False) + "\n")
+    expected = json.loads(path.read_text())
+    for key in expected:
+        if key != "tests":
+            assert got[key] == expected[key], f"{case}: field {key!r} differs"
+    assert [t["id"] for t in got["tests"]] == [t["id"] for t in expected["tests"]], f"{case}: test ids differ"
+    for got_test, want_test in zip(got["tests"], expected["tests"]):
+        for key in want_test:
+            assert got_test[key] == want_test[key], f"{case}: {want_test['id']}: field {key!r} differs"
+
+
+def test_every_golden_file_has_a_fixture():
+    assert sorted(p.stem for p in GOLDEN.glob("*.json")) == CASES
+
+
+def test_hostile_solutions_never_pass():
+    hostile = ["fake_result", "timeout", "loop_at_import", "sys_exit", "os_exit", "crash", "deep_recursion"]
+    for case in hostile:
+        assert json.loads((GOLDEN / f"{case}.json").read_text())["status"] != "passed", case
