@@ -83,11 +83,11 @@ def warmup_hint(p: int, m: int, v: int, rank: int, got: int) -> str:
 
 def rank_hint(p: int, m: int, v: int, rank: int, expected: list, got: list) -> str:
     """The likely mistake behind a wrong per-rank list, or '' when no known pattern matches."""
-    bad_chunks = sorted({c for c, _, _ in got if not 0 <= c < v})
+    bad_chunks = [c for c, _, _ in got if not 0 <= c < v]
     if bad_chunks:
         return (f"local chunk {bad_chunks[0]} does not exist (chunks are 0..{v - 1}): the k-th forward "
                 f"runs chunk (k mod p*v) // p; k // p without the 'mod p*v' keeps growing")
-    bad_mbs = sorted({mb for _, _, mb in got if not 0 <= mb < m})
+    bad_mbs = [mb for _, _, mb in got if not 0 <= mb < m]
     if bad_mbs:
         return (f"micro-batch {bad_mbs[0]} does not exist (micro-batches are 0..{m - 1}): is the "
                 f"warm-up count capped at m * v = {m * v}?")
@@ -99,10 +99,15 @@ def rank_hint(p: int, m: int, v: int, rank: int, expected: list, got: list) -> s
     if got_lead != want_lead:
         if got_lead == 0:
             return (f"the list starts with a backward; expected {want_w} warm-up forwards first")
-        got_w = got_lead - 1 if got_lead < m * v else got_lead
-        hint = warmup_hint(p, m, v, rank, got_w)
-        return (f"expected {want_w} warm-up forwards (then the first F of the steady state), "
-                f"got {got_w}" + (f": {hint}" if hint else ""))
+        # all forwards first can mean m*v - 1 or m*v warm-ups: try both
+        candidates = [got_lead - 1] if got_lead < m * v else [m * v - 1, m * v]
+        hint = next((h for h in (warmup_hint(p, m, v, rank, w) for w in candidates) if h), "")
+        if want_w == m * v:
+            want_text = f"all {want_lead} forwards before the first backward (the warm-up is capped at m * v)"
+        else:
+            want_text = (f"{want_lead} forwards before the first backward ({want_w} warm-up forwards, "
+                         f"then the first forward-backward pair)")
+        return f"expected {want_text}, got {got_lead}" + (f": {hint}" if hint else "")
     want_b = [c for c, kind, _ in expected if kind == "B"]
     got_b = [c for c, kind, _ in got if kind == "B"]
     want_f = [c for c, kind, _ in expected if kind == "F"]

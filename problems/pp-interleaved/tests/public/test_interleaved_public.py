@@ -155,13 +155,18 @@ def test_simulate_worked_example(record_property):
     rows, total, bubble = interleaved.simulate_interleaved(sched, 2, 2)
     rows = _rows(rows)
     record_property("timeline", timeline_artifact(rows, "simulate_interleaved, p=2 m=4 v=2 (tf=1, tb=2)"))
+    durations = {o: sorted({e - s for row in rows for _, oo, _, s, e in row if oo == o}) for o in "FB"}
+    assert durations == {"F": [0.5], "B": [1.0]}, (
+        f"op durations: expected every forward to take tf/v = 0.5 and every backward tb/v = 1.0 "
+        f"(a chunk is 1/v of a stage's layers), got forwards {durations['F']} and backwards {durations['B']}")
     for r in range(2):
         want = [(c, o, mb, s, e) for (c, o, mb), (s, e) in zip(sched[r], WORKED_TIMES[r])]
         for got_block, want_block in zip(rows[r], want):
+            c, o, mb, s, e = got_block
             assert got_block == want_block, (
                 f"rank {r}: expected {want_block[1]}{want_block[2]}c{want_block[0]} to run from {want_block[3]} "
-                f"to {want_block[4]}, got {got_block}. A chunk's forward takes tf/v = 0.5 and its backward "
-                f"tb/v = 1.0; an op starts when its rank is free and its dependency has finished")
+                f"to {want_block[4]}, got {o}{mb}c{c} from {s} to {e}. The blocks must follow the rank's list; "
+                f"an op starts when its rank is free and its dependency has finished")
         assert len(rows[r]) == len(want), f"rank {r}: expected {len(want)} blocks, got {len(rows[r])}"
     assert float(total) == 13.5, f"total: expected 13.5 = (m + (p-1)/v) * (tf + tb) = 4.5 * 3, got {float(total)}"
     assert math.isclose(float(bubble), 1 / 9, rel_tol=1e-9), (
