@@ -1,0 +1,153 @@
+"""The command line, through a real subprocess: practice folders, reports, exit codes, files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, run_cli
+
+FX = ("--problems", str(FIXTURE_PROBLEMS))
+SCHEMA = json.loads((ROOT / "judge" / "schema" / "result.schema.json").read_text())
+
+
+def test_version():
+    result = run_cli("--version")
+    assert result.returncode == 0 and result.stdout.startswith("judge ")
+
+
+def test_first_run_creates_practice_and_reports_failures(tmp_path):
+    result = run_cli(str(tmp_path / "practice"), *FX, cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert "Created 1 problem folder(s)" in result.stdout
+    assert "FAIL    fx-add  0/4 tests" in result.stdout
+    assert "NotImplementedError: write add(a, b)" in result.stdout
+    folder = tmp_path / "practice" / "fx-add"
+    assert (folder / "adder.py").read_text() == (FIXTURE_PROBLEMS / "fx-add" / "starter" / "adder.py").read_text()
+    assert (folder / "README.md").is_file() and (folder / "tests" / "test_add.py").is_file()
+    assert not (folder / "tests" / "test_big.py").exists(), "secret tests must not be copied"
+
+
+def test_solved_practice_passes_and_is_never_overwritten(tmp_path):
+    practice = tmp_path / "practice"
+    run_cli(str(practice), *FX)
+    solution = practice / "fx-add" / "adder.py"
+    shutil.copy(SOLUTIONS / "passing.py", solution)
+    before = solution.read_bytes()
+    result = run_cli(str(practice), *FX)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PASS    fx-add  4/4 tests" in result.stdout
+    assert "Summary: 1 of 1 problems solved; 4 of 4 tests passed." in result.stdout
+    assert "Created" not in result.stdout
+    assert solution.read_bytes() == before
+    single = run_cli(str(practice / "fx-add"), *FX)  # one problem's folder
+    assert single.returncode == 0 and "PASS    fx-add" in single.stdout
+
+
+def test_edited_test_copy_warns_but_does_not_change_the_verdict(tmp_path):
+    practice = tmp_path / "practice"
+    run_cli(str(practice), *FX)
+    (practice / "fx-add" / "tests" / "test_add.py").write_text("def test_nothing():\n    pass\n")
+    result = run_cli(str(practice), *FX)
+    assert result.returncode == 1
+    assert "differs from the canonical copy" in result.stderr
+    assert "FAIL    fx-add  0/4 tests" in result.stdout
+
+
+def test_keyword_json_and_junit(tmp_path):
+    practice = tmp_path / "practice"
+    run_cli(str(practice), *FX)
+    shutil.copy(SOLUTIONS / "partly_failing.py", practice / "fx-add" / "adder.py")
+    out_json, out_xml = tmp_path / "r.json", tmp_path / "r.xml"
+    result = run_cli(str(practice), *FX, "--json", str(out_json), "--junit", str(out_xml))
+    assert result.returncode == 1
+    data = json.loads(out_json.read_text())
+    [problem] = data["results"]
+    jsonschema.validate(problem, SCHEMA)
+    assert (problem["status"], problem["passed"], problem["total"]) == ("failed", 3, 4)
+    suite = ET.parse(out_xml).getroot().find("testsuite")
+    assert suite.get("name") == "fx-add" and suite.get("tests") == "4" and suite.get("failures") == "1"
+    filtered = run_cli(str(practice), *FX, "-k", "zero")
+    assert filtered.returncode == 0 and "2/2 tests" in filtered.stdout
+
+
+def test_public_only_skips_secret_tests(tmp_path):
+    practice = tmp_path / "practice"
+    run_cli(str(practice), *FX)
+    shutil.copy(SOLUTIONS / "passing.py", practice / "fx-add" / "adder.py")
+    result = run_cli(str(practice), *FX, "--public-only")
+    assert result.returncode == 0 and "3/3 tests" in result.stdout
+
+
+@pytest.mark.parametrize("args,expected", [
+    (["--problems", "/nonexistent"], "no such problems folder"),
+    (["-j", "0"], "must be at least 1"),
+])
+def test_usage_errors_exit_2(tmp_path, args, expected):
+    result = run_cli(str(tmp_path / "practice"), *args)
+    assert result.returncode == 2
+    assert expected in result.stderr
+
+
+def test_a_file_is_not_a_practice_folder(tmp_path):
+    (tmp_path / "x.py").write_text("x = 1\n")
+    result = run_cli(str(tmp_path / "x.py"), *FX)
+    assert result.returncode == 2 and "is a file" in result.stderr
+
+
+def test_check_passes_on_the_fixture_problems():
+    result = run_cli("check", str(FIXTURE_PROBLEMS))
+    assert result.returncode == 0, result.stdout
+    assert "OK      fx-add" in result.stdout and "of the 5 s limit" in result.stdout
+
+
+@pytest.mark.parametrize("breakage,expected", [
+    ("reference", "the reference does not pass"),
+    ("wrong", "wrong/passes.py passes every test, but it must fail at least one"),
+    ("starter", "starter passes every test"),
+    ("toml", "INVALID"),
+])
+def test_check_fails_clearly(tmp_path, breakage, expected):
+    folder = tmp_path / "fx-add"
+    shutil.copytree(FIXTURE_PROBLEMS / "fx-add", folder)
+    if breakage == "reference":
+        shutil.copy(SOLUTIONS / "partly_failing.py", folder / "reference" / "adder.py")
+    elif breakage == "wrong":
+        shutil.copy(SOLUTIONS / "passing.py", folder / "wrong" / "passes.py")
+    elif breakage == "starter":
+        shutil.copy(SOLUTIONS / "passing.py", folder / "starter" / "adder.py")
+    else:
+        (folder / "problem.toml").write_text("format = \n")
+    result = run_cli("check", str(tmp_path))
+    assert result.returncode == 1, result.stdout
+    assert expected in result.stdout
+
+
+def test_new_scaffolds_a_folder_that_check_explains(tmp_path):
+    created = run_cli("new", "my-problem", "--problems", str(tmp_path))
+    assert created.returncode == 0, created.stderr
+    result = run_cli("check", str(tmp_path / "my-problem"))
+    assert result.returncode == 1
+    assert "no wrong/ solutions" in result.stdout and "README.md still contains TODO" in result.stdout
+    assert "reference passes 2/2 tests" in result.stdout
+    again = run_cli("new", "my-problem", "--problems", str(tmp_path))
+    assert again.returncode == 2 and "already exists" in again.stderr
+    bad = run_cli("new", "Bad_Id", "--problems", str(tmp_path))
+    assert bad.returncode == 2 and "not a valid id" in bad.stderr
+
+
+def test_parallel_judging_keeps_order(tmp_path):
+    problems = tmp_path / "problems"
+    for name in ("fx-a", "fx-b", "fx-c"):
+        shutil.copytree(FIXTURE_PROBLEMS / "fx-add", problems / name)
+        toml = problems / name / "problem.toml"
+        toml.write_text(toml.read_text().replace('id = "fx-add"', f'id = "{name}"'))
+    practice = tmp_path / "practice"
+    result = run_cli(str(practice), "--problems", str(problems), "-j", "3")
+    lines = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("FAIL")]
+    assert lines == ["fx-a", "fx-b", "fx-c"]
