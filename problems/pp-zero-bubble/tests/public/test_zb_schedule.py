@@ -30,18 +30,21 @@ def _hint(p: int, s: int, m: int, ops) -> str:
         gap = [ops.index(("W", i)) - ops.index(("B", i)) for i in range(m)]
     except ValueError:
         return ""
+    early = [i for i in range(m) if gap[i] < 0]
+    if early:
+        return f" W{early[0]} comes before its own B{early[0]}: W needs the gradient that B computes, so each round is B i, then W (i - s), then F."
     if s > 0 and all(g == 1 for g in gap):
-        return f" Every W comes right after its own B: that is 1F1B with a split backward; stage {s} should defer W by {s} micro-batches."
+        return (f" Every W comes right after its own B: that is 1F1B with a split backward; on stage {s} the W that "
+                f"follows B i is W (i - {s}).")
     return ""
 
 
 def test_order_p4_m8():
     got = zero_bubble.zb_h1_schedule(4, 8)
-    problem = H.check_schedule(got, 4, 8)
-    assert problem is None, f"zb_h1_schedule(4, 8) is not a valid schedule: {problem}\n{H.fmt_sched(got)}"
+    assert isinstance(got, list) and len(got) == 4, f"zb_h1_schedule(4, 8) should return a list of 4 stages, got {got!r}"
     for s in range(4):
         assert H.fmt(got[s]) == EXPECTED_P4_M8[s], (
-            f"stage {s}: expected {EXPECTED_P4_M8[s]}, got {H.fmt(got[s])}." + _hint(4, s, 8, got[s]))
+            f"zb_h1_schedule(4, 8) stage {s}: expected {EXPECTED_P4_M8[s]}, got {H.fmt(got[s])}." + _hint(4, s, 8, got[s]))
 
 
 @pytest.mark.parametrize("p", [1, 2, 3, 5])
@@ -89,6 +92,9 @@ def test_memory_matches_1f1b(p, m):
         assert peak_b == min(p - s, m), (
             f"stage {s} of zb_h1_schedule({p}, {m}) holds up to {peak_b} micro-batches between F and B; "
             f"1F1B holds min(p - s, m) = {min(p - s, m)}. Check the warm-up count.")
-        assert peak_w == min(p, m), (
+        assert peak_w <= min(p, m), (
             f"stage {s} of zb_h1_schedule({p}, {m}) holds up to {peak_w} micro-batches between F and W; "
-            f"ZB-H1 holds min(p, m) = {min(p, m)} on every stage (1F1B's peak, reached on its stage 0).")
+            f"ZB-H1 never holds more than min(p, m) = {min(p, m)} (1F1B's peak, reached on its stage 0).")
+    assert H.peaks(sched[-1])[1] == min(p, m), (
+        f"the last stage of zb_h1_schedule({p}, {m}) should hold min(p, m) = {min(p, m)} micro-batches between F and W "
+        f"at its peak (it defers W by p - 1 micro-batches), got {H.peaks(sched[-1])[1]}")
