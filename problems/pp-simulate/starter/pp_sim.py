@@ -1,0 +1,105 @@
+"""Pipeline schedules and a dependency-driven simulator: timeline, bubble fraction, peak activations.
+
+schedule() is given (it is the answer to pp-schedule; paste yours if you prefer). SimResult is the
+result type simulate() must return: keep its fields as they are. Write simulate() and render().
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+KINDS = ("gpipe", "1f1b")
+OPS = ("F", "B")
+
+Block = tuple[str, int, float, float]
+
+
+@dataclass
+class SimResult:
+    """What simulate() returns.
+
+    timeline: per stage (stage 0 first), its blocks (op, mb, start, end) in execution order.
+    total: the time at which the last block ends.
+    bubble: idle stage-time / (p * total), a float in [0, 1).
+    peak_activations: per stage, the largest number of micro-batches whose forward has run
+        on that stage and whose backward has not yet.
+    """
+
+    timeline: list[list[Block]]
+    total: float
+    bubble: float
+    peak_activations: list[int]
+
+
+# ---------------------------------------------------------------------------- schedules
+
+
+def schedule(kind: str, p: int, m: int) -> list[list[tuple[str, int]]]:
+    """Return, for each stage s = 0..p-1, the ordered list of ("F", i) / ("B", i) it runs.
+
+    kind is "gpipe" or "1f1b", p >= 1 the number of stages, m >= 1 the number of micro-batches.
+    Raises ValueError for any other kind, or when p or m is not an int >= 1.
+    """
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    for name, value in (("p", p), ("m", m)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    if kind == "gpipe":
+        return [[("F", i) for i in range(m)] + [("B", i) for i in range(m)] for _ in range(p)]
+    stages = []
+    for s in range(p):
+        warmup = min(p - s - 1, m)
+        ops = [("F", i) for i in range(warmup)]
+        for k in range(m - warmup):
+            ops += [("F", warmup + k), ("B", k)]
+        ops += [("B", i) for i in range(m - warmup, m)]
+        stages.append(ops)
+    return stages
+
+
+# ---------------------------------------------------------------------------- simulation
+
+
+def simulate(sched: list[list[tuple[str, int]]], tf: float = 1.0, tb: float = 2.0) -> SimResult:
+    """Run `sched` (one list of ("F", i) / ("B", i) per stage) and time every operation.
+
+    A forward takes tf, a backward tb. F i on stage s > 0 starts after F i on stage s - 1 ends;
+    B i on stage s < p - 1 starts after B i on stage s + 1 ends; B i on the last stage starts after
+    that stage's F i ends. A stage runs one operation at a time, in its list's order, each as early
+    as these rules allow.
+
+    Returns SimResult(timeline, total, bubble, peak_activations):
+      timeline[s] = [(op, mb, start, end), ...] for stage s in execution order (floats for times),
+      total = the end of the last block, bubble = idle stage-time / (p * total),
+      peak_activations[s] = most micro-batches whose F has run on stage s and whose B has not.
+
+    Raises ValueError when tf or tb is not a positive number, when the schedule is malformed (no
+    stages, an operation other than ("F", i) / ("B", i) with an int i >= 0, an operation twice on a
+    stage, stages that do not all hold F i and B i for the same micro-batches), or when it deadlocks.
+
+    >>> simulate(schedule("1f1b", 2, 2)).total
+    9.0
+    """
+    raise NotImplementedError("simulate() is not written yet: time each operation of the schedule (see the README)")
+
+
+# ---------------------------------------------------------------------------- rendering
+
+
+def render(result: SimResult, unit: float = 1.0) -> str:
+    """Draw result.timeline as text, one line per stage and one fixed-width cell per `unit` of time.
+
+    Cell k of a stage covers [k * unit, (k + 1) * unit) and shows the block running at its midpoint
+    (k + 0.5) * unit as the op letter followed by the micro-batch number, left-justified to width
+    W = 1 + len(str(largest micro-batch number)); an idle cell is W dots. Cells are separated by one
+    space; a line is "stage <s> |<cells>|" with s right-justified to the width of p - 1. There are n
+    cells, the smallest n with n * unit >= total - 1e-9. Lines are joined with "\\n" (no final newline).
+    Raises ValueError when unit is not a positive number.
+
+    >>> print(render(simulate(schedule("1f1b", 2, 2))))
+    stage 0 |F0 F1 .. .. B0 B0 .. B1 B1|
+    stage 1 |.. F0 B0 B0 F1 B1 B1 .. ..|
+    """
+    raise NotImplementedError("render() is not written yet: one fixed-width cell per time unit (see the README)")

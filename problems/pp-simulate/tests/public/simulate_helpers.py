@@ -1,0 +1,214 @@
+"""Helpers for the pp-simulate tests: schedules, reading a SimResult, and checks with hints.
+
+The tests build their schedules here (not with your schedule()), so a mistake in schedule() does
+not fail the simulator tests. `check_rules` checks the simulator's defining rules block by block:
+every block of a stage in list order, the right duration, never two blocks at once on a stage,
+never before its input is ready, and as early as those rules allow.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from judge.artifacts import timeline
+
+TOL = 1e-9
+
+
+def build(kind: str, p: int, m: int) -> list[list[tuple[str, int]]]:
+    """GPipe or 1F1B per-stage orders: a stage runs the next forward while it holds fewer than
+    its limit of un-backpropagated micro-batches (m for GPipe, p - s for 1F1B), else a backward."""
+    stages = []
+    for s in range(p):
+        limit = m if kind == "gpipe" else p - s
+        fwd = bwd = 0
+        row = []
+        while bwd < m:
+            if fwd < m and fwd - bwd < limit:
+                row.append(("F", fwd))
+                fwd += 1
+            else:
+                row.append(("B", bwd))
+                bwd += 1
+        stages.append(row)
+    return stages
+
+
+def ops(text: str) -> list[tuple[str, int]]:
+    """'F0 F1 B0' -> [('F', 0), ('F', 1), ('B', 0)]."""
+    return [(tok[0], int(tok[1:])) for tok in text.split()]
+
+
+def num(x: float) -> str:
+    """A time as the tests print it: 4 rather than 4.0, 2.75 as is."""
+    return f"{float(x):g}"
+
+
+@dataclass
+class Sim:
+    """A SimResult read into plain Python values."""
+
+    timeline: list[list[tuple[str, int, float, float]]]
+    total: float
+    bubble: float
+    peaks: list[int]
+
+
+def read(result: Any) -> Sim:
+    """Read the fields of a SimResult, with a clear message when one is missing or malformed."""
+    for field in ("timeline", "total", "bubble", "peak_activations"):
+        assert hasattr(result, field), (
+            f"simulate() must return a SimResult (the dataclass in pp_sim.py) with a field {field!r}; "
+            f"got {type(result).__name__}")
+    rows = []
+    for s, row in enumerate(result.timeline):
+        blocks = []
+        for block in row:
+            try:
+                op, mb, start, end = block
+                blocks.append((str(op), int(mb), float(start), float(end)))
+            except (TypeError, ValueError):
+                raise AssertionError(f"timeline[{s}] must hold (op, mb, start, end) tuples, got {block!r}") from None
+        rows.append(blocks)
+    return Sim(rows, float(result.total), float(result.bubble), [int(x) for x in result.peak_activations])
+
+
+def attach(record_property: Any, sim: Sim, title: str) -> None:
+    """Attach the learner's timeline as an artifact (skipped if it cannot be drawn)."""
+    try:
+        record_property("timeline", timeline(sim.timeline, title=title))
+    except (TypeError, ValueError):
+        pass
+
+
+def run(record_property: Any, sched: list[list[tuple[str, int]]], tf: float = 1.0, tb: float = 2.0,
+        title: str = "") -> Sim:
+    """pp_sim.simulate(sched, tf, tb), read and attached to the test."""
+    import pp_sim
+
+    sim = read(pp_sim.simulate(sched, tf=tf, tb=tb))
+    attach(record_property, sim, f"{title}, tf={num(tf)}, tb={num(tb)} (your simulate)")
+    return sim
+
+
+def label(op: str, mb: int) -> str:
+    return f"{op}{mb}"
+
+
+def check_rules(sim: Sim, sched: list[list[tuple[str, int]]], tf: float, tb: float, where: str) -> None:
+    """Assert that sim.timeline follows the simulator's rules for `sched`, block by block."""
+    p = len(sched)
+    assert len(sim.timeline) == p, f"{where}: expected a timeline with {p} stages, got {len(sim.timeline)}"
+    for s in range(p):
+        got = [(op, mb) for op, mb, _, _ in sim.timeline[s]]
+        want = list(sched[s])
+        assert got == want, (f"{where}, stage {s}: the timeline must list the stage's operations in the "
+                             f"schedule's order {' '.join(label(*o) for o in want)}, got "
+                             f"{' '.join(label(*o) for o in got)}")
+    ends = {(s, op, mb): end for s, row in enumerate(sim.timeline) for op, mb, _, end in row}
+    for s, row in enumerate(sim.timeline):
+        free = 0.0
+        for op, mb, start, end in row:
+            name = f"{where}, stage {s}, {label(op, mb)}"
+            dur = tf if op == "F" else tb
+            assert math.isclose(end - start, dur, abs_tol=TOL), (
+                f"{name}: runs from {num(start)} to {num(end)}, but a {'forward' if op == 'F' else 'backward'} "
+                f"takes {'tf' if op == 'F' else 'tb'} = {num(dur)}")
+            assert start >= free - TOL, (
+                f"{name}: starts at {num(start)} while the stage is still busy until {num(free)} "
+                f"(a stage runs one operation at a time, in its list's order)")
+            if op == "F":
+                need = (s - 1, "F", mb) if s > 0 else None
+            else:
+                need = (s + 1, "B", mb) if s < p - 1 else (s, "F", mb)
+            ready = ends[need] if need is not None else 0.0
+            if need is not None:
+                assert start >= ready - TOL, (
+                    f"{name}: starts at {num(start)}, before its input {label(need[1], need[2])} on stage "
+                    f"{need[0]} ends at {num(ready)}{_dependency_hint(s, op, mb, start, ends, p)}")
+            earliest = max(free, ready)
+            assert math.isclose(start, earliest, abs_tol=TOL), (
+                f"{name}: starts at {num(start)}, but it could start at {num(earliest)} (the stage is free "
+                f"at {num(free)}, its input is ready at {num(ready)}): start every operation as early as "
+                f"the rules allow{_dependency_hint(s, op, mb, start, ends, p)}")
+            free = end
+
+
+def _dependency_hint(s: int, op: str, mb: int, start: float, ends: dict, p: int) -> str:
+    """Name the wrong dependency a start time matches, if any."""
+    if op == "B" and s > 0 and math.isclose(start, ends.get((s - 1, "B", mb), -1.0), abs_tol=TOL):
+        return (f" (it started right when B{mb} on stage {s - 1} ended: a backward waits for the NEXT "
+                f"stage, s + 1, because gradients flow from the last stage back to stage 0)")
+    if op == "B" and s < p - 1:
+        return (f" (B{mb} on stage {s} needs the gradient from B{mb} on stage {s + 1}: backwards run from "
+                f"the last stage back to stage 0)")
+    if op == "B":
+        return f" (on the last stage, B{mb} waits for that stage's own F{mb})"
+    if s > 0:
+        return f" (F{mb} on stage {s} needs the output of F{mb} on stage {s - 1})"
+    return ""
+
+
+def check_blocks(sim: Sim, want: list[list[tuple[str, int, float, float]]], where: str) -> None:
+    """Assert that the timeline equals `want` (times compared with a small tolerance)."""
+    for s, (got_row, want_row) in enumerate(zip(sim.timeline, want)):
+        for g, w in zip(got_row, want_row):
+            same = g[:2] == w[:2] and all(math.isclose(a, b, abs_tol=TOL) for a, b in zip(g[2:], w[2:]))
+            assert same, (f"{where}, stage {s}: expected {label(*w[:2])} from {num(w[2])} to {num(w[3])}, "
+                          f"got {label(*g[:2])} from {num(g[2])} to {num(g[3])}")
+        assert len(got_row) == len(want_row), (
+            f"{where}, stage {s}: expected {len(want_row)} blocks, got {len(got_row)}")
+
+
+def expected_peaks(sched: list[list[tuple[str, int]]]) -> list[int]:
+    """Per stage, the most forwards whose backward has not run yet, following the list order."""
+    peaks = []
+    for row in sched:
+        live = [0]
+        for op, _ in row:
+            live.append(live[-1] + (1 if op == "F" else -1))
+        peaks.append(max(live))
+    return peaks
+
+
+def check_peaks(sim: Sim, sched: list[list[tuple[str, int]]], where: str, want: list[int] | None = None) -> None:
+    """Assert peak_activations (computed from `sched` unless `want` is given)."""
+    want = expected_peaks(sched) if want is None else want
+    m = sum(1 for op, _ in sched[0] if op == "F")
+    hint = ""
+    if sim.peaks == [m] * len(sched) and want != sim.peaks:
+        hint = " (every stage reaches m: does a backward free its micro-batch's activations?)"
+    assert sim.peaks == want, f"{where}: expected peak_activations {want}, got {sim.peaks}{hint}"
+
+
+def bubble_of(sim: Sim) -> float:
+    """Idle stage-time / (p * total), computed from the timeline itself."""
+    p = len(sim.timeline)
+    busy = sum(end - start for row in sim.timeline for _, _, start, end in row)
+    return (p * sim.total - busy) / (p * sim.total)
+
+
+def check_bubble(sim: Sim, want: float, where: str) -> None:
+    p = len(sim.timeline)
+    hint = ""
+    if p > 1 and math.isclose(sim.bubble, want * p, rel_tol=1e-6):
+        hint = " (that is idle time / total: divide the idle stage-time by p * total)"
+    elif math.isclose(sim.bubble, 1 - want, rel_tol=1e-6):
+        hint = " (that is the busy fraction: the bubble is the idle fraction)"
+    assert math.isclose(sim.bubble, want, rel_tol=1e-9, abs_tol=1e-12), (
+        f"{where}: expected bubble {want:.6f}, got {sim.bubble:.6f}{hint}")
+
+
+def expect_value_error(call: Any, what: str, why: str) -> None:
+    """Assert that call() raises ValueError with a message."""
+    try:
+        got = call()
+    except ValueError as exc:
+        assert str(exc).strip(), f"{what} raised ValueError without a message; say what is wrong ({why})"
+        return
+    except Exception as exc:  # noqa: BLE001 - any other exception is the learner's mistake to report
+        raise AssertionError(f"{what} should raise ValueError ({why}), but raised "
+                             f"{type(exc).__name__}: {exc}") from None
+    raise AssertionError(f"{what} should raise ValueError ({why}), but it returned {str(got)[:80]}")

@@ -1,0 +1,139 @@
+"""Public tests for pp-simulate: block times, bubble, peak activations, deadlocks, and render()."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import pp_sim
+from simulate_helpers import (build, bubble_of, check_blocks, check_bubble, check_peaks, check_rules,
+                              expect_value_error, ops, run)
+
+
+def test_two_stage_1f1b_timeline(record_property):
+    sched = build("1f1b", 2, 2)  # stage 0: F0 F1 B0 B1, stage 1: F0 B0 F1 B1
+    sim = run(record_property, sched, 1.0, 2.0, "1F1B, p=2, m=2")
+    check_rules(sim, sched, 1.0, 2.0, "1F1B p=2 m=2")
+    check_blocks(sim, [
+        [("F", 0, 0, 1), ("F", 1, 1, 2), ("B", 0, 4, 6), ("B", 1, 7, 9)],
+        [("F", 0, 1, 2), ("B", 0, 2, 4), ("F", 1, 4, 5), ("B", 1, 5, 7)],
+    ], "1F1B p=2 m=2")
+    assert math.isclose(sim.total, 9.0), f"1F1B p=2 m=2: expected total 9, got {sim.total:g}"
+
+
+def test_two_stage_gpipe_timeline(record_property):
+    sched = build("gpipe", 2, 2)  # both stages: F0 F1 B0 B1
+    sim = run(record_property, sched, 1.0, 2.0, "GPipe, p=2, m=2")
+    check_rules(sim, sched, 1.0, 2.0, "GPipe p=2 m=2")
+    check_blocks(sim, [
+        [("F", 0, 0, 1), ("F", 1, 1, 2), ("B", 0, 5, 7), ("B", 1, 7, 9)],
+        [("F", 0, 1, 2), ("F", 1, 2, 3), ("B", 0, 3, 5), ("B", 1, 5, 7)],
+    ], "GPipe p=2 m=2")
+    assert math.isclose(sim.total, 9.0), f"GPipe p=2 m=2: expected total 9, got {sim.total:g}"
+
+
+def test_first_backward_of_stage_zero_waits_for_the_whole_pipeline(record_property):
+    """p = 4, 1F1B: B0 reaches stage 0 only after F0 crossed all stages and B0 came back (10 to 12)."""
+    sched = build("1f1b", 4, 6)
+    sim = run(record_property, sched, 1.0, 2.0, "1F1B, p=4, m=6")
+    check_rules(sim, sched, 1.0, 2.0, "1F1B p=4 m=6")
+    b0 = next(b for b in sim.timeline[0] if b[:2] == ("B", 0))
+    assert math.isclose(b0[2], 10.0) and math.isclose(b0[3], 12.0), (
+        f"stage 0, B0: expected 10 to 12 (F0 on stages 0..3 ends at 4, then B0 on stages 3, 2, 1 takes "
+        f"2 each), got {b0[2]:g} to {b0[3]:g}")
+
+
+@pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
+@pytest.mark.parametrize("m", [4, 8, 16, 32])
+def test_exercise_bubble_p4(record_property, kind, m):
+    """The statement's exercise: p = 4 gives (p - 1) / (m + p - 1) = 42.9 %, 27.3 %, 15.8 %, 8.6 %."""
+    p = 4
+    sched = build(kind, p, m)
+    sim = run(record_property, sched, 1.0, 2.0, f"{kind}, p={p}, m={m}")
+    check_rules(sim, sched, 1.0, 2.0, f"{kind} p={p} m={m}")
+    want_total = (m + p - 1) * 3.0
+    assert math.isclose(sim.total, want_total), (
+        f"{kind} p={p} m={m}: expected total (m + p - 1)(tf + tb) = {want_total:g}, got {sim.total:g}")
+    check_bubble(sim, (p - 1) / (m + p - 1), f"{kind} p={p} m={m}")
+
+
+@pytest.mark.parametrize("tf, tb", [(1.0, 1.0), (1.0, 3.5), (0.25, 2.0)])
+def test_bubble_does_not_depend_on_tb_over_tf(record_property, tf, tb):
+    p, m = 4, 8
+    sched = build("1f1b", p, m)
+    sim = run(record_property, sched, tf, tb, f"1F1B, p={p}, m={m}")
+    check_rules(sim, sched, tf, tb, f"1F1B p={p} m={m} tf={tf:g} tb={tb:g}")
+    check_bubble(sim, 3 / 11, f"1F1B p={p} m={m} tf={tf:g} tb={tb:g}")
+
+
+@pytest.mark.parametrize("kind, p, m, want", [
+    ("gpipe", 4, 8, [8, 8, 8, 8]),
+    ("1f1b", 4, 8, [4, 3, 2, 1]),
+    ("1f1b", 4, 2, [2, 2, 2, 1]),
+])
+def test_peak_activations(record_property, kind, p, m, want):
+    """GPipe holds all m micro-batches on every stage; 1F1B at most min(p - s, m) on stage s."""
+    sched = build(kind, p, m)
+    sim = run(record_property, sched, 1.0, 2.0, f"{kind}, p={p}, m={m}")
+    check_peaks(sim, sched, f"{kind} p={p} m={m}", want)
+
+
+@pytest.mark.parametrize("kind, peak", [("gpipe", 3), ("1f1b", 1)])
+def test_single_stage_has_no_bubble(record_property, kind, peak):
+    sched = build(kind, 1, 3)
+    sim = run(record_property, sched, 1.0, 2.0, f"{kind}, p=1, m=3")
+    check_rules(sim, sched, 1.0, 2.0, f"{kind} p=1 m=3")
+    assert math.isclose(sim.total, 9.0), f"{kind} p=1 m=3: expected total 9, got {sim.total:g}"
+    assert math.isclose(sim.bubble, 0.0, abs_tol=1e-12), f"{kind} p=1: expected bubble 0, got {sim.bubble:g}"
+    assert sim.peaks == [peak], f"{kind} p=1 m=3: expected peak_activations [{peak}], got {sim.peaks}"
+
+
+def test_float_durations(record_property):
+    sched = build("1f1b", 3, 4)
+    sim = run(record_property, sched, 0.5, 1.25, "1F1B, p=3, m=4")
+    check_rules(sim, sched, 0.5, 1.25, "1F1B p=3 m=4 tf=0.5 tb=1.25")
+    assert math.isclose(sim.total, 10.5), f"expected total (4 + 3 - 1) * 1.75 = 10.5, got {sim.total:g}"
+    check_bubble(sim, bubble_of(sim), "1F1B p=3 m=4 tf=0.5 tb=1.25")
+    check_bubble(sim, 2 / 6, "1F1B p=3 m=4 tf=0.5 tb=1.25")
+
+
+def test_deadlock_raises_value_error():
+    # stage 0 waits at B0 for stage 1's B0; stage 1 waits at F1 for stage 0's F1, which comes after B0
+    sched = [ops("F0 B0 F1 B1"), ops("F1 B1 F0 B0")]
+    expect_value_error(lambda: pp_sim.simulate(sched), "simulate([[F0 B0 F1 B1], [F1 B1 F0 B0]])",
+                       "this schedule deadlocks")
+    expect_value_error(lambda: pp_sim.simulate([ops("B0 F0")]), "simulate([[B0 F0]])",
+                       "the last stage's B0 waits for its own F0, listed after it")
+
+
+def test_render_two_stages():
+    res = pp_sim.SimResult(
+        timeline=[[("F", 0, 0.0, 1.0), ("F", 1, 1.0, 2.0), ("B", 0, 4.0, 6.0), ("B", 1, 7.0, 9.0)],
+                  [("F", 0, 1.0, 2.0), ("B", 0, 2.0, 4.0), ("F", 1, 4.0, 5.0), ("B", 1, 5.0, 7.0)]],
+        total=9.0, bubble=1 / 3, peak_activations=[2, 1])
+    want = ("stage 0 |F0 F1 .. .. B0 B0 .. B1 B1|\n"
+            "stage 1 |.. F0 B0 B0 F1 B1 B1 .. ..|")
+    got = pp_sim.render(res)
+    assert got == want, f"render() of the p=2, m=2 1F1B timeline:\nexpected\n{want}\ngot\n{got}"
+
+
+def test_render_more_than_ten_microbatches():
+    """With micro-batch 10 or more, every cell is 3 characters wide: 'F10', 'B3 ', '...'."""
+    blocks = [("F", 9, 0.0, 1.0), ("F", 10, 1.0, 2.0), ("B", 9, 3.0, 4.0), ("B", 10, 4.0, 5.0)]
+    res = pp_sim.SimResult(timeline=[blocks], total=5.0, bubble=0.2, peak_activations=[2])
+    want = "stage 0 |F9  F10 ... B9  B10|"
+    got = pp_sim.render(res)
+    assert got == want, (f"render() with micro-batches 9 and 10:\nexpected {want!r}\ngot      {got!r}\n"
+                         f"(cells are W = 1 + len(str(10)) = 3 characters wide, labels left-justified)")
+
+
+def test_render_with_a_time_unit():
+    res = pp_sim.SimResult(
+        timeline=[[("F", 0, 0.0, 0.5), ("F", 1, 0.5, 1.0), ("B", 0, 2.0, 3.0), ("B", 1, 3.5, 4.5)],
+                  [("F", 0, 0.5, 1.0), ("B", 0, 1.0, 2.0), ("F", 1, 2.0, 2.5), ("B", 1, 2.5, 3.5)]],
+        total=4.5, bubble=1 / 3, peak_activations=[2, 1])
+    want = ("stage 0 |F0 F1 .. .. B0 B0 .. B1 B1|\n"
+            "stage 1 |.. F0 B0 B0 F1 B1 B1 .. ..|")
+    got = pp_sim.render(res, unit=0.5)
+    assert got == want, f"render(result, unit=0.5) of a tf=0.5, tb=1 timeline:\nexpected\n{want}\ngot\n{got}"
