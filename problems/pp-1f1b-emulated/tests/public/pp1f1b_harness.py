@@ -1,0 +1,235 @@
+"""Test helpers for pp-1f1b-emulated: build a model, run the learner's loop on p emulated ranks,
+compute the full-batch reference gradients, the expected 1F1B order, and timelines."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+import mlp
+import p2p
+from judge.artifacts import timeline
+
+
+@dataclass
+class PipelineRun:
+    p: int
+    M: int
+    world: p2p.World
+    layers: list[list[Any]]            # per stage, the layers holding the accumulated gradients
+    params: list[tuple[np.ndarray, np.ndarray]]   # (W, b) of every Linear, before the step
+    x: np.ndarray
+    y: np.ndarray
+
+    @property
+    def loss(self) -> Any:
+        return self.world.ranks[-1].result
+
+
+def make_problem(p: int, M: int, seed: int, rows: int) -> tuple[list[list[Any]], np.ndarray, np.ndarray]:
+    """Layers for p stages and a batch of M * rows samples (all float64, seeded)."""
+    rng = np.random.default_rng(1000 * seed + 31 * p + M)
+    dims = [int(d) for d in rng.integers(2, 6, size=2 * p + 1)]
+    layers = mlp.make_layers(dims, p, rng)
+    x = rng.standard_normal((M * rows, dims[0]))
+    y = rng.standard_normal((M * rows, dims[-1]))
+    return layers, x, y
+
+
+def _linears(layers: list[list[Any]]) -> list[Any]:
+    return [layer for stage in layers for layer in stage if isinstance(layer, mlp.Linear)]
+
+
+def run_pipeline(loop: Callable[..., Any], p: int, M: int, seed: int = 0, rows: int = 2,
+                 blocking: bool = False) -> PipelineRun:
+    """Run ``loop`` (the learner's ``stage_loop``) on p ranks. Raises what the run raises."""
+    __tracebackhide__ = True
+    layers, x, y = make_problem(p, M, seed, rows)
+    params = [(lin.W.copy(), lin.b.copy()) for lin in _linears(layers)]
+    xs, ys = mlp.split_batch(x, M), mlp.split_batch(y, M)
+
+    def program(comm: p2p.Comm) -> Any:
+        stage = mlp.Stage(comm, layers[comm.rank])
+        return loop(comm, stage, M,
+                    inputs=xs if comm.rank == 0 else None,
+                    targets=ys if comm.rank == p - 1 else None,
+                    blocking=blocking)
+
+    world = p2p.run(p, program)
+    return PipelineRun(p, M, world, layers, params, x, y)
+
+
+@functools.lru_cache(maxsize=None)
+def good_run(loop: Callable[..., Any], p: int, M: int, seed: int = 0, rows: int = 2) -> PipelineRun:
+    """A non-blocking run that must not deadlock (fails the test with an explanation if it does)."""
+    __tracebackhide__ = True
+    try:
+        return run_pipeline(loop, p, M, seed, rows, blocking=False)
+    except p2p.DeadlockError as e:
+        pytest.fail(f"p={p}, M={M}: your loop deadlocked with blocking=False.\n{e}\n"
+                    "With blocking=False every send must be a non-blocking comm.isend, and each "
+                    "rank must receive in the order the neighbour sends.", pytrace=False)
+
+
+def full_batch_reference(params: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray,
+                         y: np.ndarray) -> tuple[float, list[tuple[np.ndarray, np.ndarray]]]:
+    """Loss and (dW, db) of every Linear for the whole batch at once, no pipeline."""
+    hs = [x]
+    for k, (W, b) in enumerate(params):
+        z = hs[-1] @ W + b
+        hs.append(z if k == len(params) - 1 else np.tanh(z))
+    diff = hs[-1] - y
+    loss = float(np.sum(diff * diff) / diff.size)
+    g = 2.0 * diff / diff.size
+    grads = []
+    for k in range(len(params) - 1, -1, -1):
+        if k != len(params) - 1:
+            g = g * (1.0 - hs[k + 1] ** 2)
+        W, _ = params[k]
+        grads.append((hs[k].T @ g, g.sum(axis=0)))
+        g = g @ W.T
+    return loss, grads[::-1]
+
+
+def expected_order(p: int, s: int, M: int) -> list[str]:
+    """1F1B on stage s: min(p-s-1, M) warm-up forwards, then F/B pairs, then the remaining B."""
+    w = min(p - s - 1, M)
+    order = [f"F{i}" for i in range(w)]
+    for i in range(M - w):
+        order += [f"F{w + i}", f"B{i}"]
+    return order + [f"B{i}" for i in range(M - w, M)]
+
+
+def gpipe_order(M: int) -> list[str]:
+    return [f"F{i}" for i in range(M)] + [f"B{i}" for i in range(M)]
+
+
+def world_timeline(world: p2p.World, title: str) -> dict[str, Any]:
+    return timeline([[(e.op, e.mb, e.start, e.end) for e in comm.trace] for comm in world.ranks],
+                    title=title)
+
+
+def fmt(order: list[str]) -> str:
+    return " ".join(order) if order else "(nothing)"
+
+
+def gradient_problems(run: PipelineRun) -> list[str]:
+    """Lines naming every Linear whose accumulated gradient differs from the full-batch one,
+    followed by the likely cause (empty when all gradients match)."""
+    _, ref = full_batch_reference(run.params, run.x, run.y)
+    got = [(lin.dW, lin.db) for lin in _linears(run.layers)]
+    per_stage = len(got) // run.p
+    lines, kinds = [], set()
+    for k, ((dW, db), (rW, rb)) in enumerate(zip(got, ref)):
+        for name, g, r in (("dW", dW, rW), ("db", db, rb)):
+            if np.allclose(g, r, rtol=1e-10, atol=1e-10):
+                continue
+            if not np.any(g):
+                kinds.add("zero")
+            elif run.M > 1 and np.allclose(g, run.M * r, rtol=1e-8, atol=1e-10):
+                kinds.add("times M")
+            else:
+                kinds.add("other")
+            err = float(np.max(np.abs(g - r)))
+            lines.append(f"  stage {k // per_stage}, Linear {k % per_stage}, {name}: "
+                         f"max |yours - full batch| = {err:.3g}")
+    if not lines:
+        return []
+    if kinds == {"times M"}:
+        hint = (f"Every wrong gradient is exactly M = {run.M} times the full-batch one: scale each "
+                f"micro-batch's loss and its gradient by 1/M.")
+    elif kinds == {"zero"}:
+        hint = "The wrong gradients are all zeros: no backward reached those layers."
+    else:
+        hint = ("Check that the backward of micro-batch i uses the activation saved by the forward "
+                "of micro-batch i and the gradient received for micro-batch i, and that the loss "
+                "gradient is scaled by 1/M.")
+    return lines + [hint]
+
+
+# -- checks shared by the public and secret tests ------------------------------------------
+def assert_gradients(run: PipelineRun) -> None:
+    __tracebackhide__ = True
+    problems = gradient_problems(run)
+    assert not problems, (
+        f"p={run.p} stages, M={run.M} micro-batches: the summed micro-batch gradients must equal "
+        f"the full-batch gradient (atol = rtol = 1e-10), but these differ:\n" + "\n".join(problems))
+
+
+def assert_loss(run: PipelineRun) -> None:
+    __tracebackhide__ = True
+    p, M = run.p, run.M
+    ref, _ = full_batch_reference(run.params, run.x, run.y)
+    got = run.loss
+    assert isinstance(got, float), (
+        f"p={p}, M={M}: the last rank's stage_loop must return the loss as a float "
+        f"(the sum over micro-batches of mse / M), got {got!r}")
+    got = float(got)
+    hint = ""
+    if M > 1 and abs(got - M * ref) <= 1e-10 * abs(M * ref):
+        hint = f" That is M = {M} times too large: divide each micro-batch's loss by M."
+    assert abs(got - ref) <= 1e-10 + 1e-10 * abs(ref), (
+        f"p={p}, M={M}: expected the full-batch mean squared error {ref!r}, got {got!r}.{hint}")
+
+
+def assert_order(run: PipelineRun) -> None:
+    __tracebackhide__ = True
+    p, M = run.p, run.M
+    for s, comm in enumerate(run.world.ranks):
+        got, want = comm.order(), expected_order(p, s, M)
+        if got == want:
+            continue
+        if got == gpipe_order(M) and M > 1:
+            why = "that is GPipe's order: 1F1B starts backwards as soon as the pipeline is full"
+        elif [o[0] for o in got] == [o[0] for o in want]:
+            why = ("the F/B pattern is right but the micro-batches are not: backwards run in "
+                   "micro-batch order 0, 1, 2, ..., each with the oldest activation still saved")
+        else:
+            warm = next((i for i, o in enumerate(got) if o.startswith("B")), len(got))
+            why = (f"stage {s} should do min(p - s - 1, M) = {min(p - s - 1, M)} warm-up forwards "
+                   f"before its first backward (yours did {warm}), then alternate one forward and "
+                   f"one backward, then drain the remaining backwards")
+        pytest.fail(f"p={p}, M={M}, stage {s}: expected {fmt(want)}, got {fmt(got)} ({why})",
+                    pytrace=False)
+
+
+def assert_memory(run: PipelineRun) -> None:
+    __tracebackhide__ = True
+    p, M = run.p, run.M
+    for s, comm in enumerate(run.world.ranks):
+        assert comm.peak_live <= p - s, (
+            f"p={p}, M={M}: stage {s} held {comm.peak_live} activations at once; 1F1B needs at most "
+            f"p - s = {p - s} (its warm-up forwards plus the one in flight). Free each activation "
+            f"when its backward is done: act = comm.stash.pop(mb).")
+        assert len(comm.stash) == 0, (
+            f"p={p}, M={M}: after the step, stage {s} still holds the activations of micro-batches "
+            f"{sorted(comm.stash)}; take each one out of comm.stash for its backward "
+            f"(act = comm.stash.pop(mb)).")
+
+
+def assert_blocking_deadlocks(loop: Callable[..., Any], p: int, M: int, record_property: Any) -> None:
+    __tracebackhide__ = True
+    try:
+        run = run_pipeline(loop, p, M, blocking=True)
+    except p2p.DeadlockError as e:
+        record_property("timeline", world_timeline(
+            e.world, f"blocking sends, p={p}, M={M}: the compute done before the deadlock"))
+        msg = str(e)
+        assert "send(to=" in msg, (
+            f"p={p}, M={M}: with blocking=True the deadlock should come from blocking sends, but "
+            f"no rank is blocked in a send:\n{msg}")
+        return
+    record_property("timeline", world_timeline(run.world, f"blocking sends, p={p}, M={M}"))
+    gpipe = all(c.order() == gpipe_order(M) for c in run.world.ranks[:-1])
+    note = (" (Your order is GPipe's: with all forwards before any backward, blocking sends do "
+            "not deadlock; 1F1B's interleaving of forwards and backwards is what does.)" if gpipe else "")
+    pytest.fail(
+        f"p={p}, M={M}: with blocking=True (every send a blocking comm.send, placed where the "
+        f"non-blocking loop puts its isend) the 1F1B loop should deadlock, but it finished. "
+        f"Check that blocking=True really uses `yield comm.send(dst, x)` for every send.{note}",
+        pytrace=False)

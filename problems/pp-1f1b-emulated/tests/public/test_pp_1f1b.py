@@ -1,0 +1,42 @@
+"""Public tests for pp-1f1b-emulated: gradients, loss, 1F1B order, activation memory, deadlock."""
+
+from __future__ import annotations
+
+import pytest
+
+import pp1f1b_harness as h
+
+CASES = [(1, 1), (1, 3), (2, 1), (2, 4), (3, 2), (3, 5), (4, 8)]
+
+
+@pytest.mark.parametrize("p,M", CASES)
+def test_gradients_match_full_batch(p: int, M: int) -> None:
+    import pp_1f1b
+    h.assert_gradients(h.good_run(pp_1f1b.stage_loop, p, M))
+
+
+@pytest.mark.parametrize("p,M", CASES)
+def test_loss_is_full_batch_mse(p: int, M: int) -> None:
+    import pp_1f1b
+    h.assert_loss(h.good_run(pp_1f1b.stage_loop, p, M))
+
+
+@pytest.mark.parametrize("p,M", [(2, 4), (3, 2), (4, 8)])
+def test_order_is_1f1b(p: int, M: int, record_property) -> None:
+    import pp_1f1b
+    run = h.good_run(pp_1f1b.stage_loop, p, M)
+    record_property("timeline", h.world_timeline(
+        run.world, f"your pipeline: p={p} stages, M={M} micro-batches (F = 1 unit, B = 2 units)"))
+    h.assert_order(run)
+
+
+@pytest.mark.parametrize("p,M", [(2, 4), (3, 5), (4, 8)])
+def test_activation_memory(p: int, M: int) -> None:
+    import pp_1f1b
+    h.assert_memory(h.good_run(pp_1f1b.stage_loop, p, M))
+
+
+@pytest.mark.parametrize("p,M", [(2, 2), (4, 6)])
+def test_blocking_sends_deadlock(p: int, M: int, record_property) -> None:
+    import pp_1f1b
+    h.assert_blocking_deadlocks(pp_1f1b.stage_loop, p, M, record_property)
