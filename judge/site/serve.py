@@ -47,7 +47,7 @@ MIME_TYPES = {
 }
 
 #: Path prefixes whose content never changes under the same URL.
-IMMUTABLE_PREFIXES = ("/pyodide/", "/vendor/", "/assets/")
+IMMUTABLE_PREFIXES = ("/pyodide/", "/assets/")
 
 
 class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):

@@ -1,0 +1,247 @@
+// Engines: Pyodide workers that run the judge, with a pre-booted spare for hard stops.
+//
+// The pool boots one worker when the page opens and a spare once the first is ready. A run has a
+// time limit (the problem's). Stop and the time limit first interrupt the running Python through a
+// SharedArrayBuffer (only when the page is cross-origin isolated); if the engine is not free again
+// within GRACE_MS, or there is no shared memory, the worker is terminated and the spare takes over
+// while a new spare boots. The caller gets its verdict at once either way: the page never waits on
+// a stuck worker.
+
+const GRACE_MS = 1500;
+const SPARE_DELAY_MS = 800;
+
+let engineCounter = 0;
+
+class Engine {
+  constructor(config, pool) {
+    this.id = ++engineCounter;
+    this.pool = pool;
+    this.state = "booting"; // booting | ready | busy | dead
+    this.progress = "Starting Python…";
+    this.timings = null;
+    this.handlers = null; // handlers of the run in progress
+    this.shared = typeof SharedArrayBuffer !== "undefined" && self.crossOriginIsolated;
+    this.interrupt = this.shared ? new Int32Array(new SharedArrayBuffer(4)) : null;
+    this.worker = new Worker("worker.js", { name: `judge-engine-${this.id}` });
+    this.worker.onmessage = (event) => this.onMessage(event.data);
+    this.worker.onerror = (event) => {
+      event.preventDefault?.();
+      this.fail(`the Python engine crashed (${event.message || "worker error"})`);
+    };
+    const { indexURL, packages } = config.pyodide;
+    this.worker.postMessage({
+      type: "boot",
+      indexURL: new URL(indexURL, location.href).href,
+      packages,
+      judgeZip: new URL(config.judge_zip, location.href).href,
+      interruptBuffer: this.interrupt,
+    });
+  }
+
+  onMessage(msg) {
+    if (msg.type === "progress") {
+      this.progress = msg.text;
+      this.pool.changed();
+    } else if (msg.type === "ready") {
+      this.state = "ready";
+      this.timings = msg.timings;
+      this.pool.engineReady(this);
+    } else if (msg.type === "boot-error") {
+      this.bootError = msg.message;
+      this.fail(`Python could not start: ${msg.message}`);
+    } else if (this.handlers && msg.runId === this.handlers.runId) {
+      const h = this.handlers;
+      if (msg.type === "started") h.started();
+      else if (msg.type === "done" || msg.type === "engine-error") {
+        this.handlers = null;
+        this.state = "ready";
+        h.finished(msg);
+        this.pool.engineReady(this);
+      }
+    }
+  }
+
+  run(runId, payload, handlers) {
+    this.state = "busy";
+    this.handlers = { runId, ...handlers };
+    if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
+    this.worker.postMessage({ type: "run", runId, ...payload });
+  }
+
+  requestInterrupt() {
+    if (!this.interrupt) return false;
+    Atomics.store(this.interrupt, 0, 2); // SIGINT
+    return true;
+  }
+
+  fail(message) {
+    if (this.state === "dead") return;
+    const h = this.handlers;
+    this.terminate();
+    if (h) h.finished({ type: "engine-error", runId: h.runId, message });
+    this.pool.engineDied(this, message);
+  }
+
+  terminate() {
+    this.state = "dead";
+    this.handlers = null;
+    this.worker.terminate();
+  }
+}
+
+export class EnginePool {
+  /** config: the site configuration; onChange(status) is called whenever the status changes. */
+  constructor(config, onChange) {
+    this.config = config;
+    this.onChange = onChange;
+    this.primary = null;
+    this.spare = null;
+    this.runCounter = 0;
+    this.current = null; // the run in progress (its controller)
+    this.waiters = [];
+    this.lastError = null;
+    this.bootFailures = 0;
+  }
+
+  start() {
+    this.primary = new Engine(this.config, this);
+    this.bootStarted = performance.now();
+    this.changed();
+  }
+
+  /** {state: booting|ready|running, text, shared} for the status line. */
+  status() {
+    const p = this.primary;
+    if (this.current) return { state: "running", text: this.current.aborting ? "Stopping…" : "Running tests…" };
+    if (p && p.state === "ready") return { state: "ready", text: "Python ready" };
+    if (p && p.state === "busy") return { state: "running", text: "Finishing the previous run…" };
+    if (this.lastError && (!p || p.state === "dead")) return { state: "booting", text: this.lastError, error: true };
+    return { state: "booting", text: p ? p.progress : "Starting Python…" };
+  }
+
+  changed() { this.onChange(this.status()); }
+
+  engineReady(engine) {
+    if (engine === this.spare && (!this.primary || this.primary.state === "dead")) this.promote();
+    if (engine === this.primary) {
+      if (!this.firstReadyAt) {
+        this.firstReadyAt = performance.now();
+        this.bootMs = Math.round(this.firstReadyAt - this.bootStarted);
+      }
+      this.scheduleSpare();
+      const waiters = this.waiters.splice(0);
+      waiters.forEach((resolve) => resolve());
+    }
+    this.changed();
+  }
+
+  engineDied(engine, message) {
+    if (engine === this.primary) {
+      this.lastError = message;
+      if (engine.bootError) this.bootFailures += 1;
+      this.primary = null;
+      this.promote();
+    } else if (engine === this.spare) {
+      this.spare = null;
+      if (engine.bootError) this.bootFailures += 1;
+    }
+    this.waiters.splice(0).forEach((resolve) => resolve()); // let acquire() look again
+    this.changed();
+  }
+
+  /** Make the spare the primary (booting or ready) and start a new spare later. */
+  promote() {
+    if (this.primary && this.primary.state !== "dead") return;
+    if (this.bootFailures >= 3) return; // do not loop on a distribution that cannot boot
+    this.primary = this.spare || new Engine(this.config, this);
+    this.spare = null;
+    if (this.primary.state === "ready") this.engineReady(this.primary);
+    this.changed();
+  }
+
+  scheduleSpare() {
+    if (this.spare || this.spareTimer || this.bootFailures >= 3) return;
+    this.spareTimer = setTimeout(() => {
+      this.spareTimer = null;
+      if (!this.spare) this.spare = new Engine(this.config, this);
+    }, SPARE_DELAY_MS);
+  }
+
+  /** Resolve when the primary engine is ready for a run. */
+  async acquire() {
+    while (!this.primary || this.primary.state !== "ready") {
+      if (!this.primary || this.primary.state === "dead") this.promote();
+      if (!this.primary) throw new Error(this.lastError || "Python could not start");
+      await new Promise((resolve) => this.waiters.push(resolve));
+    }
+    return this.primary;
+  }
+
+  /**
+   * Run the public tests. Resolves with one of
+   *   {kind: "result", json}            the Result JSON text from the runner
+   *   {kind: "timeout", seconds}        the time limit hit (interrupted or worker replaced)
+   *   {kind: "stopped", seconds}        the learner pressed Stop
+   *   {kind: "error", message}          the engine failed (crash, boot error, internal error)
+   */
+  run(problem, source, timeLimit) {
+    if (this.current) return Promise.reject(new Error("a run is already in progress"));
+    return new Promise((resolve) => {
+      const ctl = { aborting: null, startedAt: null, resolve, settled: false, engine: null };
+      this.current = ctl;
+      const settle = (outcome) => {
+        if (ctl.settled) return;
+        ctl.settled = true;
+        clearTimeout(ctl.timer);
+        if (this.current === ctl) this.current = null;
+        this.changed();
+        resolve(outcome);
+      };
+      ctl.settle = settle;
+      this.changed();
+      this.acquire().then((engine) => {
+        if (ctl.aborting) return settle({ kind: ctl.aborting, seconds: 0 });
+        ctl.engine = engine;
+        const runId = ++this.runCounter;
+        const payload = { problem, source, micropip: this.config.micropip || null };
+        engine.run(runId, payload, {
+          started: () => {
+            ctl.startedAt = performance.now();
+            ctl.timer = setTimeout(() => this.abort("timeout", timeLimit), timeLimit * 1000);
+          },
+          finished: (msg) => {
+            if (ctl.aborting) return; // the verdict was already given
+            if (msg.type === "engine-error") settle({ kind: "error", message: msg.message });
+            else if (msg.interrupted) settle({ kind: "error", message: "the run was interrupted (KeyboardInterrupt)" });
+            else settle({ kind: "result", json: msg.json });
+          },
+        });
+      }).catch((err) => settle({ kind: "error", message: String(err.message || err) }));
+    });
+  }
+
+  /** Stop the run in progress (reason "stopped" or "timeout"). */
+  abort(reason = "stopped", limit = null) {
+    const ctl = this.current;
+    if (!ctl || ctl.aborting) return;
+    ctl.aborting = reason;
+    const elapsed = ctl.startedAt ? (performance.now() - ctl.startedAt) / 1000 : 0;
+    const seconds = reason === "timeout" && limit !== null ? limit : Math.round(elapsed * 10) / 10;
+    const engine = ctl.engine;
+    ctl.settle({ kind: reason, seconds });
+    if (!engine) { this.waiters.splice(0).forEach((r) => r()); return; }
+    if (engine.state !== "busy") return;
+    const interrupted = engine.requestInterrupt();
+    const kill = () => {
+      if (engine.state === "busy") {
+        engine.terminate();
+        this.engineDied(engine, null);
+        this.lastError = null;
+      }
+    };
+    if (interrupted) setTimeout(kill, GRACE_MS);
+    else kill();
+  }
+
+  get busy() { return Boolean(this.current); }
+}

@@ -1,0 +1,142 @@
+// The results panel: a summary line, then one entry per test with its outcome, message,
+// trimmed traceback (frames in the learner's file jump to that line in the editor), captured
+// output and artifacts (timelines drawn as SVG).
+import { renderTimeline } from "./timeline.js";
+
+const OUTCOME_ICON = { passed: "✓", failed: "✗", error: "!", skipped: "–" };
+const OUTCOME_WORD = { passed: "passed", failed: "failed", error: "error", skipped: "skipped" };
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "dataset") Object.assign(node.dataset, v);
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function seconds(x) {
+  if (!x) return "";
+  return x < 1 ? `${Math.round(x * 1000)} ms` : `${x.toFixed(x < 10 ? 2 : 1)} s`;
+}
+
+/** Summary text for a Result. */
+export function summaryText(result) {
+  const { status, passed = 0, total = 0 } = result;
+  if (status === "passed") return `All ${total} test${total === 1 ? "" : "s"} passed`;
+  if (status === "failed") return `${passed} of ${total} test${total === 1 ? "" : "s"} passed`;
+  if (status === "timeout") return `Timed out: ${result.message || "the time limit was reached"}`;
+  if (total) return `Error: ${firstLine(result.message) || "see below"} (${passed} of ${total} passed)`;
+  return `Error: ${firstLine(result.message) || "the tests could not run"}`;
+}
+
+function firstLine(text) { return (text || "").split("\n")[0]; }
+
+/**
+ * Fill `summaryEl` and `listEl` from a Result object.
+ * ctx: {entry, goToLine(line), width()}
+ */
+export function renderResult(result, summaryEl, listEl, ctx) {
+  summaryEl.replaceChildren();
+  listEl.replaceChildren();
+  const badge = h("span", { class: `badge badge-${result.status}` }, result.status);
+  const text = h("span", { class: "summary-text" }, summaryText(result));
+  const meta = h("span", { class: "summary-meta muted" }, result.duration ? `in ${seconds(result.duration)}` : "");
+  summaryEl.append(badge, text, meta);
+  const multiLine = (result.message || "").includes("\n") || (result.message || "").length > 90;
+  if (result.message && (result.status === "error" || result.status === "timeout") && (multiLine || result.tests?.length)) {
+    summaryEl.append(h("pre", { class: "message summary-message" }, linkify(result.message, ctx)));
+  }
+  if (result.status === "timeout" || result.stopped) {
+    summaryEl.append(h("p", { class: "muted hint" },
+      result.stopped ? "The run was stopped before the tests finished." :
+      "Look for a loop that never ends, or work that grows too fast. Your code is saved."));
+  }
+  const tests = result.tests || [];
+  let opened = 0;
+  for (const test of tests) {
+    const bad = test.outcome === "failed" || test.outcome === "error";
+    const open = bad && opened < 3;
+    if (open) opened += 1;
+    listEl.append(renderTest(test, open, ctx));
+  }
+}
+
+function renderTest(test, open, ctx) {
+  const li = h("li", { class: `test test-${test.outcome}`, "data-testid": "test-result",
+                       "data-outcome": test.outcome, "data-test-id": test.id });
+  const details = h("details", { open: open || null });
+  const summary = h("summary", {},
+    h("span", { class: `outcome outcome-${test.outcome}`, "aria-hidden": "true" }, OUTCOME_ICON[test.outcome] || "?"),
+    h("span", { class: "test-name" }, test.name),
+    h("span", { class: "visually-hidden" }, ` ${OUTCOME_WORD[test.outcome] || test.outcome}`),
+    h("span", { class: "test-meta muted" }, seconds(test.duration)));
+  details.append(summary);
+  const body = h("div", { class: "test-body" });
+  if (test.message) body.append(h("pre", { class: "message" }, linkify(test.message, ctx)));
+  if (test.traceback && test.traceback.length) body.append(renderTraceback(test.traceback, ctx));
+  for (const artifact of test.artifacts || []) body.append(renderArtifact(artifact, ctx));
+  if (test.stdout) body.append(outputBlock("Output (stdout)", test.stdout));
+  if (test.stderr) body.append(outputBlock("Errors (stderr)", test.stderr));
+  if (!body.childElementCount) body.append(h("p", { class: "muted" }, test.outcome === "passed" ? "Passed." : "No details."));
+  details.append(body);
+  li.append(details);
+  return li;
+}
+
+function renderTraceback(frames, ctx) {
+  const list = h("ol", { class: "traceback", "aria-label": "Traceback, most recent call last" });
+  for (const f of frames) {
+    const mine = f.file === ctx.entry;
+    const where = `${f.file}:${f.line}`;
+    const loc = mine
+      ? h("button", { type: "button", class: "link-button frame-link", title: `Show line ${f.line} in the editor`,
+                      onclick: () => ctx.goToLine(f.line) }, where)
+      : h("span", { class: "frame-file" }, where);
+    list.append(h("li", { class: mine ? "frame frame-mine" : "frame" },
+      loc, h("span", { class: "muted" }, ` in ${f.function}`),
+      f.code ? h("code", { class: "frame-code" }, f.code) : null));
+  }
+  return h("div", { class: "traceback-box" }, h("div", { class: "label" }, "Traceback"), list);
+}
+
+/** Turn "pp_sim.py:12" / "pp_sim.py, line 12" in messages into links to the editor line. */
+function linkify(text, ctx) {
+  const frag = document.createDocumentFragment();
+  const entry = ctx.entry.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const re = new RegExp(`(${entry})(?::(\\d+)|, line (\\d+))`, "g");
+  let last = 0;
+  for (const m of text.matchAll(re)) {
+    frag.append(text.slice(last, m.index));
+    const line = Number(m[2] || m[3]);
+    frag.append(h("button", { type: "button", class: "link-button", title: `Show line ${line} in the editor`,
+                              onclick: () => ctx.goToLine(line) }, m[0]));
+    last = m.index + m[0].length;
+  }
+  frag.append(text.slice(last));
+  return frag;
+}
+
+function outputBlock(title, text) {
+  return h("details", { class: "output", open: true }, h("summary", {}, title), h("pre", {}, text));
+}
+
+function renderArtifact(artifact, ctx) {
+  const value = artifact.value;
+  if (value && typeof value === "object" && value.type === "timeline") {
+    try {
+      return renderTimeline(value, ctx.width());
+    } catch (err) {
+      return h("pre", { class: "message" }, `(could not draw the timeline: ${err.message})`);
+    }
+  }
+  const text = typeof value === "string" ? value : JSON.stringify(value, null, 1);
+  return h("details", { class: "output" }, h("summary", {}, artifact.name), h("pre", {}, text));
+}

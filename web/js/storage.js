@@ -1,0 +1,47 @@
+// Local persistence: every edit is written to localStorage at once, per problem.
+//
+// Keys: pp-judge:v1:code:<problem-id> (the learner's source), pp-judge:v1:status:<problem-id>
+// ("failing" | "passed", the last verdict) and pp-judge:v1:last (the last problem opened).
+// A write that fails (quota exceeded, storage disabled) is never dropped: the text stays in
+// memory, the page shows a warning, and the next edit tries again. Download all still works.
+
+const PREFIX = "pp-judge:v1:";
+const memory = new Map(); // writes that localStorage refused, retried on the next save
+let onError = () => {};
+let storageOk = true;
+
+export function onStorageError(callback) { onError = callback; }
+export function storageHealthy() { return storageOk && memory.size === 0; }
+
+function read(key) {
+  if (memory.has(key)) return memory.get(key);
+  try { return localStorage.getItem(PREFIX + key); } catch { return null; }
+}
+
+function write(key, value) {
+  try {
+    if (value === null) localStorage.removeItem(PREFIX + key);
+    else localStorage.setItem(PREFIX + key, value);
+    memory.delete(key);
+    // retry what failed before, now that a write went through
+    for (const [k, v] of [...memory]) {
+      if (v === null) localStorage.removeItem(PREFIX + k); else localStorage.setItem(PREFIX + k, v);
+      memory.delete(k);
+    }
+    if (!storageOk) { storageOk = true; onError(null); }
+    return true;
+  } catch (err) {
+    memory.set(key, value);
+    storageOk = false;
+    onError(err);
+    return false;
+  }
+}
+
+export const loadCode = (id) => read(`code:${id}`);
+export const saveCode = (id, text) => write(`code:${id}`, text);
+export const clearCode = (id) => write(`code:${id}`, null);
+export const loadStatus = (id) => read(`status:${id}`);
+export const saveStatus = (id, status) => write(`status:${id}`, status);
+export const loadLast = () => read("last");
+export const saveLast = (id) => write("last", id);

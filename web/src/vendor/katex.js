@@ -1,0 +1,3 @@
+// Entry point for the vendored KaTeX bundle: math in statements.
+import katex from "katex";
+export default katex;

@@ -1,0 +1,72 @@
+/* Service worker: the app and Pyodide from a versioned cache, for a faster second visit and offline use.
+ *
+ * `python -m judge build` replaces the placeholder below with this build's id and the list of
+ * files to precache (every file of the site, Pyodide included in `self` mode). A new build has a
+ * new id, so a new worker installs, precaches, and deletes the old build's cache when it takes over.
+ * In `cdn` mode the Pyodide files come from the CDN: they are cached the first time they are fetched.
+ *
+ * Responses get the cross-origin isolation headers added if the host did not send them, so the
+ * page can use SharedArrayBuffer (fast Stop) even on static hosts that cannot set headers (after
+ * the first load, once this worker controls the page).
+ */
+/*__PRECACHE__*/
+const CACHE = `pp-judge-${SETTINGS.build}`;
+const RUNTIME = "pp-judge-runtime";
+
+self.addEventListener("install", (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    // one by one: a 17 MB precache must not open dozens of parallel downloads
+    for (const url of SETTINGS.precache) {
+      const request = new Request(url, { cache: "no-cache" });
+      const response = await fetch(request);
+      if (!response.ok) throw new Error(`precache ${url}: HTTP ${response.status}`);
+      await cache.put(url, response);
+    }
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil((async () => {
+    for (const key of await caches.keys()) {
+      if (key.startsWith("pp-judge-") && key !== CACHE && key !== RUNTIME) await caches.delete(key);
+    }
+    await self.clients.claim();
+  })());
+});
+
+function isolate(response) {
+  if (response.type === "opaque" || response.status === 0) return response;
+  if (response.headers.get("Cross-Origin-Embedder-Policy")) return response;
+  const headers = new Headers(response.headers);
+  headers.set("Cross-Origin-Opener-Policy", "same-origin");
+  headers.set("Cross-Origin-Embedder-Policy", "require-corp");
+  headers.set("Cross-Origin-Resource-Policy", "cross-origin");
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (request.method !== "GET") return;
+  const url = new URL(request.url);
+  const sameOrigin = url.origin === self.location.origin;
+  const fromCdn = SETTINGS.cdnPrefix && request.url.startsWith(SETTINGS.cdnPrefix);
+  if (!sameOrigin && !fromCdn) return;
+  event.respondWith((async () => {
+    const cache = await caches.open(CACHE);
+    let key = request;
+    if (sameOrigin && request.mode === "navigate") key = new URL("./", self.location.href).href;
+    const hit = await cache.match(key, { ignoreSearch: sameOrigin && request.mode === "navigate" });
+    if (hit) return isolate(hit);
+    if (fromCdn) {
+      const runtime = await caches.open(RUNTIME);
+      const cached = await runtime.match(request);
+      if (cached) return cached;
+      const response = await fetch(request);
+      if (response.ok) await runtime.put(request, response.clone());
+      return response;
+    }
+    return isolate(await fetch(request));
+  })());
+});
