@@ -39,6 +39,18 @@ def _hint(p: int, s: int, m: int, ops) -> str:
     return ""
 
 
+def _sim(sched, tf, tb, tw, label):
+    """Run the learner's simulate; if it rejects a valid schedule, say so."""
+    try:
+        return zero_bubble.simulate(sched, tf, tb, tw)
+    except ValueError as exc:
+        if H.check_schedule(sched, len(sched), sum(op == "F" for op, _ in sched[0])) is None:
+            raise AssertionError(
+                f"simulate raised ValueError({exc}) on {label}, a valid schedule:\n{H.fmt_sched(sched)}\n"
+                "B waits only for the next stage's B (not its W), and W only for its own stage's B.") from None
+        raise
+
+
 def test_order_p4_m8():
     got = zero_bubble.zb_h1_schedule(4, 8)
     assert isinstance(got, list) and len(got) == 4, f"zb_h1_schedule(4, 8) should return a list of 4 stages, got {got!r}"
@@ -58,7 +70,7 @@ def test_schedule_is_valid(p, m):
 def test_bubble_p4_m8_timeline(record_property):
     p, m = 4, 8
     sched = zero_bubble.zb_h1_schedule(p, m)
-    res = zero_bubble.simulate(sched, 1.0, 1.0, 1.0)
+    res = _sim(sched, 1.0, 1.0, 1.0, f"zb_h1_schedule({p}, {m})")
     record_property("timeline", timeline(res["timeline"], title=f"ZB-H1, p={p}, m={m}, T_F = T_B = T_W = 1"))
     bubble = [float(b) for b in res["bubble"]]
     assert float(res["total"]) == 3 * m + p - 1, (
@@ -68,9 +80,9 @@ def test_bubble_p4_m8_timeline(record_property):
 
 @pytest.mark.parametrize("p,m", [(2, 2), (3, 6), (4, 4), (6, 9)])
 def test_bubble_is_a_third_of_1f1b(p, m, record_property):
-    zb = zero_bubble.simulate(zero_bubble.zb_h1_schedule(p, m), 1.0, 1.0, 1.0)
-    split = zero_bubble.simulate(H.w_right_after_b(H.one_f_one_b(p, m)), 1.0, 1.0, 1.0)
-    fused = zero_bubble.simulate(H.one_f_one_b(p, m), 1.0, 2.0, 1.0)  # one B op of time T_B + T_W = 2
+    zb = _sim(zero_bubble.zb_h1_schedule(p, m), 1.0, 1.0, 1.0, f"zb_h1_schedule({p}, {m})")
+    split = _sim(H.w_right_after_b(H.one_f_one_b(p, m)), 1.0, 1.0, 1.0, "1F1B with W right after B")
+    fused = _sim(H.one_f_one_b(p, m), 1.0, 2.0, 1.0, "1F1B with a fused backward")  # one B op of time T_B + T_W = 2
     record_property("timeline", timeline(zb["timeline"], title=f"ZB-H1, p={p}, m={m}"))
     got = [float(b) for b in zb["bubble"]]
     hint = ""
