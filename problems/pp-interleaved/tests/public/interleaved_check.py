@@ -151,6 +151,32 @@ def assert_schedule(p: int, m: int, v: int, expected: list, got: list) -> None:
     assert not errors, f"interleaved_schedule(p={p}, m={m}, v={v}) {NOTATION}:\n" + "\n".join(errors)
 
 
+def stuck_ops(sched: list, p: int, v: int) -> list[str]:
+    """Run the lists in dependency order without timing; return, per rank that cannot finish,
+    the op it is stuck at (empty when the schedule runs to the end). Used so that the tests never
+    hand a deadlocking schedule to your simulate_interleaved by accident."""
+    last = p * v - 1
+    done: set[tuple[int, str, int]] = set()
+    pos = [0] * p
+    moved = True
+    while moved:
+        moved = False
+        for r in range(p):
+            while pos[r] < len(sched[r]):
+                chunk, kind, mb = sched[r][pos[r]]
+                g = chunk * p + r
+                if kind == "F":
+                    dep = (g - 1, "F", mb) if g > 0 else None
+                else:
+                    dep = (g + 1, "B", mb) if g < last else (g, "F", mb)
+                if dep is not None and dep not in done:
+                    break
+                done.add((g, kind, mb))
+                pos[r] += 1
+                moved = True
+    return [f"rank {r} at {label(sched[r][pos[r]])}" for r in range(p) if pos[r] < len(sched[r])]
+
+
 def timeline_artifact(rows: list, title: str) -> dict:
     """A judge timeline from simulate_interleaved's rows of (chunk, op, mb, start, end)."""
     from judge.artifacts import timeline
@@ -159,7 +185,10 @@ def timeline_artifact(rows: list, title: str) -> dict:
 
 
 def try_timeline(module: Any, sched: list, p: int, v: int, title: str) -> dict | None:
-    """The learner's own simulation of ``sched`` as a timeline artifact, or None if it does not run."""
+    """The learner's own simulation of ``sched`` as a timeline artifact, or None if it does not run
+    (or the schedule would deadlock: then it is not simulated at all)."""
+    if stuck_ops(sched, p, v):
+        return None
     try:
         rows, _, _ = module.simulate_interleaved(sched, p, v)
         return timeline_artifact(rows, title)

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 import interleaved
-from interleaved_check import (NOTATION, assert_schedule, fmt, leading_forwards, normalize, parse,
+from interleaved_check import (NOTATION, assert_schedule, fmt, leading_forwards, normalize, parse, stuck_ops,
                                timeline_artifact, try_timeline, warmup_hint)
 
 # Expected per-rank lists, written F<mb>c<chunk> (forward of micro-batch mb on local chunk c).
@@ -125,15 +125,16 @@ def test_v1_accepts_any_m():
 
 
 @pytest.mark.parametrize("p,m,v", [(2, 4, 2), (4, 8, 2), (3, 6, 3), (4, 8, 4)])
-def test_schedule_runs_without_deadlock(p, m, v, record_property):
-    # Uses your simulate_interleaved on your interleaved_schedule.
+def test_schedule_has_no_deadlock(p, m, v, record_property):
     sched = normalize(interleaved.interleaved_schedule(p, m, v), p)
-    try:
-        rows, total, _ = interleaved.simulate_interleaved(sched, p, v)
-    except ValueError as exc:
-        pytest.fail(f"p={p} m={m} v={v}: your schedule cannot run to the end (a rank waits for an op that "
-                    f"waits for it): {exc}")
-    record_property("timeline", timeline_artifact(rows, f"interleaved 1F1B, p={p} m={m} v={v}"))
+    stuck = stuck_ops(sched, p, v)
+    assert not stuck, (
+        f"p={p} m={m} v={v}: your schedule cannot run to the end; stuck: {'; '.join(stuck)} {NOTATION}. "
+        f"Each of these waits for an op that (directly or through other ranks) waits for it. Typical causes: "
+        f"too few warm-up forwards (the (v - 1) * p term) or backwards in forward chunk order")
+    # the schedule is feasible: your simulation must run every op of it
+    rows, total, _ = interleaved.simulate_interleaved(sched, p, v)
+    record_property("timeline", timeline_artifact(_rows(rows), f"interleaved 1F1B, p={p} m={m} v={v}"))
     assert sum(len(row) for row in rows) == 2 * m * v * p, "every op of the schedule must appear in the timeline"
 
 
@@ -210,6 +211,8 @@ def test_bubble_shrinks_with_v(tf, tb, record_property):
     idle = {}
     for v in (1, 2, 4):
         sched = normalize(interleaved.interleaved_schedule(p, m, v), p)
+        stuck = stuck_ops(sched, p, v)
+        assert not stuck, f"v={v}: your interleaved_schedule({p}, {m}, {v}) deadlocks: {'; '.join(stuck)}"
         rows, total, bubble = interleaved.simulate_interleaved(sched, p, v, tf=tf, tb=tb)
         if v == 4:
             record_property("timeline", timeline_artifact(_rows(rows), f"p={p} m={m} v={v}, tf={tf}, tb={tb}"))
