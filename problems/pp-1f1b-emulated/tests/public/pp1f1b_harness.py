@@ -168,13 +168,13 @@ def assert_loss(run: PipelineRun) -> None:
     got = run.loss
     assert isinstance(got, float), (
         f"p={p}, M={M}: the last rank's stage_loop must return the loss as a float "
-        f"(the sum over micro-batches of mse / M), got {got!r}")
+        f"(the sum over micro-batches of mse / M), got {'None' if got is None else 'a ' + type(got).__name__}")
     got = float(got)
     hint = ""
     if M > 1 and abs(got - M * ref) <= 1e-10 * abs(M * ref):
         hint = f" That is M = {M} times too large: divide each micro-batch's loss by M."
     assert abs(got - ref) <= 1e-10 + 1e-10 * abs(ref), (
-        f"p={p}, M={M}: expected the full-batch mean squared error {ref!r}, got {got!r}.{hint}")
+        f"p={p}, M={M}: expected the full-batch mean squared error {ref:.10g}, got {got:.10g}.{hint}")
 
 
 def assert_order(run: PipelineRun) -> None:
