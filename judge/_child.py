@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import sys
+import tempfile
 
 OUTPUT_FILE_LIMIT = 64 * 1024 * 1024  # bytes any one file (including captured output) may reach
 
@@ -39,10 +40,17 @@ def main() -> None:
     channel = os.fdopen(job.pop("fd"), "w", encoding="utf-8")
     token = job.pop("token")
     _set_limits(job["memory_limit"])
-    from .runner import judge_source  # imported after the limits: numpy and pytest count too
+    import numpy  # noqa: F401  imported before the guard (it loads native code), after the limits
 
+    from .guard import install_guard
+    from .runner import judge_source
+
+    root = job["root"]
+    tempfile.tempdir = root  # pytest's capture files and tmp_path live in the private folder too
+    os.environ["TMPDIR"] = root
+    install_guard(root)
     result = judge_source(job["problem_dir"], job["source"], include_secret=job["include_secret"],
-                          keyword=job["keyword"])
+                          keyword=job["keyword"], workdir=root)
     channel.write(token + "\n" + result.to_json())
     channel.flush()
     os._exit(0)  # skip atexit handlers and non-daemon threads the learner may have left behind

@@ -7,6 +7,7 @@ tests), captured output (capped) and the artifacts recorded with ``record_proper
 
 from __future__ import annotations
 
+import errno
 import json
 import linecache
 import re
@@ -19,6 +20,7 @@ import pytest
 from .result import Frame, TestResult, cap_output
 
 MESSAGE_CAP = 4000
+OUTPUT_LIMIT = 2**20  # characters of stdout + stderr a test may print before it fails
 _UNFINISHED = "error"  # a test's outcome until its call phase reports
 _INTERRUPTED = "did not finish: the test session was interrupted during or before this test"
 
@@ -75,8 +77,13 @@ class Collector:
             result.outcome = "skipped"
             result.message = _skip_reason(report)
         if report.when == "teardown":
-            result.stdout = cap_output(_sections(report, "stdout"))
-            result.stderr = cap_output(_sections(report, "stderr"))
+            stdout, stderr = _sections(report, "stdout"), _sections(report, "stderr")
+            result.stdout, result.stderr = cap_output(stdout), cap_output(stderr)
+            printed = len(stdout) + len(stderr)
+            if printed > OUTPUT_LIMIT and result.outcome == "passed":
+                result.outcome = "failed"
+                result.message = (f"output truncated: the test printed {printed / 2**20:.1f} MiB, more than the "
+                                  f"{OUTPUT_LIMIT // 2**20} MiB a test may print (remove prints inside loops)")
 
     def result_for(self, nodeid: str) -> TestResult:
         """The result of a collected test; one that never reported is an error ("did not run")."""
@@ -133,6 +140,9 @@ def describe_exception(exc: BaseException, tb: TracebackType | None, workdir: Pa
         text = text or "assertion failed"
     elif isinstance(exc, MemoryError):
         text = "MemoryError: the code ran out of memory (it hit the memory limit)"
+    elif isinstance(exc, OSError) and exc.errno == errno.EFBIG:
+        text = ("output truncated: the code wrote more than the output limit allows (File too large); "
+                "remove prints inside loops")
     elif isinstance(exc, RecursionError):
         text = f"RecursionError: {exc} (is there a recursion without a base case?)"
     elif isinstance(exc, SystemExit):

@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -41,12 +43,20 @@ class Job:
 def judge_isolated(job: Job) -> Result:
     """Judge ``job`` in a fresh child process and return its Result (never raises for learner faults)."""
     problem = job.problem
-    time_limit = job.time_limit or problem.time_limit
     try:
         source = Path(job.source_path).read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return Result.error(problem.id, f"{job.source_path}: cannot be read as UTF-8 text ({exc})")
     token = secrets.token_hex(16)
+    root = tempfile.mkdtemp(prefix=f"judge-{problem.id}-")
+    try:
+        return _run_child(job, problem, source, token, root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _run_child(job: Job, problem: Problem, source: str, token: str, root: str) -> Result:
+    time_limit = job.time_limit or problem.time_limit
     read_end, write_end = os.pipe()
     try:
         process = subprocess.Popen(
@@ -59,7 +69,7 @@ def judge_isolated(job: Job) -> Result:
     channel = _Reader(os.fdopen(read_end, "rb"))
     errors = _Reader(process.stderr, keep_last=4096)
     payload = {"fd": write_end, "token": token, "problem_dir": str(problem.path),
-               "source": source, "include_secret": job.include_secret,
+               "source": source, "root": root, "include_secret": job.include_secret,
                "keyword": job.keyword, "memory_limit": job.memory_limit or problem.memory_limit}
     _send(process, payload)
     timed_out = False

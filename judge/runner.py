@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from . import integrity
 from .collector import Collector, describe_exception, trim_traceback
 from .problem import Problem, load_problem
 from .result import Result, TestResult, cap_output
@@ -55,6 +56,7 @@ def run_in_workdir(problem: Problem, workdir: Path, source: str, *, include_secr
         return Result.error(problem.id, error)
     test_names = [f"tests/{p.parent.name}/{p.name}" for p in problem.test_files(include_secret)]
     before = fingerprint(workdir, test_names)
+    marks, changed = integrity.snapshot(), integrity.changed  # held locally: the learner cannot swap them
     with _isolated_imports(workdir), _working_directory(workdir):
         error = import_learner_module(problem, workdir)
         if error:
@@ -63,6 +65,10 @@ def run_in_workdir(problem: Problem, workdir: Path, source: str, *, include_secr
     if fingerprint(workdir, test_names) != before:
         return Result.error(problem.id, "the test files were modified during the run; "
                             "a solution must not touch the tests (no verdict given)")
+    tampered = changed(marks)
+    if tampered:
+        return Result.error(problem.id, "the code replaced parts of the judge, pytest or the standard "
+                            f"library while running ({', '.join(tampered[:3])}); no verdict given")
     return _build_result(problem, collector, exit_code, workdir, keyword)
 
 

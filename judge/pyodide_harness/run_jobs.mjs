@@ -168,7 +168,7 @@ class Runner {
           const result = record.interrupted ? JSON.parse(fallback.timeoutJson) : JSON.parse(msg.json);
           finish({ result });
         } else if (msg && msg.type === 'job-error' && msg.index === index) {
-          crashed(msg.message.split('\n').slice(0, 3).join(' | '));
+          crashed(msg.message.split('\n')[0]);
         } else if (error) {
           crashed(String(error && error.message || error));
         } else if (exit !== undefined) {

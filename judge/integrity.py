@@ -1,0 +1,59 @@
+"""Detect learner code that monkeypatches the judge, pytest or the standard modules they rely on.
+
+:func:`snapshot` records the identity of every attribute of the modules (and their classes) that
+produce a verdict; :func:`changed` lists what differs afterwards. The runner takes the snapshot
+before the learner's module is imported and compares after the tests ran; any change voids the
+verdict. Pure Python: runs in both engines.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import ModuleType
+
+WATCHED = (
+    "judge.collector", "judge.runner", "judge.result", "judge.workdir", "judge.integrity",
+    "pytest", "_pytest.runner", "_pytest.reports", "_pytest.main", "_pytest.python", "_pytest.capture",
+    "_pytest.fixtures", "_pytest.outcomes", "_pytest.nodes", "_pytest.assertion.rewrite",
+    "_pytest.assertion.util", "_pytest.config", "pluggy", "pluggy._hooks", "pluggy._callers",
+    "pluggy._manager", "json", "json.encoder", "builtins", "contextlib", "io",
+)
+
+Snapshot = dict[str, object]
+
+
+def snapshot() -> Snapshot:
+    """Identity of every watched module, its attributes and its classes' attributes."""
+    marks: Snapshot = {"sys.meta_path": tuple(sys.meta_path), "sys.path_hooks": tuple(sys.path_hooks)}
+    for name in WATCHED:
+        module = sys.modules.get(name)
+        if module is None:
+            continue
+        marks[name] = module
+        for attr, value in list(vars(module).items()):
+            marks[f"{name}.{attr}"] = value
+            if isinstance(value, type) and getattr(value, "__module__", None) == name:
+                for inner, member in list(vars(value).items()):
+                    marks[f"{name}.{attr}.{inner}"] = member
+    return marks
+
+
+def changed(before: Snapshot, after: Snapshot | None = None) -> list[str]:
+    """Names whose object differs between two snapshots (new attributes are ignored)."""
+    after = snapshot() if after is None else after
+    return sorted(key for key, value in before.items()
+                  if key in after and after[key] is not value and not _benign(key, value, after[key])
+                  or key not in after and not _optional(key))
+
+
+def _benign(key: str, old: object, new: object) -> bool:
+    # caches and counters that pytest and the standard library update on their own
+    if key in ("sys.meta_path", "sys.path_hooks"):
+        return tuple(type(x) for x in old) == tuple(type(x) for x in new)  # pytest adds/removes its rewriter
+    if not callable(old) and not isinstance(old, (type, ModuleType)):
+        return True  # plain data (counters, caches, flags) may change; behaviour lives in callables
+    return False
+
+
+def _optional(key: str) -> bool:
+    return key.count(".") >= 1 and key.rsplit(".", 1)[1].startswith("_")

@@ -1,0 +1,279 @@
+"""Engine parity: run judge jobs in Pyodide (under Node.js) and compare with native Results.
+
+The same learner code must give the same Result natively (CPython 3.11, 64-bit) and in the
+browser (Pyodide 0.27.7, Python 3.12, 32-bit wasm), durations aside. This module is native-only.
+
+- :func:`run_in_pyodide` runs a list of :class:`Job` in Pyodide with one Node.js process and one
+  Pyodide boot for all of them (``judge/pyodide_harness/run_jobs.mjs``), using the self-hosted
+  distribution from :func:`judge.site.pyodide_dist.ensure_distribution`. A job that exceeds its
+  time limit is interrupted (and, if the interrupt does not land, its worker is replaced): its
+  Result is ``Result.timeout``. A job that kills the interpreter gets an error Result; the
+  remaining jobs go on in a fresh interpreter.
+- :func:`normalise` removes what legitimately differs between the engines; :func:`compare`
+  reports what is left, field by field.
+
+Normalisation (applied to both sides before comparing):
+
+1. Durations are dropped: the Result's ``duration`` and every test's ``duration``.
+2. In every string of the Result (messages, captured output, traceback files and code, artifact
+   values), documented path differences are replaced by placeholders:
+
+   - pytest's ``tmp_path`` roots, ``<temp>/pytest-of-<user>/pytest-<n>`` -> ``<pytest-tmp>``
+     (the user is ``root`` natively and ``web_user`` in Pyodide);
+   - the judge's work directories, ``<temp>/judge-<id>-<random>`` -> ``<workdir>`` (the runner
+     already strips them from messages; this covers reprs and artifacts);
+   - the problem folder: the native absolute path given as ``problem_dir`` and Pyodide's copy
+     ``/jobs/<n>/<id>`` -> ``<problem>``;
+   - Python's installation: ``.../site-packages/`` -> ``<site-packages>/``; the standard library,
+     ``.../lib/python3.N/`` natively and ``/lib/python312.zip/`` in Pyodide -> ``<stdlib>/``;
+   - object addresses, `` at 0x7f...`` -> `` at 0x...``.
+
+Nothing else is normalised: numpy's int32 default integer, ``sys.maxsize``, float formatting or
+error messages that differ between Python 3.11 and 3.12 are real parity failures, to be fixed in
+the problem's tests (see docs/problem-format.md).
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .result import Result
+
+HARNESS = Path(__file__).resolve().parent / "pyodide_harness" / "run_jobs.mjs"
+BOOT_ALLOWANCE = 120.0  # seconds allowed for one Pyodide boot on a loaded 2-core machine
+GRACE = 2.0  # seconds an interrupted job gets before its worker is terminated
+MIN_NODE_MAJOR = 18
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run of a piece of code against a problem."""
+
+    problem_dir: str | Path
+    source: str
+    include_secret: bool = False
+    time_limit: float = 10.0
+    label: str = ""
+
+
+@dataclass
+class HarnessRun:
+    """Everything one harness call produced."""
+
+    results: list[dict[str, Any]]  # one Result dict per job, in job order
+    records: list[dict[str, Any]]  # the harness's job records (interrupted, killed, seconds, worker)
+    boots: list[dict[str, Any]] = field(default_factory=list)  # timings of each Pyodide boot
+    log: str = ""  # the harness's stderr
+
+
+class HarnessError(RuntimeError):
+    """The Pyodide harness could not run (node missing, Pyodide failed to boot, ...)."""
+
+
+def run_in_pyodide(jobs: list[Job], *, dist: Path | None = None, verbose: bool = False,
+                   timeout: float | None = None) -> list[dict[str, Any]]:
+    """Run ``jobs`` in Pyodide (one Node.js process, one boot); return their Result dicts in order."""
+    return run_harness(jobs, dist=dist, verbose=verbose, timeout=timeout).results
+
+
+def run_harness(jobs: list[Job], *, dist: Path | None = None, verbose: bool = False,
+                timeout: float | None = None) -> HarnessRun:
+    """Like :func:`run_in_pyodide`, also returning the harness's records and boot timings."""
+    if not jobs:
+        return HarnessRun(results=[], records=[])
+    node = find_node()
+    from .site.pyodide_dist import ensure_distribution
+
+    dist_dir = ensure_distribution(dist)
+    if timeout is None:
+        timeout = BOOT_ALLOWANCE + sum(float(j.time_limit) + GRACE + 5 for j in jobs)
+    with tempfile.TemporaryDirectory(prefix="pp-judge-parity-") as tmp:
+        jobs_file, out_file = Path(tmp) / "jobs.json", Path(tmp) / "results.jsonl"
+        payload = [{"problem_dir": str(Path(j.problem_dir).resolve()), "source": j.source,
+                    "include_secret": bool(j.include_secret), "time_limit": float(j.time_limit),
+                    "label": j.label} for j in jobs]
+        jobs_file.write_text(json.dumps({"jobs": payload}), encoding="utf-8")
+        cmd = [node, str(HARNESS), "--dist", str(dist_dir), "--jobs", str(jobs_file), "--out", str(out_file),
+               "--grace", str(GRACE)]
+        if verbose:
+            cmd.append("--verbose")
+        try:
+            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True, errors="replace", timeout=timeout)
+            log, code = proc.stderr, proc.returncode
+        except subprocess.TimeoutExpired as exc:
+            log, code = _text(exc.stderr) + f"\n[parity] the harness did not finish within {timeout:.0f} s", None
+        lines = out_file.read_text(encoding="utf-8").splitlines() if out_file.exists() else []
+    records = [json.loads(line) for line in lines if line.strip()]
+    by_index = {r["index"]: r for r in records if r.get("kind") == "job"}
+    boots = [r for r in records if r.get("kind") == "boot"]
+    missing = [i for i in range(len(jobs)) if i not in by_index]
+    if missing or code != 0:
+        raise HarnessError(f"the Pyodide harness failed (exit status {code}); {len(missing)} of {len(jobs)} "
+                           f"jobs have no result (first: {jobs[missing[0]].label if missing else '-'}).\n"
+                           f"harness log (last lines):\n{_tail(log)}")
+    ordered = [by_index[i] for i in range(len(jobs))]
+    results = [_result_of(record, job) for record, job in zip(ordered, jobs)]
+    return HarnessRun(results=results, records=ordered, boots=boots, log=log)
+
+
+def find_node() -> str:
+    """The path of a usable ``node`` (Node.js 18+; 20 is what the project uses), else HarnessError."""
+    node = shutil.which("node")
+    if node is None:
+        raise HarnessError("node (Node.js 20) is not installed, and the Pyodide parity harness needs it: "
+                           "install it (e.g. `apt-get install nodejs npm`) and make sure `node` is on PATH")
+    try:
+        version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+        major = int(version.lstrip("v").split(".")[0])
+    except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+        raise HarnessError(f"could not run `{node} --version`: {exc}") from None
+    if major < MIN_NODE_MAJOR:
+        raise HarnessError(f"{node} is Node.js {version}; the Pyodide harness needs Node.js {MIN_NODE_MAJOR}+ (20 used)")
+    return node
+
+
+def _result_of(record: dict[str, Any], job: Job) -> dict[str, Any]:
+    if record.get("result") is not None:
+        return record["result"]
+    problem = Path(job.problem_dir).name
+    return Result.error(problem, f"Pyodide harness: {record.get('harness_error') or 'no result'}").to_dict()
+
+
+def _text(data: str | bytes | None) -> str:
+    if data is None:
+        return ""
+    return data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+
+
+def _tail(text: str, lines: int = 40) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:]) or "(empty)"
+
+
+# ---------------------------------------------------------------------------------------------
+# normalisation and comparison
+
+_TEMP_ROOTS = r"(?:/private)?(?:/tmp|/var/tmp|/var/folders/[^/\s'\"]+/[^/\s'\"]+/T)"
+_RULES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(_TEMP_ROOTS + r"/pytest-of-[^/\s'\"]+/pytest-\d+"), "<pytest-tmp>"),
+    (re.compile(r"/[^\s'\"]*?/judge-[a-z0-9-]+-[A-Za-z0-9_]{8}"), "<workdir>"),
+    (re.compile(r"/jobs/\d+/[a-z0-9][a-z0-9-]*"), "<problem>"),
+    (re.compile(r"/[^\s'\"]*?/site-packages/"), "<site-packages>/"),
+    (re.compile(r"/lib/python312\.zip/|/[^\s'\"]*?/lib/python3\.\d+/"), "<stdlib>/"),
+    (re.compile(r" at 0x[0-9a-fA-F]+"), " at 0x..."),
+]
+
+
+def normalise(result: dict[str, Any], problem_dir: str | Path | None = None) -> dict[str, Any]:
+    """A copy of a Result dict without durations and with engine-specific paths replaced.
+
+    ``problem_dir`` is the native problem folder; its absolute path becomes ``<problem>``.
+    The rules are listed in this module's docstring.
+    """
+    data = copy.deepcopy(result)
+    data.pop("duration", None)
+    for test in data.get("tests", []):
+        test.pop("duration", None)
+    rules = list(_RULES)
+    if problem_dir is not None:
+        folder = str(Path(problem_dir).resolve())
+        rules.insert(0, (re.compile(re.escape(folder) + r"(?![\w-])"), "<problem>"))
+    return _map_strings(data, lambda text: _apply(rules, text))
+
+
+def _apply(rules: list[tuple[re.Pattern[str], str]], text: str) -> str:
+    if "/" not in text and "0x" not in text:
+        return text
+    # Natively the temp folder may be elsewhere (TMPDIR); treat it like /tmp.
+    temp = tempfile.gettempdir()
+    if temp not in ("/tmp", "/var/tmp") and temp in text:
+        text = text.replace(temp, "/tmp")
+    for pattern, replacement in rules:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _map_strings(value: Any, fn: Any) -> Any:
+    if isinstance(value, str):
+        return fn(value)
+    if isinstance(value, list):
+        return [_map_strings(v, fn) for v in value]
+    if isinstance(value, dict):
+        return {k: _map_strings(v, fn) for k, v in value.items()}
+    return value
+
+
+_RESULT_FIELDS = ("schema_version", "problem", "status", "score", "passed", "total", "message")
+_TEST_FIELDS = ("name", "file", "visibility", "outcome", "message", "traceback", "stdout", "stderr", "artifacts")
+
+
+def compare(native: dict[str, Any], pyodide: dict[str, Any], problem_dir: str | Path | None = None) -> str:
+    """Empty when the two Results agree after :func:`normalise`; otherwise a readable diff."""
+    a, b = normalise(native, problem_dir), normalise(pyodide, problem_dir)
+    if a == b:
+        return ""
+    out: list[str] = []
+    for name in _RESULT_FIELDS:
+        if a.get(name) != b.get(name):
+            out += _field_diff(name, a.get(name), b.get(name), indent="  ")
+    tests_a = {t["id"]: t for t in a.get("tests", [])}
+    tests_b = {t["id"]: t for t in b.get("tests", [])}
+    only_a = [i for i in tests_a if i not in tests_b]
+    only_b = [i for i in tests_b if i not in tests_a]
+    if only_a:
+        out.append("  tests only in native: " + ", ".join(only_a))
+    if only_b:
+        out.append("  tests only in pyodide: " + ", ".join(only_b))
+    common = [i for i in tests_a if i in tests_b]
+    if [i for i in tests_a if i in common] != [i for i in tests_b if i in common]:
+        out.append("  tests ran in a different order")
+    for test_id in common:
+        ta, tb = tests_a[test_id], tests_b[test_id]
+        lines: list[str] = []
+        for name in _TEST_FIELDS:
+            if ta.get(name) != tb.get(name):
+                lines += _field_diff(name, ta.get(name), tb.get(name), indent="    ")
+        extra = sorted(set(ta) ^ set(tb))
+        if extra:
+            lines.append(f"    fields present on one side only: {', '.join(extra)}")
+        if lines:
+            out.append(f"  test {test_id}:")
+            out += lines
+    if not out:  # a difference outside the fields above
+        out += _text_diff(json.dumps(a, indent=1, sort_keys=True), json.dumps(b, indent=1, sort_keys=True), "  ")
+    header = f"Result of {a.get('problem', '?')} differs between native CPython and Pyodide (after normalisation):"
+    return "\n".join([header, *out])
+
+
+def _field_diff(name: str, left: Any, right: Any, indent: str) -> list[str]:
+    if name == "traceback":
+        left, right = _frames_text(left), _frames_text(right)
+    elif name == "artifacts":
+        left = json.dumps(left, indent=1, sort_keys=True)
+        right = json.dumps(right, indent=1, sort_keys=True)
+    if isinstance(left, str) and isinstance(right, str) and ("\n" in left or "\n" in right
+                                                              or max(len(left), len(right)) > 60):
+        return [f"{indent}{name}:", *_text_diff(left, right, indent + "  ")]
+    return [f"{indent}{name}: native {left!r}  |  pyodide {right!r}"]
+
+
+def _frames_text(frames: Any) -> str:
+    if not isinstance(frames, list):
+        return repr(frames)
+    return "\n".join(f"{f.get('file')}:{f.get('line')} in {f.get('function')}: {f.get('code', '')}"
+                     if isinstance(f, dict) else repr(f) for f in frames)
+
+
+def _text_diff(left: str, right: str, indent: str) -> list[str]:
+    diff = difflib.unified_diff(left.splitlines(), right.splitlines(), "native", "pyodide", lineterm="", n=2)
+    return [indent + line for line in diff]
