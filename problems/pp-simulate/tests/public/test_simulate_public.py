@@ -115,7 +115,8 @@ def test_render_two_stages():
     want = ("stage 0 |F0 F1 .. .. B0 B0 .. B1 B1|\n"
             "stage 1 |.. F0 B0 B0 F1 B1 B1 .. ..|")
     got = pp_sim.render(res)
-    assert got == want, f"render() of the p=2, m=2 1F1B timeline:\nexpected\n{want}\ngot\n{got}"
+    assert got == want, (f"render() of the p=2, m=2 1F1B timeline differs from the statement's picture:\n"
+                         f"expected\n{want}\ngot\n{got}")
 
 
 def test_render_more_than_ten_microbatches():
@@ -124,8 +125,8 @@ def test_render_more_than_ten_microbatches():
     res = pp_sim.SimResult(timeline=[blocks], total=5.0, bubble=0.2, peak_activations=[2])
     want = "stage 0 |F9  F10 ... B9  B10|"
     got = pp_sim.render(res)
-    assert got == want, (f"render() with micro-batches 9 and 10:\nexpected {want!r}\ngot      {got!r}\n"
-                         f"(cells are W = 1 + len(str(10)) = 3 characters wide, labels left-justified)")
+    assert got == want, (f"render() with micro-batches 9 and 10 must give {want!r}, got {got!r} "
+                         f"(every cell is W = 1 + len(str(10)) = 3 characters wide, labels left-justified)")
 
 
 def test_render_with_a_time_unit():
