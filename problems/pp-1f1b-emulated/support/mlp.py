@@ -95,6 +95,7 @@ class Stage:
 
     def forward(self, mb: int, x: np.ndarray) -> tuple[np.ndarray, Activation]:
         """Forward of micro-batch ``mb``: returns the stage output and the activation to save."""
+        __tracebackhide__ = True  # pytest: point at the caller's line
         mb = int(mb)
         if getattr(x, "_is_p2p_op", False):
             raise TypeError(f"stage {self.rank}: forward got {x!r} instead of an array; receive "
@@ -116,6 +117,7 @@ class Stage:
 
         Accumulates the layers' ``dW``/``db`` and returns the gradient of the stage input.
         """
+        __tracebackhide__ = True  # pytest: point at the caller's line
         mb = int(mb)
         if getattr(dy, "_is_p2p_op", False):
             raise TypeError(f"stage {self.rank}: backward got {dy!r} instead of an array; receive "
@@ -140,6 +142,7 @@ class Stage:
         return dy
 
     def _check_saved(self) -> None:
+        __tracebackhide__ = True  # pytest: point at the caller's line
         self._unsaved = [a for a in self._unsaved if not a._saved]
         if self._unsaved:
             a = self._unsaved[0]

@@ -115,6 +115,7 @@ class Op:
         return f"<p2p operation {self.describe()} of rank {self.comm.rank}>"
 
     def _not_yielded(self, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True
         what = "x = yield comm.recv(src)" if self.kind == "recv" else (
             "h = yield comm.isend(dst, x)" if self.kind == "isend" else f"yield comm.{self.kind}(...)")
         raise TypeError(
@@ -188,6 +189,7 @@ class ActivationStash(MutableMapping):
         self._data: dict[Hashable, Any] = {}
 
     def __getitem__(self, key: Hashable) -> Any:
+        __tracebackhide__ = True
         try:
             return self._data[key]
         except KeyError:
@@ -195,6 +197,7 @@ class ActivationStash(MutableMapping):
                            f"(saved: {sorted(self._data, key=repr)})") from None
 
     def __setitem__(self, key: Hashable, value: Any) -> None:
+        __tracebackhide__ = True
         if key in self._data:
             raise P2PError(f"rank {self._comm.rank}: an activation for {key!r} is already saved")
         self._data[key] = value
@@ -203,6 +206,7 @@ class ActivationStash(MutableMapping):
         self._comm._note_live()
 
     def __delitem__(self, key: Hashable) -> None:
+        __tracebackhide__ = True
         self[key]  # raises the explanatory KeyError if missing
         del self._data[key]
         self._comm._note_live()
