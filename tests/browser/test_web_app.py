@@ -1,0 +1,213 @@
+"""End-to-end tests of the web app in headless Chromium against a served `self` build.
+
+One page boots Python once and is reused by the tests in this file, in order; the offline test
+uses its own server (another origin, so its own service worker) and its own browser context.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from judge.problem import load_problem
+from judge.runner import judge_source
+from tests.browser.conftest import RUN_TIMEOUT_MS, App, Served, real_problem_ids
+from tests.conftest import run_cli
+
+LOOP = '"""Never returns."""\n\n\ndef answer() -> int:\n    while True:\n        pass\n'
+# Ignores SIGINT, so the interrupt cannot land: the page must terminate the worker and use the spare.
+STUBBORN = ('"""Ignores the interrupt."""\nimport signal\n\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n\n\n'
+            'def answer() -> int:\n    while True:\n        pass\n')
+
+
+def comparable(result: dict) -> dict:
+    """What must agree between the browser and the native judge (messages may differ: 32-bit wasm)."""
+    return {
+        "problem": result["problem"], "status": result["status"], "passed": result["passed"],
+        "total": result["total"],
+        "tests": [(t["id"], t["name"], t["file"], t["visibility"], t["outcome"]) for t in result["tests"]],
+    }
+
+
+@pytest.mark.parametrize("problem_id", real_problem_ids())
+def test_reference_passes_and_starter_fails_like_native(app: App, problems_root: Path, problem_id: str) -> None:
+    problem = load_problem(problems_root / problem_id)
+    app.select(problem_id)
+    reference = problem.reference_path.read_text(encoding="utf-8")
+    for label, source in (("reference", reference), ("starter", problem.starter)):
+        app.set_code(source)
+        status = app.run()
+        in_page = app.result(problem_id)
+        native = judge_source(problem, source).to_dict()
+        assert comparable(in_page) == comparable(native), f"{problem_id} {label}: browser and native verdicts differ"
+        assert app.outcomes_in_page() == [t["outcome"] for t in native["tests"]]
+        assert status == native["status"]
+        if label == "reference":
+            assert status == "passed", f"{problem_id}: the reference does not pass in the browser: {in_page['message']}"
+            assert app.page.get_attribute(f"[data-problem-id='{problem_id}'] .state", "data-state") == "passed"
+            app.screenshot(f"reference-{problem_id}")
+        else:
+            assert status != "passed", f"{problem_id}: the starter passes in the browser"
+            assert app.page.get_attribute(f"[data-problem-id='{problem_id}'] .state", "data-state") == "failing"
+    assert not app.errors, app.errors
+
+
+def test_extra_package_installed_with_micropip(app: App, problems_root: Path) -> None:
+    problem = load_problem(problems_root / "bt-limits")
+    app.select("bt-limits")
+    app.set_code(problem.reference_path.read_text(encoding="utf-8"))
+    assert app.run() == "passed", app.result("bt-limits")
+
+
+def test_time_limit_stops_an_infinite_loop_and_the_next_run_works(app: App, problems_root: Path) -> None:
+    problem = load_problem(problems_root / "bt-limits")
+    app.select("bt-limits")
+    app.set_code(LOOP)
+    assert app.run() == "timeout"
+    result = app.result("bt-limits")
+    assert result["message"] == "timed out after 3 s"
+    assert "timed out after 3 s" in app.page.inner_text("[data-testid=result-summary]")
+    app.set_code(problem.reference_path.read_text(encoding="utf-8"))
+    assert app.run() == "passed"
+
+
+def test_uninterruptible_code_is_killed_and_a_spare_engine_takes_over(app: App, problems_root: Path) -> None:
+    problem = load_problem(problems_root / "bt-limits")
+    app.select("bt-limits")
+    engine_before = app.page.evaluate("window.ppJudge.pool.primary.id")
+    app.set_code(STUBBORN)
+    assert app.run() == "timeout"
+    # the page stays responsive while the stuck worker is replaced
+    assert app.page.evaluate("1 + 1") == 2
+    app.set_code(problem.reference_path.read_text(encoding="utf-8"))
+    assert app.run() == "passed"
+    assert app.page.evaluate("window.ppJudge.pool.primary.id") != engine_before
+
+
+def test_stop_button_stops_a_run(app: App, problems_root: Path) -> None:
+    problem = load_problem(problems_root / "bt-limits")
+    app.select("bt-limits")
+    app.set_code(LOOP)
+    run = app.click_run()
+    app.page.wait_for_selector("[data-testid=engine-status][data-state=running]")
+    app.page.wait_for_function("() => window.ppJudge.pool.current && window.ppJudge.pool.current.startedAt")
+    assert app.page.is_enabled("[data-testid=stop]")
+    app.page.click("[data-testid=stop]")
+    assert app.wait_verdict(run, timeout=10_000) == "error"
+    assert "stopped" in app.result("bt-limits")["message"]
+    app.set_code(problem.reference_path.read_text(encoding="utf-8"))
+    assert app.run() == "passed"
+
+
+def test_ctrl_enter_runs_and_traceback_jumps_to_the_editor_line(app: App, problems_root: Path) -> None:
+    app.select("pp-schedule")
+    source = '"""Fails on line 5."""\n\n\ndef schedule(kind, p, m):\n    raise ValueError("line five")\n'
+    app.set_code(source)
+    before = app.run_count()
+    app.page.click("[data-testid=editor] .cm-content")
+    app.page.keyboard.press("Control+Enter")
+    assert app.wait_verdict(before + 1) in ("failed", "error")
+    link = app.page.locator("[data-testid=test-result] .frame-link", has_text="pp_sim.py:5").first
+    link.scroll_into_view_if_needed()
+    link.click()
+    cursor_line = app.page.evaluate(
+        "() => { const s = window.ppJudge.editor.view.state; return s.doc.lineAt(s.selection.main.head).number; }")
+    assert cursor_line == 5
+
+
+def test_zip_export_judges_natively_to_the_same_verdicts(app: App, problems_root: Path, tmp_path: Path) -> None:
+    chosen = {"pp-schedule": "reference", "pp-bubble-math": "wrong"}
+    browser_results = {}
+    for pid, kind in chosen.items():
+        problem = load_problem(problems_root / pid)
+        source = (problem.reference_path if kind == "reference" else problem.wrong_files[0]).read_text(encoding="utf-8")
+        app.select(pid)
+        app.set_code(source)
+        app.run()
+        browser_results[pid] = app.result(pid)
+    with app.page.expect_download() as info:
+        app.page.click("#export-zip")
+    archive = tmp_path / "practice.zip"
+    info.value.save_as(archive)
+    names = set(zipfile.ZipFile(archive).namelist())
+    expected = {f"{p.name}/{load_problem(p).entry}" for p in problems_root.iterdir()}
+    assert names == expected
+    practice = tmp_path / "practice"
+    zipfile.ZipFile(archive).extractall(practice)
+    for pid, kind in chosen.items():
+        problem = load_problem(problems_root / pid)
+        exported = (practice / pid / problem.entry).read_text(encoding="utf-8")
+        want = (problem.reference_path if kind == "reference" else problem.wrong_files[0]).read_text(encoding="utf-8")
+        assert exported == want
+    out = tmp_path / "native.json"
+    proc = run_cli(str(practice), "--public-only", "--json", str(out), "-j", "2")
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    native = {r["problem"]: r for r in json.loads(out.read_text())["results"]}
+    for pid in chosen:
+        assert comparable(native[pid]) == comparable(browser_results[pid]), pid
+    assert browser_results["pp-schedule"]["status"] == "passed"
+    assert browser_results["pp-bubble-math"]["status"] == "failed"
+
+    # importing the zip restores the code
+    app.select("pp-schedule")
+    app.set_code("# overwritten\n")
+    app.page.set_input_files("#import-zip-input", str(archive))
+    app.page.wait_for_function("() => !window.ppJudge.editor.getText().startsWith('# overwritten')")
+    assert app.code() == (practice / "pp-schedule" / "pp_sim.py").read_text(encoding="utf-8")
+
+
+def test_reset_asks_then_restores_the_starter(app: App, problems_root: Path) -> None:
+    problem = load_problem(problems_root / "pp-schedule")
+    app.select("pp-schedule")
+    app.set_code("# keep me\n")
+    app.accept_dialogs = False
+    seen = len(app.dialogs_seen)
+    try:
+        app.page.click("[data-testid=reset]")
+    finally:
+        app.accept_dialogs = True
+    assert len(app.dialogs_seen) == seen + 1 and "starter" in app.dialogs_seen[-1]
+    assert app.code() == "# keep me\n"
+    app.page.click("[data-testid=reset]")  # accepted this time
+    assert app.code() == problem.starter
+
+
+def test_reload_keeps_the_code_and_the_problem_states(app: App) -> None:
+    app.select("pp-schedule")
+    app.page.click("[data-testid=editor] .cm-content")
+    app.page.keyboard.press("Control+End")
+    app.page.keyboard.type("\n# typed before the reload 123")
+    typed = app.code()
+    assert typed.endswith("# typed before the reload 123")
+    state_before = app.page.get_attribute("[data-problem-id='pp-schedule'] .state", "data-state")
+    app.page.reload()
+    app.page.wait_for_selector("html[data-app-ready=true]")
+    assert app.page.evaluate("window.ppJudge.state.current.id") == "pp-schedule"
+    assert app.code() == typed
+    assert app.page.get_attribute("[data-problem-id='pp-schedule'] .state", "data-state") == state_before
+    app.wait_ready()
+
+
+def test_works_offline_on_a_second_visit(browser, site_dir: Path, problems_root: Path) -> None:
+    served = Served(site_dir)  # its own origin, so its own service worker
+    context = browser.new_context(viewport={"width": 1366, "height": 800})
+    try:
+        page = context.new_page()
+        app = App(page, served.url)
+        app.open("pp-schedule")
+        app.wait_ready()
+        page.wait_for_selector("html[data-offline-ready=true]", timeout=RUN_TIMEOUT_MS)
+        served.stop()  # the network is gone: only the service worker's cache can serve the site
+        page.reload()
+        page.wait_for_selector("html[data-app-ready=true]", timeout=60_000)
+        app.wait_ready()
+        problem = load_problem(problems_root / "pp-schedule")
+        app.set_code(problem.reference_path.read_text(encoding="utf-8"))
+        assert app.run() == "passed"
+        assert not app.errors, app.errors
+    finally:
+        context.close()
+        served.stop()

@@ -1,0 +1,166 @@
+"""Engine parity: every solution of every problem gets the same Result natively and in Pyodide.
+
+For each problem folder in ``problems/`` (discovered at run time) and each solution kind
+(reference, starter, every ``wrong/`` file), the test judges the code natively in this process
+with :func:`judge.runner.judge_source` and in Pyodide 0.27.7 under Node.js (one harness call for
+all cases, in a session fixture), then compares the Results with :func:`judge.parity.compare`.
+Secret tests are included: the native grader runs them, so they must agree too.
+
+It also checks that the comparison catches a real difference (a test asserting numpy's default
+integer is int64, which is int32 in 32-bit wasm) and that the harness stops runaway code.
+
+Needs ``node`` (Node.js 20) and, on the first run, npm and pip access to the package registries to
+assemble the Pyodide distribution. Without node the module is skipped, except under ``CI=true``,
+where a missing node fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judge import parity
+from judge.problem import load_problem
+from judge.runner import judge_source
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBLEMS = ROOT / "problems"
+IN_CI = os.environ.get("CI") == "true"
+NODE = shutil.which("node")
+# Pyodide is slower than CPython, more so on a loaded 2-core machine: this test compares verdicts,
+# it does not enforce time limits, so it gives every job this multiple of the problem's limit.
+TIME_FACTOR = 3
+
+pytestmark = pytest.mark.skipif(
+    NODE is None and not IN_CI,
+    reason="node (Node.js 20) is not installed: the Pyodide parity tests need it "
+           "(CI installs it, and there a missing node is a failure, not a skip)")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One (problem, solution) pair; ``error`` is set when the problem folder does not load."""
+
+    label: str
+    problem_dir: Path
+    source_path: Path | None = None
+    time_limit: float = 10.0
+    error: str = ""
+
+
+def discover() -> list[Case]:
+    """Every solution of every problem folder present now."""
+    cases: list[Case] = []
+    folders = sorted(p for p in PROBLEMS.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))) \
+        if PROBLEMS.is_dir() else []
+    for folder in folders:
+        try:
+            problem = load_problem(folder)
+        except Exception as exc:  # noqa: BLE001 - reported as a failing case, readable
+            cases.append(Case(f"{folder.name}/invalid", folder, error=f"problem folder does not load: {exc}"))
+            continue
+        solutions = [("reference", problem.reference_path), ("starter", problem.starter_path)]
+        solutions += [(f"wrong/{path.name}", path) for path in problem.wrong_files]
+        for kind, path in solutions:
+            if path is not None:
+                cases.append(Case(f"{problem.id}/{kind}", folder, path, float(problem.time_limit)))
+    return cases
+
+
+CASES = discover()
+
+PROBE_TEST = '''\
+import numpy as np
+import probe
+
+
+def test_default_integer_is_int64():
+    dtype = np.array([1]).dtype
+    assert dtype == np.int64, f"numpy's default integer is {dtype}, this test expects int64"
+
+
+def test_answer():
+    assert probe.answer() == 42
+'''
+
+
+@pytest.fixture(scope="session")
+def probe_problem(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A problem whose public test breaks parity on purpose (int64 vs wasm's int32)."""
+    folder = tmp_path_factory.mktemp("parity") / "parity-probe"
+    (folder / "starter").mkdir(parents=True)
+    (folder / "reference").mkdir()
+    (folder / "tests" / "public").mkdir(parents=True)
+    (folder / "problem.toml").write_text(
+        'format = 1\nid = "parity-probe"\ntitle = "Parity probe"\nsummary = "Breaks parity on purpose."\n'
+        'order = 1\ndifficulty = "easy"\nentry = "probe.py"\ntime_limit = 5\ntags = []\n', encoding="utf-8")
+    (folder / "README.md").write_text("# Parity probe\n", encoding="utf-8")
+    (folder / "starter" / "probe.py").write_text("def answer():\n    return 0\n", encoding="utf-8")
+    (folder / "reference" / "probe.py").write_text("def answer():\n    return 42\n", encoding="utf-8")
+    (folder / "tests" / "public" / "test_probe.py").write_text(PROBE_TEST, encoding="utf-8")
+    return folder
+
+
+RUNAWAY = {
+    # label: (source, time limit): interruptible loop, then uninterruptible sleep, then a normal job
+    "probe/loop": ("def answer():\n    while True:\n        pass\n", 1.0),
+    "probe/sleep": ("import time\n\ndef answer():\n    time.sleep(60)\n", 1.0),
+    "probe/after-kill": ("def answer():\n    return 42\n", 10.0),
+}
+
+
+@pytest.fixture(scope="session")
+def pyodide_run(probe_problem: Path) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
+    """label -> (Result dict, harness record) for every case, from one harness call."""
+    if NODE is None:
+        pytest.fail("node is not installed but CI=true: the Pyodide parity tests must run in CI; "
+                    "install Node.js 20 (apt-get install nodejs npm) in .ci/run", pytrace=False)
+    jobs = [parity.Job(c.problem_dir, c.source_path.read_text(encoding="utf-8"), True,
+                       c.time_limit * TIME_FACTOR, c.label) for c in CASES if not c.error]
+    jobs.append(parity.Job(probe_problem, "def answer():\n    return 42\n", True, 30.0, "probe/reference"))
+    jobs += [parity.Job(probe_problem, source, True, limit, label) for label, (source, limit) in RUNAWAY.items()]
+    run = parity.run_harness(jobs)
+    return {job.label: (result, record) for job, result, record in zip(jobs, run.results, run.records)}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.label for c in CASES])
+def test_same_result_natively_and_in_pyodide(case: Case, pyodide_run: dict[str, Any]) -> None:
+    if case.error:
+        pytest.fail(case.error, pytrace=False)
+    assert case.source_path is not None
+    native = judge_source(case.problem_dir, case.source_path.read_text(encoding="utf-8"),
+                          include_secret=True).to_dict()
+    pyodide, _ = pyodide_run[case.label]
+    diff = parity.compare(native, pyodide, case.problem_dir)
+    if diff:
+        pytest.fail(diff, pytrace=False)
+
+
+def test_a_parity_break_is_caught_with_a_readable_diff(probe_problem: Path, pyodide_run: dict[str, Any]) -> None:
+    native = judge_source(probe_problem, "def answer():\n    return 42\n", include_secret=True).to_dict()
+    pyodide, _ = pyodide_run["probe/reference"]
+    assert native["status"] == "passed", native
+    assert pyodide["status"] == "failed", pyodide
+    diff = parity.compare(native, pyodide, probe_problem)
+    assert "status: native 'passed'  |  pyodide 'failed'" in diff, diff
+    assert "tests/public/test_probe.py::test_default_integer_is_int64" in diff, diff
+    assert "outcome: native 'passed'  |  pyodide 'failed'" in diff, diff
+    assert "numpy's default integer is int32, this test expects int64" in diff, diff
+    assert "test_answer" not in diff, f"the test that agrees must not be reported:\n{diff}"
+
+
+def test_runaway_code_is_stopped_and_later_jobs_still_run(pyodide_run: dict[str, Any]) -> None:
+    loop, loop_record = pyodide_run["probe/loop"]
+    assert loop["status"] == "timeout" and loop["message"] == "timed out after 1 s", loop
+    assert loop_record["interrupted"] and not loop_record["killed"], loop_record
+    sleep, sleep_record = pyodide_run["probe/sleep"]
+    assert sleep["status"] == "timeout", sleep
+    assert sleep_record["killed"], f"time.sleep ignores the interrupt: the worker must be replaced {sleep_record}"
+    after, after_record = pyodide_run["probe/after-kill"]
+    assert after["status"] == "passed", after
+    assert after_record["worker"] > sleep_record["worker"], (sleep_record, after_record)
