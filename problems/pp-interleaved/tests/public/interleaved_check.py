@@ -127,12 +127,18 @@ def _show(ops: list, start: int, stop: int) -> str:
     return ("... " if start > 0 else "") + text + (" ..." if stop < len(ops) else "")
 
 
-def schedule_errors(p: int, m: int, v: int, expected: list, got: list) -> list[str]:
-    """One message per rank whose list differs from the expected one."""
-    errors = []
+def schedule_report(p: int, m: int, v: int, expected: list, got: list, max_ranks: int = 8) -> str:
+    """'' when ``got`` equals ``expected``; otherwise a message whose first line names the wrong
+    ranks and the likely mistake, followed by the expected and produced list of each wrong rank."""
+    wrong, details, first_hint = [], [], ""
     for rank in range(p):
         want, have = expected[rank], got[rank]
         if want == have:
+            continue
+        wrong.append(rank)
+        hint = rank_hint(p, m, v, rank, want, have)
+        first_hint = first_hint or hint
+        if len(details) >= max_ranks:
             continue
         if max(len(want), len(have)) <= FULL_LIST_LIMIT:
             text = f"rank {rank}: expected {fmt(want)}\n        got      {fmt(have)}"
@@ -141,14 +147,17 @@ def schedule_errors(p: int, m: int, v: int, expected: list, got: list) -> list[s
             lo, hi = max(0, first - 4), first + 8
             text = (f"rank {rank}: first difference at position {first}: "
                     f"expected {_show(want, lo, hi)}\n        got {_show(have, lo, hi)}")
-        hint = rank_hint(p, m, v, rank, want, have)
-        errors.append(text + (f"\n        likely mistake: {hint}" if hint else ""))
-    return errors
+        details.append(text + (f"\n        likely mistake: {hint}" if hint else ""))
+    if not wrong:
+        return ""
+    head = (f"interleaved_schedule(p={p}, m={m}, v={v}): wrong order on rank{'s' if len(wrong) > 1 else ''} "
+            f"{', '.join(map(str, wrong))}" + (f"; likely mistake: {first_hint}" if first_hint else ""))
+    return "\n".join([head, NOTATION] + details)
 
 
 def assert_schedule(p: int, m: int, v: int, expected: list, got: list) -> None:
-    errors = schedule_errors(p, m, v, expected, got)
-    assert not errors, f"interleaved_schedule(p={p}, m={m}, v={v}) {NOTATION}:\n" + "\n".join(errors)
+    report = schedule_report(p, m, v, expected, got)
+    assert not report, report
 
 
 def stuck_ops(sched: list, p: int, v: int) -> list[str]:
