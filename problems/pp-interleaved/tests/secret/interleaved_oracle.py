@@ -43,7 +43,8 @@ def schedule(p: int, m: int, v: int) -> list[list[tuple[int, str, int]]]:
     return out
 
 
-def simulate(sched: list[list[tuple[int, str, int]]], p: int, v: int, tf: float = 1.0, tb: float = 2.0):
+def simulate(sched: list[list[tuple[int, str, int]]], p: int, v: int, tf: float = 1.0,
+             tb: float = 2.0) -> tuple[list[list[tuple[int, str, int, float, float]]], float, float]:
     """Return (rows, total, bubble) like simulate_interleaved, or raise ValueError on a deadlock."""
     stages = p * v
     where = {}  # (stage, op, mb) -> (rank, index)
@@ -109,7 +110,7 @@ def random_feasible_schedule(p: int, m: int, v: int, seed: int) -> list[list[tup
     return out
 
 
-def _dep(node: tuple[int, str, int], stages: int):
+def _dep(node: tuple[int, str, int], stages: int) -> tuple[int, str, int] | None:
     g, op, mb = node
     if op == "F":
         return (g - 1, "F", mb) if g > 0 else None
