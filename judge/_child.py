@@ -1,10 +1,11 @@
-"""The child process of native grading: judge one problem and report on a private pipe.
+"""The child side of native grading: judge one problem and report on a private pipe.
 
-The parent (:mod:`judge.native`) starts ``python -m judge._child`` in a new process group, writes
-the job as JSON to its stdin and passes one end of a pipe. The child sets its resource limits,
-runs :func:`judge.runner.judge_source` and writes ``<token>\\n<Result JSON>`` to the pipe.
-Standard output is not the channel, so nothing the learner prints can pass for a verdict, and the
-token (known only to the parent and this process) must come back with the Result.
+Used two ways with the same code: forked from the judge's process (the fast path on POSIX, where
+pytest and numpy are already imported) or started as ``python -m judge._child`` with the job as
+JSON on stdin. Either way it runs in its own session (process group), sets its resource limits,
+installs the guard, runs :func:`judge.runner.judge_source` and writes ``<token>\\n<Result JSON>``
+to the pipe. Standard output is not the channel, so nothing the learner prints can pass for a
+verdict, and the token (known only to the parent and this process) must come back with it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,32 @@ import sys
 import tempfile
 
 OUTPUT_FILE_LIMIT = 64 * 1024 * 1024  # bytes any one file (including captured output) may reach
+
+
+def run_job(job: dict, channel_fd: int) -> None:
+    """Judge ``job`` in this (child) process, report on ``channel_fd`` and exit. Never returns."""
+    try:
+        channel = os.fdopen(channel_fd, "w", encoding="utf-8")
+        token = job.pop("token")
+        _set_limits(job["memory_limit"])
+        import numpy  # noqa: F401  loaded before the guard (it loads native code), after the limits
+
+        from .guard import install_guard
+        from .runner import judge_source
+
+        root = job["root"]
+        tempfile.tempdir = root  # pytest's capture files and tmp_path live in the private folder too
+        os.environ["TMPDIR"] = root
+        install_guard(root)
+        result = judge_source(job["problem_dir"], job["source"], include_secret=job["include_secret"],
+                              keyword=job["keyword"], workdir=root)
+        channel.write(token + "\n" + result.to_json())
+        channel.flush()
+    except BaseException:  # noqa: BLE001 - reported to the parent through stderr and the exit code
+        import traceback
+        traceback.print_exc()
+        os._exit(70)
+    os._exit(0)  # skip atexit handlers and non-daemon threads the learner may have left behind
 
 
 def _set_limits(memory_mib: int) -> None:
@@ -37,23 +64,7 @@ def _set_limits(memory_mib: int) -> None:
 
 def main() -> None:
     job = json.loads(sys.stdin.readline())
-    channel = os.fdopen(job.pop("fd"), "w", encoding="utf-8")
-    token = job.pop("token")
-    _set_limits(job["memory_limit"])
-    import numpy  # noqa: F401  imported before the guard (it loads native code), after the limits
-
-    from .guard import install_guard
-    from .runner import judge_source
-
-    root = job["root"]
-    tempfile.tempdir = root  # pytest's capture files and tmp_path live in the private folder too
-    os.environ["TMPDIR"] = root
-    install_guard(root)
-    result = judge_source(job["problem_dir"], job["source"], include_secret=job["include_secret"],
-                          keyword=job["keyword"], workdir=root)
-    channel.write(token + "\n" + result.to_json())
-    channel.flush()
-    os._exit(0)  # skip atexit handlers and non-daemon threads the learner may have left behind
+    run_job(job, job.pop("fd"))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,15 @@
 """Native isolation: judge each problem in its own child process with limits.
 
-The child (:mod:`judge._child`) runs in a new session (its own process group) with a memory limit
-(POSIX ``RLIMIT_AS``) and a size limit on files it writes; the parent enforces the wall-clock limit
-and kills the whole process group on timeout and after every run, so nothing the learner started
-survives. The Result comes back on a private pipe with a per-run token; stdout is discarded.
+Every job runs in a child process in its own session (process group) with a memory limit (POSIX
+``RLIMIT_AS``), a size limit on files and the guard of :mod:`judge.guard`; the parent enforces the
+wall-clock limit and kills the whole process group on timeout and after every run, so nothing the
+learner started survives. The Result comes back on a private pipe with a per-run token; the
+child's stdout is discarded and the tail of its stderr kept to explain crashes.
+
+Two ways to start the child, same child code (:mod:`judge._child`):
+- fork (POSIX): this process imports pytest and numpy once and forks a child per job, which
+  saves the interpreter start-up and imports on every problem;
+- spawn (elsewhere, or ``JUDGE_SPAWN=1``): ``python -m judge._child`` per job.
 """
 
 from __future__ import annotations
@@ -11,21 +17,23 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import select
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .problem import Problem
 from .result import Result
 
-STARTUP_ALLOWANCE = 2.0  # seconds for the child interpreter to start, on top of the time limit
+SPAWN_ALLOWANCE = 2.0  # extra seconds for a spawned child's interpreter to start
+FORK_ALLOWANCE = 0.5  # extra seconds for a forked child to set itself up
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
+_STDERR_TAIL = 4096
 
 
 @dataclass
@@ -40,103 +48,175 @@ class Job:
     memory_limit: int | None = None
 
 
+@dataclass
+class _Running:
+    job: Job
+    pid: int
+    channel: int
+    root: str
+    token: str
+    deadline: float
+    data: bytearray = field(default_factory=bytearray)
+    status: int | None = None
+    timed_out: bool = False
+
+
 def judge_isolated(job: Job) -> Result:
     """Judge ``job`` in a fresh child process and return its Result (never raises for learner faults)."""
+    return judge_many([job])[0]
+
+
+def judge_many(jobs: list[Job], parallel: int = 1) -> list[Result]:
+    """Judge several jobs, ``parallel`` at a time, each in its own process; results in job order."""
+    results: list[Result | None] = [None] * len(jobs)
+    pending = list(enumerate(jobs))
+    running: dict[int, tuple[int, _Running]] = {}
+    while pending or running:
+        while pending and len(running) < max(1, parallel):
+            index, job = pending.pop(0)
+            started = _start(job)
+            if isinstance(started, Result):
+                results[index] = started
+            else:
+                running[started.pid] = (index, started)
+        for pid in _poll(running):
+            index, run = running.pop(pid)
+            results[index] = _finish(run)
+    return results  # type: ignore[return-value]
+
+
+def _start(job: Job) -> _Running | Result:
     problem = job.problem
     try:
         source = Path(job.source_path).read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return Result.error(problem.id, f"{job.source_path}: cannot be read as UTF-8 text ({exc})")
-    token = secrets.token_hex(16)
     root = tempfile.mkdtemp(prefix=f"judge-{problem.id}-")
-    try:
-        return _run_child(job, problem, source, token, root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def _run_child(job: Job, problem: Problem, source: str, token: str, root: str) -> Result:
-    time_limit = job.time_limit or problem.time_limit
+    token = secrets.token_hex(16)
+    payload = {"token": token, "problem_dir": str(problem.path), "source": source, "root": root,
+               "include_secret": job.include_secret, "keyword": job.keyword,
+               "memory_limit": job.memory_limit or problem.memory_limit}
     read_end, write_end = os.pipe()
-    try:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "judge._child"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, pass_fds=(write_end,), start_new_session=True, env=_child_env(),
-            cwd=str(problem.path),
-        )
-    finally:
-        os.close(write_end)
-    channel = _Reader(os.fdopen(read_end, "rb"))
-    errors = _Reader(process.stderr, keep_last=4096)
-    payload = {"fd": write_end, "token": token, "problem_dir": str(problem.path),
-               "source": source, "root": root, "include_secret": job.include_secret,
-               "keyword": job.keyword, "memory_limit": job.memory_limit or problem.memory_limit}
-    _send(process, payload)
-    timed_out = False
-    try:
-        process.wait(timeout=time_limit + STARTUP_ALLOWANCE)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    _kill_group(process)
-    channel.join(2.0)
-    errors.join(1.0)
-    if timed_out:
-        return Result.timeout(problem.id, time_limit)
-    return _parse(problem, channel.data, token, process.returncode, errors.data)
+    use_fork = hasattr(os, "fork") and not os.environ.get("JUDGE_SPAWN")
+    pid = _fork(payload, read_end, write_end, root) if use_fork else _spawn(payload, write_end, root)
+    os.close(write_end)
+    limit = (job.time_limit or problem.time_limit) + (FORK_ALLOWANCE if use_fork else SPAWN_ALLOWANCE)
+    return _Running(job, pid, read_end, root, token, time.monotonic() + limit)
 
 
-def judge_many(jobs: list[Job], parallel: int = 1) -> list[Result]:
-    """Judge several jobs, ``parallel`` at a time; results in the order of ``jobs``."""
-    if parallel <= 1 or len(jobs) <= 1:
-        return [judge_isolated(job) for job in jobs]
-    with ThreadPoolExecutor(max_workers=parallel) as pool:
-        return list(pool.map(judge_isolated, jobs))
+def _fork(payload: dict, read_end: int, write_end: int, root: str) -> int:
+    _preload()
+    pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            os.setsid()
+            os.close(read_end)
+            _redirect_output(root)
+            os.environ.update(_CHILD_ENV)
+            sys.dont_write_bytecode = True
+        except BaseException:  # noqa: BLE001
+            os._exit(70)
+        from ._child import run_job
+        run_job(payload, write_end)
+    return pid
 
 
-class _Reader(threading.Thread):
-    """Drain a pipe in the background so a chatty child can never block on a full pipe."""
-
-    def __init__(self, stream, keep_last: int | None = None) -> None:
-        super().__init__(daemon=True)
-        self.stream, self.keep_last, self.data = stream, keep_last, b""
-        self.start()
-
-    def run(self) -> None:
-        chunks = []
-        size = 0
-        with self.stream:
-            while block := self.stream.read(65536):
-                chunks.append(block)
-                size += len(block)
-                if self.keep_last and size > 2 * self.keep_last:
-                    chunks, size = [b"".join(chunks)[-self.keep_last:]], self.keep_last
-        data = b"".join(chunks)
-        self.data = data[-self.keep_last:] if self.keep_last else data
-
-
-def _send(process: subprocess.Popen, payload: dict) -> None:
+def _spawn(payload: dict, write_end: int, root: str) -> int:
+    env = dict(os.environ, **_CHILD_ENV)
+    env["PYTHONPATH"] = os.pathsep.join([_PACKAGE_ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
+    with open(os.path.join(root, ".stderr"), "wb") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "judge._child"], stdin=subprocess.PIPE,
+                                   stdout=subprocess.DEVNULL, stderr=stderr, pass_fds=(write_end,),
+                                   start_new_session=True, env=env, cwd=root)
+    payload = dict(payload, fd=write_end)
     try:
         process.stdin.write((json.dumps(payload) + "\n").encode())
         process.stdin.close()
-    except (BrokenPipeError, OSError):
+    except OSError:
         pass
+    process.returncode = 0  # reaped by _poll with os.waitpid, not by Popen
+    return process.pid
 
 
-def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([_PACKAGE_ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
-    env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1",
-               OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
-               PYTHONIOENCODING="utf-8")
-    return env
+_CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+              "MKL_NUM_THREADS": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONIOENCODING": "utf-8"}
 
 
-def _kill_group(process: subprocess.Popen) -> None:
+def _preload() -> None:
+    """Import once in the parent what every child needs, so forks start warm."""
+    os.environ.update({k: v for k, v in _CHILD_ENV.items() if k.endswith("_THREADS")})
+    import numpy  # noqa: F401
+    import pytest  # noqa: F401
+
+    from . import guard, runner  # noqa: F401
+
+
+def _redirect_output(root: str) -> None:
+    devnull = os.open(os.devnull, os.O_RDWR)
+    errors = os.open(os.path.join(root, ".stderr"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    os.dup2(errors, 2)
+
+
+def _poll(running: dict[int, tuple[int, _Running]]) -> list[int]:
+    """Wait a little for output, exits or deadlines; return the pids that are finished."""
+    runs = [run for _, run in running.values()]
+    open_channels = [run.channel for run in runs if run.channel >= 0]
+    wait = max(0.0, min(run.deadline for run in runs) - time.monotonic())
+    ready = select.select(open_channels, [], [], min(wait, 0.05))[0] if open_channels else []
+    if not open_channels:
+        time.sleep(min(wait, 0.01))
+    for run in runs:
+        if run.channel in ready:
+            chunk = os.read(run.channel, 1 << 16)
+            if chunk:
+                run.data += chunk
+            else:
+                os.close(run.channel)
+                run.channel = -1
+    finished = []
+    now = time.monotonic()
+    for run in runs:
+        if run.status is None:
+            pid, status = os.waitpid(run.pid, os.WNOHANG)
+            if pid:
+                run.status = status
+        if run.status is None and now > run.deadline:
+            run.timed_out = True
+            _kill_group(run.pid)
+            run.status = os.waitpid(run.pid, 0)[1]
+        if run.status is not None and (run.channel < 0 or run.timed_out or now > run.deadline + 2):
+            finished.append(run.pid)
+    return finished
+
+
+def _finish(run: _Running) -> Result:
+    _kill_group(run.pid)  # whatever the learner's code started dies with the group
+    if run.channel >= 0:
+        os.close(run.channel)
+    problem = run.job.problem
     try:
-        os.killpg(process.pid, signal.SIGKILL)
+        stderr = Path(run.root, ".stderr").read_bytes()[-_STDERR_TAIL:]
+    except OSError:
+        stderr = b""
+    shutil.rmtree(run.root, ignore_errors=True)
+    if run.timed_out:
+        return Result.timeout(problem.id, run.job.time_limit or problem.time_limit)
+    return _parse(problem, bytes(run.data), run.token, _exit_code(run.status), stderr)
+
+
+def _exit_code(status: int | None) -> int:
+    if status is None:
+        return -1
+    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    process.wait()
 
 
 def _parse(problem: Problem, data: bytes, token: str, returncode: int, stderr: bytes) -> Result:
@@ -150,6 +230,7 @@ def _parse(problem: Problem, data: bytes, token: str, returncode: int, stderr: b
 
 
 def _early_exit_message(returncode: int, stderr: bytes) -> str:
+    tail = stderr.decode(errors="replace").strip().splitlines()[-3:]
     if returncode == 0:
         reason = ("the code ended the judge's process early (os._exit() or similar) before the tests "
                   "finished; a solution must return, not exit")
@@ -157,10 +238,11 @@ def _early_exit_message(returncode: int, stderr: bytes) -> str:
         name = signal.Signals(-returncode).name if -returncode in signal.valid_signals() else str(-returncode)
         hint = " (most often: the memory limit)" if name == "SIGKILL" else ""
         reason = f"the judge's process was killed by {name}{hint} before the tests finished"
+    elif returncode == 70 and tail:
+        reason = "internal error in the judge's process"
     else:
         reason = (f"the judge's process ended with exit code {returncode} before the tests finished "
                   "(os._exit() in the code, or a crash)")
-    tail = stderr.decode(errors="replace").strip().splitlines()[-3:]
     if "MemoryError" in "\n".join(tail):
         reason = "the code ran out of memory (memory limit) before the tests finished"
-    return reason + ("\n" + "\n".join(tail) if tail and returncode != 0 else "")
+    return reason + ("\n" + "\n".join(tail) if tail and returncode not in (0,) and returncode != 3 else "")
