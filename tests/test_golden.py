@@ -51,3 +51,12 @@ def test_only_honest_solutions_pass():
         if case in ("passing", "stdout", "leftover_thread"):  # honest code: the pass is earned
             continue
         assert json.loads((GOLDEN / f"{case}.json").read_text())["status"] != "passed", case
+
+
+@pytest.mark.parametrize("case", ["partly_failing", "os_exit", "write_outside", "timeout"])
+def test_spawn_mode_matches_the_golden_result(case, fixture_problem, monkeypatch):
+    """The fallback that starts ``python -m judge._child`` instead of forking gives the same Result."""
+    monkeypatch.setenv("JUDGE_SPAWN", "1")
+    result = judge_isolated(Job(fixture_problem, SOLUTIONS / f"{case}.py", include_secret=True,
+                                time_limit=TIME_LIMITS.get(case)))
+    assert normalise(result.to_dict()) == json.loads((GOLDEN / f"{case}.json").read_text())
