@@ -27,6 +27,9 @@ Normalisation (applied to both sides before comparing):
    - Python's installation: ``.../site-packages/`` -> ``<site-packages>/``; the standard library,
      ``.../lib/python3.N/`` natively and ``/lib/python312.zip/`` in Pyodide -> ``<stdlib>/``;
    - object addresses, `` at 0x7f...`` -> `` at 0x...``.
+3. Traceback frames of list, dict and set comprehensions (function ``<listcomp>``,
+   ``<dictcomp>``, ``<setcomp>``) are dropped: Python 3.12 inlines comprehensions (PEP 709), so
+   3.11 shows one more frame, on the same line as its caller.
 
 Nothing else is normalised: numpy's int32 default integer, ``sys.maxsize``, float formatting or
 error messages that differ between Python 3.11 and 3.12 are real parity failures, to be fixed in
@@ -163,6 +166,7 @@ def _tail(text: str, lines: int = 40) -> str:
 # ---------------------------------------------------------------------------------------------
 # normalisation and comparison
 
+_INLINED_COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>")
 _TEMP_ROOTS = r"(?:/private)?(?:/tmp|/var/tmp|/var/folders/[^/\s'\"]+/[^/\s'\"]+/T)"
 _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(_TEMP_ROOTS + r"/pytest-of-[^/\s'\"]+/pytest-\d+"), "<pytest-tmp>"),
@@ -184,6 +188,9 @@ def normalise(result: dict[str, Any], problem_dir: str | Path | None = None) -> 
     data.pop("duration", None)
     for test in data.get("tests", []):
         test.pop("duration", None)
+        if isinstance(test.get("traceback"), list):
+            test["traceback"] = [f for f in test["traceback"]
+                                 if not (isinstance(f, dict) and f.get("function") in _INLINED_COMPREHENSIONS)]
     rules = list(_RULES)
     if problem_dir is not None:
         folder = str(Path(problem_dir).resolve())

@@ -53,11 +53,11 @@ class Case:
     error: str = ""
 
 
-def discover() -> list[Case]:
-    """Every solution of every problem folder present now."""
+def discover(root: Path) -> list[Case]:
+    """Every solution of every problem folder under ``root`` now."""
     cases: list[Case] = []
-    folders = sorted(p for p in PROBLEMS.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))) \
-        if PROBLEMS.is_dir() else []
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))) \
+        if root.is_dir() else []
     for folder in folders:
         try:
             problem = load_problem(folder)
@@ -72,7 +72,17 @@ def discover() -> list[Case]:
     return cases
 
 
-CASES = discover()
+CASES = discover(PROBLEMS)
+
+
+@pytest.fixture(scope="session")
+def snapshot(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
+    """The cases of a copy of problems/ taken once: both engines judge the same files even
+    while problems are being edited."""
+    root = tmp_path_factory.mktemp("problems")
+    if PROBLEMS.is_dir():
+        shutil.copytree(PROBLEMS, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return {case.label: case for case in discover(root)}
 
 PROBE_TEST = '''\
 import numpy as np
@@ -115,13 +125,13 @@ RUNAWAY = {
 
 
 @pytest.fixture(scope="session")
-def pyodide_run(probe_problem: Path) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
+def pyodide_run(probe_problem: Path, snapshot: dict[str, Case]) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
     """label -> (Result dict, harness record) for every case, from one harness call."""
     if NODE is None:
         pytest.fail("node is not installed but CI=true: the Pyodide parity tests must run in CI; "
                     "install Node.js 20 (apt-get install nodejs npm) in .ci/run", pytrace=False)
     jobs = [parity.Job(c.problem_dir, c.source_path.read_text(encoding="utf-8"), True,
-                       c.time_limit * TIME_FACTOR, c.label) for c in CASES if not c.error]
+                       c.time_limit * TIME_FACTOR, c.label) for c in snapshot.values() if not c.error]
     jobs.append(parity.Job(probe_problem, "def answer():\n    return 42\n", True, 30.0, "probe/reference"))
     jobs += [parity.Job(probe_problem, source, True, limit, label) for label, (source, limit) in RUNAWAY.items()]
     run = parity.run_harness(jobs)
@@ -129,7 +139,11 @@ def pyodide_run(probe_problem: Path) -> dict[str, tuple[dict[str, Any], dict[str
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.label for c in CASES])
-def test_same_result_natively_and_in_pyodide(case: Case, pyodide_run: dict[str, Any]) -> None:
+def test_same_result_natively_and_in_pyodide(case: Case, snapshot: dict[str, Case],
+                                             pyodide_run: dict[str, Any]) -> None:
+    if case.label not in snapshot:
+        pytest.fail(f"{case.label} disappeared from problems/ during the test session", pytrace=False)
+    case = snapshot[case.label]
     if case.error:
         pytest.fail(case.error, pytrace=False)
     assert case.source_path is not None
@@ -162,5 +176,6 @@ def test_runaway_code_is_stopped_and_later_jobs_still_run(pyodide_run: dict[str,
     assert sleep["status"] == "timeout", sleep
     assert sleep_record["killed"], f"time.sleep ignores the interrupt: the worker must be replaced {sleep_record}"
     after, after_record = pyodide_run["probe/after-kill"]
-    assert after["status"] == "passed", after
+    outcomes = {t["name"]: t["outcome"] for t in after["tests"]}
+    assert outcomes.get("answer") == "passed", after  # (the int64 probe test fails in Pyodide by design)
     assert after_record["worker"] > sleep_record["worker"], (sleep_record, after_record)
