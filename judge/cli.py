@@ -68,7 +68,8 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
                                     "passes, the starter and every wrong/ solution fail.")
     check.add_argument("path", nargs="?", type=Path, metavar="PROBLEMS",
                        help="a problems folder or one problem folder (default: the project's problems/)")
-    check.add_argument("-j", dest="parallel", type=_positive, default=1, metavar="N", help="run N at a time")
+    check.add_argument("-j", dest="parallel", type=_positive, default=os.cpu_count() or 1, metavar="N",
+                       help="run N solutions at a time (default: one per CPU core)")
     check.add_argument("--pyodide", action="store_true",
                        help="also run every solution inside Pyodide (Node.js) and compare the Results")
 
@@ -96,8 +97,8 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--problems", type=Path, metavar="DIR", help="where the problems come from "
                         "(default: the project's problems/)")
-    parser.add_argument("-j", dest="parallel", type=_positive, default=1, metavar="N",
-                        help="judge N problems in parallel")
+    parser.add_argument("-j", dest="parallel", type=_positive, default=os.cpu_count() or 1, metavar="N",
+                        help="judge N problems in parallel (default: one per CPU core)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="override every problem's time limit")
 
 

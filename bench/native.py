@@ -1,0 +1,107 @@
+"""Native benchmark: ``python -m judge`` over every problem's reference against bare pytest.
+
+The floor is one Python process that imports pytest once and runs ``pytest.main`` over each
+problem's work directory in turn (the same tests, the same reference code, no isolation). The
+judge runs cold as a learner would: ``python -m judge DIR`` in a new process, one child process
+per problem. Both are repeated, interleaved, and the median ratio is reported.
+
+    python -m bench.native [--problems DIR] [--repeats N] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from judge.problem import discover_problems  # noqa: E402
+from judge.workdir import make_workdir  # noqa: E402
+
+BARE = r"""
+import sys, pytest
+dirs = sys.argv[1:]
+for d in dirs:
+    for name in [n for n, m in sys.modules.items()
+                 if any((getattr(m, "__file__", "") or "").startswith(x) for x in dirs)]:
+        del sys.modules[name]
+    sys.path.insert(0, d)
+    code = pytest.main([d, "-q", "-p", "no:cacheprovider", "-c", d + "/pytest.ini", "--rootdir", d])
+    sys.path.remove(d)
+    if code != 0:
+        sys.exit(f"bare pytest failed in {d}")
+"""
+
+
+def measure(problems_dir: Path, repeats: int) -> dict:
+    problems, errors = discover_problems(problems_dir)
+    if errors or not problems:
+        raise SystemExit(f"cannot benchmark: {errors or 'no problems'}")
+    scratch = Path(tempfile.mkdtemp(prefix="bench-native-"))
+    try:
+        workdirs = [str(make_workdir(p, p.reference_path.read_text(), include_secret=True, root=scratch))
+                    for p in problems]
+        practice = scratch / "practice"
+        for problem in problems:
+            (practice / problem.id).mkdir(parents=True)
+            shutil.copy(problem.reference_path, practice / problem.id / problem.entry)
+        env = dict(os.environ, PYTHONPATH=str(ROOT), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+                   PYTHONDONTWRITEBYTECODE="1", NO_COLOR="1")
+        bare_times, judge_times, serial_times = [], [], []
+        judge = [sys.executable, "-m", "judge", str(practice), "--problems", str(problems_dir)]
+        for _ in range(repeats):
+            bare_times.append(_timed([sys.executable, "-c", BARE, *workdirs], env))
+            judge_times.append(_timed(judge, env))
+            serial_times.append(_timed(judge + ["-j", "1"], env))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {"problems": len(problems), "repeats": repeats, "cpus": os.cpu_count(),
+            "bare_pytest_s": bare_times, "judge_s": judge_times, "judge_serial_s": serial_times,
+            "median_ratio": statistics.median(j / b for j, b in zip(judge_times, bare_times)),
+            "median_ratio_serial": statistics.median(j / b for j, b in zip(serial_times, bare_times)),
+            "target_ratio": 1.25}
+
+
+def _timed(command: list[str], env: dict) -> float:
+    started = time.perf_counter()
+    result = subprocess.run(command, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if result.returncode != 0:
+        raise SystemExit(f"{command[:3]} failed ({result.returncode}):\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+    return elapsed
+
+
+def print_table(data: dict) -> None:
+    print(f"Native ({data['problems']} problems, references, {data['repeats']} repeats, cold processes)")
+    print(f"  {'run':>4} {'bare pytest':>12} {'judge (-j auto)':>16} {'ratio':>6} {'judge -j 1':>11} {'ratio':>6}")
+    for i, (b, j, s) in enumerate(zip(data["bare_pytest_s"], data["judge_s"], data["judge_serial_s"]), 1):
+        print(f"  {i:>4} {b:>11.2f}s {j:>15.2f}s {j / b:>6.2f} {s:>10.2f}s {s / b:>6.2f}")
+    for key, label in (("median_ratio", f"judge (-j {data['cpus']}, the default)"), ("median_ratio_serial", "judge -j 1")):
+        verdict = "meets" if data[key] <= data["target_ratio"] else "misses"
+        print(f"  median ratio {label} / bare pytest: {data[key]:.2f} ({verdict} the target <= {data['target_ratio']})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", type=Path, default=ROOT / "problems")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    data = measure(args.problems, args.repeats)
+    print_table(data)
+    if args.json:
+        args.json.write_text(json.dumps(data, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
