@@ -25,6 +25,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+const START_TIMEOUT = 60; // seconds
 
 function parseArgs(argv) {
   const args = { judge: path.dirname(HERE), grace: 2, verbose: false };
@@ -133,7 +134,13 @@ class Runner {
       let timer = null;
       let graceTimer = null;
       let started = 0;
+      // Writing the files and building the fallback Results takes milliseconds; a worker that
+      // does not start the job within START_TIMEOUT is stuck and gets replaced.
+      const startTimer = setTimeout(() => {
+        finish({ harness_error: `the Pyodide worker did not start the job within ${START_TIMEOUT} s`, dead: true });
+      }, START_TIMEOUT * 1000);
       const finish = async (outcome) => {
+        clearTimeout(startTimer);
         clearTimeout(timer);
         clearTimeout(graceTimer);
         this.handler = null;
@@ -155,6 +162,7 @@ class Runner {
       this.handler = ({ msg, error, exit }) => {
         if (msg && msg.type === 'started' && msg.index === index) {
           fallback = msg;
+          clearTimeout(startTimer);
           started = performance.now();
           timer = setTimeout(() => {
             record.interrupted = true;

@@ -17,7 +17,7 @@ import path from 'node:path';
 const require = createRequire(import.meta.url);
 const { dist, judgeDir, interruptBuffer, verbose } = workerData;
 const REQUIRED_PACKAGES = ['numpy', 'pytest', 'pluggy', 'iniconfig', 'packaging'];
-const SKIP_DIRS = new Set(['__pycache__', 'node_modules', '.pytest_cache']);
+const SKIP_DIRS = new Set(['__pycache__', 'node_modules', '.pytest_cache', '_problems']);
 
 let py = null;
 let jobsModule = null;

@@ -117,9 +117,11 @@ def probe_problem(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 RUNAWAY = {
-    # label: (source, time limit): interruptible loop, then uninterruptible sleep, then a normal job
+    # label: (source, time limit): an interruptible loop, an uninterruptible sleep (worker killed),
+    # code that kills the interpreter, then a normal job
     "probe/loop": ("def answer():\n    while True:\n        pass\n", 1.0),
     "probe/sleep": ("import time\n\ndef answer():\n    time.sleep(60)\n", 1.0),
+    "probe/exit": ("import os\n\ndef answer():\n    os._exit(3)\n", 10.0),
     "probe/after-kill": ("def answer():\n    return 42\n", 10.0),
 }
 
@@ -168,14 +170,18 @@ def test_a_parity_break_is_caught_with_a_readable_diff(probe_problem: Path, pyod
     assert "test_answer" not in diff, f"the test that agrees must not be reported:\n{diff}"
 
 
-def test_runaway_code_is_stopped_and_later_jobs_still_run(pyodide_run: dict[str, Any]) -> None:
+def test_runaway_and_crashing_code_do_not_lose_later_jobs(pyodide_run: dict[str, Any]) -> None:
     loop, loop_record = pyodide_run["probe/loop"]
     assert loop["status"] == "timeout" and loop["message"] == "timed out after 1 s", loop
     assert loop_record["interrupted"] and not loop_record["killed"], loop_record
     sleep, sleep_record = pyodide_run["probe/sleep"]
     assert sleep["status"] == "timeout", sleep
     assert sleep_record["killed"], f"time.sleep ignores the interrupt: the worker must be replaced {sleep_record}"
+    crash, crash_record = pyodide_run["probe/exit"]
+    assert crash["status"] == "error", crash
+    assert crash["message"].startswith("the Pyodide interpreter crashed during this run"), crash
+    assert crash_record["worker"] > sleep_record["worker"], (sleep_record, crash_record)
     after, after_record = pyodide_run["probe/after-kill"]
     outcomes = {t["name"]: t["outcome"] for t in after["tests"]}
     assert outcomes.get("answer") == "passed", after  # (the int64 probe test fails in Pyodide by design)
-    assert after_record["worker"] > sleep_record["worker"], (sleep_record, after_record)
+    assert after_record["worker"] > crash_record["worker"], (crash_record, after_record)
