@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const START_TIMEOUT = 60; // seconds
+const CRASH_MESSAGE = 'the Pyodide interpreter crashed during this run'; // as in jobs.crash_json
 
 function parseArgs(argv) {
   const args = { judge: path.dirname(HERE), grace: 2, verbose: false };
@@ -152,8 +153,9 @@ class Runner {
       };
       const crashed = (detail) => {
         if (fallback) {
-          const result = JSON.parse(fallback.crashJson);
-          result.message += `: ${detail}`;
+          // Fill the detail into the Result JSON that Python built; JSON.stringify gives a valid literal.
+          const result = fallback.crashJson.replace(JSON.stringify(CRASH_MESSAGE),
+            JSON.stringify(`${CRASH_MESSAGE}: ${detail}`));
           finish({ result, dead: true });
         } else {
           finish({ harness_error: `the Pyodide worker failed before the job started: ${detail}`, dead: true });
@@ -169,11 +171,11 @@ class Runner {
             Atomics.store(this.interrupt, 0, 2); // SIGINT: Pyodide raises KeyboardInterrupt
             graceTimer = setTimeout(() => {
               log(`job ${index} (${record.label}) ignored the interrupt for ${this.args.grace} s: terminating the worker`);
-              finish({ result: JSON.parse(fallback.timeoutJson), killed: true });
+              finish({ result: fallback.timeoutJson, killed: true });
             }, this.args.grace * 1000);
           }, limit * 1000);
         } else if (msg && msg.type === 'done' && msg.index === index) {
-          const result = record.interrupted ? JSON.parse(fallback.timeoutJson) : JSON.parse(msg.json);
+          const result = record.interrupted ? fallback.timeoutJson : msg.json;
           finish({ result });
         } else if (msg && msg.type === 'job-error' && msg.index === index) {
           crashed(msg.message.split('\n')[0]);
@@ -194,7 +196,13 @@ async function main() {
   const args = parseArgs(process.argv.slice(2));
   const jobs = JSON.parse(fs.readFileSync(args.jobs, 'utf8')).jobs;
   const out = fs.openSync(args.out, 'w');
-  const write = (record) => fs.writeSync(out, JSON.stringify(record) + '\n');
+  const write = (record) => {
+    // The Result stays the JSON text Python wrote (a JS round trip would turn 1.0 into 1).
+    const { result, ...rest } = record;
+    const line = result === undefined ? JSON.stringify(rest)
+      : `${JSON.stringify(rest).slice(0, -1)},"result":${result ?? 'null'}}`;
+    fs.writeSync(out, line + '\n');
+  };
   const runner = new Runner(args);
   for (let index = 0; index < jobs.length; index++) {
     if (!runner.worker) {
