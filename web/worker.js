@@ -59,12 +59,39 @@ os.makedirs(${JSON.stringify(PROBLEMS_ROOT)}, exist_ok=True)
 `);
   mark("imports", t1);
   judgeSourceJson = pyodide.globals.get("judge").runner.judge_source_json;
+  // One throw-away run, so the learner's first run does not pay for pytest's first start
+  // (plugin set-up, assertion rewriting, first imports): that cost lands on the time limit.
+  post({ type: "progress", text: "Warming up the test runner…" });
+  const t2 = performance.now();
+  warmUp();
+  mark("warmup", t2);
   if (buffer) {
     interruptBuffer = buffer;
     pyodide.setInterruptBuffer(interruptBuffer);
   }
   timings.total = Math.round(performance.now() - t0);
   return timings;
+}
+
+const WARMUP = {
+  id: "warm-up",
+  files: [
+    { path: "problem.toml", text: 'format = 1\nid = "warm-up"\ntitle = "Warm-up"\nsummary = "Warm-up."\norder = 0\n' +
+      'difficulty = "easy"\nentry = "warm.py"\ntime_limit = 10\ntags = []\n' },
+    { path: "README.md", text: "# Warm-up\n" },
+    { path: "starter/warm.py", text: "def f():\n    return 1\n" },
+    { path: "tests/public/test_warm.py", text:
+      "import pytest\nimport numpy as np\nfrom judge.artifacts import timeline\nimport warm\n\n" +
+      "@pytest.mark.parametrize('x', [1, 2])\ndef test_f(x, record_property, capsys):\n" +
+      "    record_property('timeline', timeline([[('F', 0, 0, 1)]]))\n    print(np.arange(2, dtype=np.float64).sum())\n" +
+      "    assert warm.f() == x, f'expected {x}'\n" },
+  ],
+};
+
+function warmUp() {
+  const dir = writeProblem(WARMUP);
+  judgeSourceJson(dir, "def f():\n    return 1\n");
+  removeTree(dir);
 }
 
 function writeProblem(problem) {

@@ -68,8 +68,8 @@ def test_time_limit_stops_an_infinite_loop_and_the_next_run_works(app: App, prob
     app.set_code(LOOP)
     assert app.run() == "timeout"
     result = app.result("bt-limits")
-    assert result["message"] == "timed out after 3 s"
-    assert "timed out after 3 s" in app.page.inner_text("[data-testid=result-summary]")
+    assert result["message"] == "timed out after 4 s"
+    assert "timed out after 4 s" in app.page.inner_text("[data-testid=result-summary]")
     app.set_code(problem.reference_path.read_text(encoding="utf-8"))
     assert app.run() == "passed"
 

@@ -75,6 +75,7 @@ const editor = createEditor($("editor"), {
   },
   onRun: () => run(),
 });
+window.ppJudge.editor = editor;
 
 store.onStorageError((err) => {
   if (err) {

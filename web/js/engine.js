@@ -7,8 +7,8 @@
 // while a new spare boots. The caller gets its verdict at once either way: the page never waits on
 // a stuck worker.
 
-const GRACE_MS = 1500;
-const SPARE_DELAY_MS = 800;
+const GRACE_MS = 3000; // pytest needs a moment to wind down after a KeyboardInterrupt
+const SPARE_DELAY_MS = 1500;
 
 let engineCounter = 0;
 
@@ -101,6 +101,8 @@ export class EnginePool {
     this.waiters = [];
     this.lastError = null;
     this.bootFailures = 0;
+    // ?spare=0 in the page URL: no pre-booted spare (saves memory; a hard stop then boots a new engine)
+    this.noSpare = new URLSearchParams(location.search).get("spare") === "0";
   }
 
   start() {
@@ -160,10 +162,14 @@ export class EnginePool {
   }
 
   scheduleSpare() {
-    if (this.spare || this.spareTimer || this.bootFailures >= 3) return;
+    if (this.noSpare || this.spare || this.spareTimer || this.bootFailures >= 3) return;
+    // Boot the spare while no run is in progress: on a small machine a booting engine would slow
+    // the learner's run down (and that time counts against the time limit).
     this.spareTimer = setTimeout(() => {
       this.spareTimer = null;
-      if (!this.spare) this.spare = new Engine(this.config, this);
+      if (this.spare) return;
+      if (this.current) this.scheduleSpare();
+      else this.spare = new Engine(this.config, this);
     }, SPARE_DELAY_MS);
   }
 
@@ -231,9 +237,11 @@ export class EnginePool {
     ctl.settle({ kind: reason, seconds });
     if (!engine) { this.waiters.splice(0).forEach((r) => r()); return; }
     if (engine.state !== "busy") return;
+    const runId = engine.handlers && engine.handlers.runId;
     const interrupted = engine.requestInterrupt();
     const kill = () => {
-      if (engine.state === "busy") {
+      // only if it is still stuck in the run we stopped (not busy with a later one)
+      if (engine.state === "busy" && engine.handlers && engine.handlers.runId === runId) {
         engine.terminate();
         this.engineDied(engine, null);
         this.lastError = null;
