@@ -27,15 +27,18 @@ def run_job(job: dict, channel_fd: int) -> None:
         _set_limits(job["memory_limit"])
         import numpy  # noqa: F401  loaded before the guard (it loads native code), after the limits
 
-        from .guard import install_guard
+        from . import guard
         from .runner import judge_source
 
         root = job["root"]
         tempfile.tempdir = root  # pytest's capture files and tmp_path live in the private folder too
         os.environ["TMPDIR"] = root
-        install_guard(root)
+        guard.activate(root)
         result = judge_source(job["problem_dir"], job["source"], include_secret=job["include_secret"],
                               keyword=job["keyword"], workdir=root)
+        if guard.active_root() != os.path.realpath(root):
+            from .runner import _GUARD_TAMPERED, Result
+            result = Result.error(result.problem, _GUARD_TAMPERED)
         channel.write(token + "\n" + result.to_json())
         channel.flush()
     except BaseException:  # noqa: BLE001 - reported to the parent through stderr and the exit code

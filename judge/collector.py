@@ -21,6 +21,7 @@ from .result import Frame, TestResult, cap_output
 
 MESSAGE_CAP = 4000
 OUTPUT_LIMIT = 2**20  # characters of stdout + stderr a test may print before it fails
+_INLINED = ("<listcomp>", "<dictcomp>", "<setcomp>")  # frames Python 3.12 no longer has (PEP 709)
 _UNFINISHED = "error"  # a test's outcome until its call phase reports
 _INTERRUPTED = "did not finish: the test session was interrupted during or before this test"
 
@@ -168,7 +169,8 @@ def trim_traceback(tb: TracebackType | None, workdir: Path) -> list[Frame]:
     while tb is not None:
         code = tb.tb_frame.f_code
         filename = code.co_filename
-        if filename.startswith(root) and not tb.tb_frame.f_locals.get("__tracebackhide__"):
+        if (filename.startswith(root) and code.co_name not in _INLINED
+                and not tb.tb_frame.f_locals.get("__tracebackhide__")):
             lineno = tb.tb_lineno
             frames.append(Frame(file=filename[len(root):], line=lineno, function=code.co_name,
                                 code=linecache.getline(filename, lineno).strip()))

@@ -1,11 +1,13 @@
-"""Native grading guard: an audit hook that keeps learner code inside its work directory.
+"""The grading guard: an audit hook that keeps learner code inside its work directory.
 
-Installed by the child process (:mod:`judge._child`) after pytest and numpy are imported and before
-any learner code runs. It refuses, with a PermissionError whose message names the cause:
-writing, deleting or renaming files outside the run's private folder; starting processes
-(subprocess, os.system, fork, exec, spawn); sending signals (e.g. to kill the judge); and loading
-native libraries with ctypes. Reading files is allowed. Audit hooks cannot be removed, so this is
-for the short-lived child only, never for the browser engine or an in-process run.
+While active it refuses, with a PermissionError whose message names the cause: writing, deleting
+or renaming files outside the run's private folder; starting processes (subprocess, os.system,
+fork, exec, spawn); sending signals (e.g. to kill the judge); and loading native libraries with
+ctypes. Reading files is allowed. Both engines use it: the native child activates it for its whole
+(short) life, after pytest and numpy are imported and before any learner code runs; the browser
+engine activates it around each run (:func:`judge.runner.judge_source_json`), so both give the
+same verdict. Audit hooks cannot be removed, so an inactive guard lets everything through; it is
+never activated in an ordinary in-process run (such as the project's own tests).
 
 This is defence in depth for honest mistakes and casual tampering, not a security sandbox: code
 in the same process can always find a way around it. Grading that must resist a determined
@@ -31,11 +33,28 @@ _NATIVE_EVENTS = ("ctypes.dlopen", "ctypes.dlsym")
 _DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
 
 
-def install_guard(root: str | Path) -> None:
-    """Allow writes only below ``root`` from now on, for the rest of this process."""
-    root_path = os.path.realpath(root)
-    allowed = root_path + os.sep
+_state: dict[str, str | None] = {"root": None}
+_installed: list[bool] = []
 
+
+def activate(root: str | Path) -> None:
+    """Allow writes only below ``root`` until :func:`deactivate` (installs the hook once)."""
+    _state["root"] = os.path.realpath(root)
+    if not _installed:
+        sys.addaudithook(_make_hook(_state))
+        _installed.append(True)
+
+
+def deactivate() -> None:
+    _state["root"] = None
+
+
+def active_root() -> str | None:
+    """The folder the guard currently confines writes to (None when inactive)."""
+    return _state["root"]
+
+
+def _make_hook(state: dict[str, str | None]):
     def inside(path: object) -> bool:
         if isinstance(path, int):  # an already-open file descriptor
             return True
@@ -43,10 +62,13 @@ def install_guard(root: str | Path) -> None:
             path = os.fsdecode(path)
         if not isinstance(path, (str, os.PathLike)):
             return True
+        root = state["root"] or ""
         full = os.path.realpath(os.path.join(os.getcwd(), os.fspath(path)))
-        return full == root_path or full.startswith(allowed) or full in _DEVICES
+        return full == root or full.startswith(root + os.sep) or full in _DEVICES
 
     def hook(event: str, args: tuple) -> None:
+        if state["root"] is None:
+            return
         if event == "open":
             path, mode, flags = args
             writing = any(c in (mode or "") for c in "wax+") or bool((flags or 0) & _WRITE_FLAGS)
@@ -64,4 +86,4 @@ def install_guard(root: str | Path) -> None:
         elif event in _NATIVE_EVENTS:
             raise PermissionError(f"the judge does not allow loading native code ({event})")
 
-    sys.addaudithook(hook)
+    return hook

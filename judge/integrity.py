@@ -12,7 +12,7 @@ import sys
 from types import ModuleType
 
 WATCHED = (
-    "judge.collector", "judge.runner", "judge.result", "judge.workdir", "judge.integrity",
+    "judge.collector", "judge.runner", "judge.guard", "judge.result", "judge.workdir", "judge.integrity",
     "pytest", "_pytest.runner", "_pytest.reports", "_pytest.main", "_pytest.python", "_pytest.capture",
     "_pytest.fixtures", "_pytest.outcomes", "_pytest.nodes", "_pytest.assertion.rewrite",
     "_pytest.assertion.util", "_pytest.config", "pluggy", "pluggy._hooks", "pluggy._callers",

@@ -12,13 +12,15 @@ import contextlib
 import io
 import os
 import re
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from . import integrity
+from . import guard, integrity
 from .collector import Collector, describe_exception, trim_traceback
 from .problem import Problem, load_problem
 from .result import Result, TestResult, cap_output
@@ -44,8 +46,25 @@ def judge_source(problem_dir: str | Path | Problem, source: str, *, include_secr
 
 
 def judge_source_json(problem_dir: str, source: str, include_secret: bool = False) -> str:
-    """:func:`judge_source` returning the Result as JSON text (the browser worker calls this)."""
-    return judge_source(problem_dir, source, include_secret=include_secret).to_json()
+    """The browser engine's entry point: :func:`judge_source` under the guard, as JSON text.
+
+    The run gets a private temporary folder (also pytest's temp folder) and the guard of
+    :mod:`judge.guard` is active for its duration, as in a native child, so writing outside the
+    work directory fails the same way in both engines.
+    """
+    root = tempfile.mkdtemp(prefix="judge-run-")
+    previous = tempfile.tempdir
+    tempfile.tempdir = root
+    guard.activate(root)
+    try:
+        result = judge_source(problem_dir, source, include_secret=include_secret, workdir=root)
+        if guard.active_root() != os.path.realpath(root):
+            result = Result.error(result.problem, _GUARD_TAMPERED)
+        return result.to_json()
+    finally:
+        guard.deactivate()
+        tempfile.tempdir = previous
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def run_in_workdir(problem: Problem, workdir: Path, source: str, *, include_secret: bool,
@@ -141,6 +160,7 @@ def _build_result(problem: Problem, collector: Collector, exit_code: int, workdi
     return result
 
 
+_GUARD_TAMPERED = "the code switched off the judge's guard while running; no verdict given"
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
