@@ -153,6 +153,8 @@ class App:
 
     def click_run(self) -> int:
         before = self.run_count()
+        if not self.page.is_visible("[data-testid=run]") and self.page.is_visible("#tab-code"):
+            self.page.click("#tab-code")  # phones: the editor is a tab of its own
         self.page.click("[data-testid=run]")
         self.page.wait_for_selector(f"[data-testid=result-summary][data-run='{before + 1}']", timeout=10_000)
         return before + 1
@@ -170,8 +172,10 @@ class App:
         """The Result (JSON object) the page shows for a problem."""
         return self.page.evaluate("id => window.ppJudge.state.lastResults.get(id)", problem_id)
 
-    def outcomes_in_page(self) -> list[str]:
-        return [el.get_attribute("data-outcome") for el in self.page.query_selector_all("[data-testid=test-result]")]
+    def outcomes_in_page(self) -> dict[str, str]:
+        """Test id -> outcome, as the results panel shows them."""
+        return {el.get_attribute("data-test-id"): el.get_attribute("data-outcome")
+                for el in self.page.query_selector_all("[data-testid=test-result]")}
 
     def screenshot(self, name: str) -> None:
         folder = os.environ.get("PP_JUDGE_SCREENSHOTS")

@@ -43,7 +43,8 @@ def test_reference_passes_and_starter_fails_like_native(app: App, problems_root:
         in_page = app.result(problem_id)
         native = judge_source(problem, source).to_dict()
         assert comparable(in_page) == comparable(native), f"{problem_id} {label}: browser and native verdicts differ"
-        assert app.outcomes_in_page() == [t["outcome"] for t in native["tests"]]
+        assert app.outcomes_in_page() == {t["id"]: t["outcome"] for t in native["tests"]}
+        assert app.page.locator("[data-testid=test-result]").count() == len(native["tests"])
         assert status == native["status"]
         if label == "reference":
             assert status == "passed", f"{problem_id}: the reference does not pass in the browser: {in_page['message']}"

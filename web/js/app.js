@@ -214,26 +214,40 @@ function renderTestsPanel(problem) {
   }
 }
 
+const TABS = ["statement", "tests", "code"];
+const phoneQuery = window.matchMedia("(max-width: 760px)");
+
+/** Select a view. "code" exists on phones only (there the editor is a third tab). */
 function selectTab(name, focus = true) {
-  for (const [tab, panel] of [["statement", ui.statement], ["tests", ui.testsPanel]]) {
+  if (name === "code" && !phoneQuery.matches) name = ui.workspace.dataset.leftView || "statement";
+  ui.workspace.dataset.view = name;
+  if (name !== "code") ui.workspace.dataset.leftView = name;
+  for (const tab of TABS) {
     const button = $(`tab-${tab}`);
     const selected = tab === name;
     button.setAttribute("aria-selected", String(selected));
     button.tabIndex = selected ? 0 : -1;
-    panel.hidden = !selected;
     if (selected && focus) button.focus();
   }
+  // the left panel keeps showing on wide screens while the (phone-only) code view is selected
+  const left = ui.workspace.dataset.leftView || "statement";
+  ui.statement.hidden = left !== "statement";
+  ui.testsPanel.hidden = left !== "tests";
 }
 
-for (const tab of ["statement", "tests"]) {
+for (const tab of TABS) {
   $(`tab-${tab}`).addEventListener("click", () => selectTab(tab));
   $(`tab-${tab}`).addEventListener("keydown", (event) => {
-    if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
-      selectTab(tab === "statement" ? "tests" : "statement");
-      event.preventDefault();
-    }
+    if (event.key !== "ArrowRight" && event.key !== "ArrowLeft") return;
+    const visible = TABS.filter((t) => t !== "code" || phoneQuery.matches);
+    const step = event.key === "ArrowRight" ? 1 : -1;
+    selectTab(visible[(visible.indexOf(tab) + step + visible.length) % visible.length]);
+    event.preventDefault();
   });
 }
+phoneQuery.addEventListener?.("change", () => {
+  if (!phoneQuery.matches && ui.workspace.dataset.view === "code") selectTab("statement", false);
+});
 
 $("toggle-nav").addEventListener("click", () => {
   const open = !document.body.classList.contains("nav-open");
@@ -294,7 +308,10 @@ async function run() {
   if (!result.stopped) store.saveStatus(problem.id, result.status === "passed" ? "passed" : "failing");
   refreshListState(problem.id);
   state.lastResults.set(problem.id, result);
-  if (state.current && state.current.id === problem.id) showResult(result);
+  if (state.current && state.current.id === problem.id) {
+    showResult(result);
+    if (phoneQuery.matches) ui.summary.scrollIntoView({ block: "start", behavior: "smooth" });
+  }
 }
 
 function showResult(result) {

@@ -59,11 +59,15 @@ export function renderResult(result, summaryEl, listEl, ctx) {
       result.stopped ? "The run was stopped before the tests finished." :
       "Look for a loop that never ends, or work that grows too fast. Your code is saved."));
   }
-  const tests = result.tests || [];
+  // failures first (in the runner's order), then the rest: what needs work is what is seen first
+  const rank = (t) => (t.outcome === "failed" || t.outcome === "error" ? 0 : 1);
+  const tests = [...(result.tests || [])].sort((a, b) => rank(a) - rank(b));
   let opened = 0;
+  // nothing failed: open the first test that drew a timeline, so the learner sees their schedule
+  const showcase = result.status === "passed" ? tests.find((t) => (t.artifacts || []).some((a) => a.value && a.value.type === "timeline")) : null;
   for (const test of tests) {
     const bad = test.outcome === "failed" || test.outcome === "error";
-    const open = bad && opened < 3;
+    const open = (bad && opened < 3) || test === showcase;
     if (open) opened += 1;
     listEl.append(renderTest(test, open, ctx));
   }

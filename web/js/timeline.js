@@ -8,7 +8,6 @@ const GAP = 6;
 const LABEL = 62;
 const TOP = 8;
 const AXIS = 22;
-const MIN_SLOT = 22; // px per time unit at least, so two-digit micro-batch numbers fit
 
 // [dark, light] shades per operation: chunk 0 is dark, chunk 1 light, more chunks in between
 const COLOURS = {
@@ -63,7 +62,10 @@ export function renderTimeline(artifact, availableWidth = 640) {
   }
   const unit = timeUnit(stages);
   const slots = total / unit;
-  const perUnit = Math.max(MIN_SLOT, Math.floor((availableWidth - LABEL - 12) / slots));
+  // px per time unit: fill the width, but never so narrow that the micro-batch numbers overlap
+  const digits = Math.max(1, ...stages.flat().map((b) => String(b.mb).length));
+  const minSlot = 8 + 7 * digits;
+  const perUnit = Math.max(minSlot, Math.floor((availableWidth - LABEL - 12) / slots));
   const scale = perUnit / unit;
   const width = Math.ceil(LABEL + total * scale + 8);
   const height = TOP + stages.length * (ROW + GAP) + AXIS;
