@@ -172,7 +172,7 @@ def _run_check(args: argparse.Namespace) -> int:
     code = check_problems(args.path or default_problems_dir(), args.parallel)
     if args.pyodide:
         from .parity import check_parity
-        code = max(code, check_parity(args.path or default_problems_dir()))
+        code = max(code, check_parity(args.path or default_problems_dir(), args.parallel))
     return code
 
 

@@ -284,3 +284,43 @@ def _frames_text(frames: Any) -> str:
 def _text_diff(left: str, right: str, indent: str) -> list[str]:
     diff = difflib.unified_diff(left.splitlines(), right.splitlines(), "native", "pyodide", lineterm="", n=2)
     return [indent + line for line in diff]
+
+
+def check_parity(root: str | Path, parallel: int = 1, stream: Any = None) -> int:
+    """``judge check --pyodide``: judge every reference, starter and wrong solution natively and in
+    Pyodide and report every difference; return 0 when all agree, 1 otherwise, 2 when Pyodide
+    cannot run here."""
+    import sys
+
+    from .native import Job as NativeJob
+    from .native import judge_many
+    from .problem import discover_problems
+
+    stream = stream or sys.stdout
+    problems, _ = discover_problems(root)
+    plan = [(problem, label, path) for problem in problems for label, path in
+            [("reference", problem.reference_path), ("starter", problem.starter_path)]
+            + [(f"wrong/{p.name}", p) for p in problem.wrong_files]]
+    stream.write(f"Parity: judging {len(plan)} solutions natively and in Pyodide {_pyodide_version()}...\n")
+    native = judge_many([NativeJob(problem, path, include_secret=True) for problem, _, path in plan], parallel)
+    try:
+        browser = run_in_pyodide([Job(problem.path, path.read_text(encoding="utf-8"), include_secret=True,
+                                      time_limit=problem.time_limit * 3, label=f"{problem.id}/{label}")
+                                  for problem, label, path in plan])
+    except HarnessError as exc:
+        stream.write(f"error: cannot run Pyodide here: {exc}\n")
+        return 2
+    differing = 0
+    for (problem, label, _), mine, theirs in zip(plan, native, browser):
+        diff = compare(mine.to_dict(), theirs, problem_dir=problem.path)
+        if diff:
+            differing += 1
+            stream.write(f"DIFFERS {problem.id} {label}\n{diff}\n")
+    stream.write(f"{len(plan) - differing} of {len(plan)} solutions give the same Result in both engines.\n")
+    return 1 if differing else 0
+
+
+def _pyodide_version() -> str:
+    from .site.pyodide_dist import PYODIDE_VERSION
+
+    return PYODIDE_VERSION
