@@ -119,6 +119,38 @@ def test_ctrl_enter_runs_and_traceback_jumps_to_the_editor_line(app: App, proble
     assert cursor_line == 5
 
 
+def test_keyboard_tab_indents_and_escape_tab_leaves_the_editor(app: App) -> None:
+    app.select("pp-schedule")
+    app.set_code("x = 1\n")
+    app.page.click("[data-testid=editor] .cm-content")
+    in_editor = "() => !!document.activeElement.closest('[data-testid=editor]')"
+    app.page.keyboard.press("Control+End")
+    app.page.keyboard.press("Tab")
+    assert app.page.evaluate(in_editor)
+    assert app.code() == "x = 1\n    "
+    app.page.keyboard.press("Escape")
+    app.page.keyboard.press("Tab")
+    assert not app.page.evaluate(in_editor)
+
+
+def test_a_refused_save_warns_and_keeps_the_code(app: App) -> None:
+    app.select("pp-schedule")
+    app.page.evaluate("""() => {
+        window.__realSetItem = Storage.prototype.setItem;
+        Storage.prototype.setItem = function () { throw new DOMException("full", "QuotaExceededError"); };
+    }""")
+    try:
+        app.set_code("# not saved yet\n")
+        assert app.page.is_visible("#banner[data-kind=warning]")
+        assert "Download all" in app.page.inner_text("#banner")
+        assert app.code() == "# not saved yet\n"
+    finally:
+        app.page.evaluate("() => { Storage.prototype.setItem = window.__realSetItem; }")
+    app.set_code("# saved now\n")  # the next edit retries and succeeds
+    assert app.page.is_hidden("#banner")
+    assert app.page.evaluate("localStorage.getItem('pp-judge:v1:code:pp-schedule')") == "# saved now\n"
+
+
 def test_zip_export_judges_natively_to_the_same_verdicts(app: App, problems_root: Path, tmp_path: Path) -> None:
     chosen = {"pp-schedule": "reference", "pp-bubble-math": "wrong"}
     browser_results = {}
