@@ -151,3 +151,38 @@ def test_parallel_judging_keeps_order(tmp_path):
     result = run_cli(str(practice), "--problems", str(problems), "-j", "3")
     lines = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("FAIL")]
     assert lines == ["fx-a", "fx-b", "fx-c"]
+
+
+def test_watch_judges_again_on_save(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    practice = tmp_path / "practice"
+    run_cli(str(practice), *FX)
+    env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    process = subprocess.Popen([sys.executable, "-m", "judge", str(practice), *FX, "--watch"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen: list[str] = []
+    import threading
+    watchdog = threading.Timer(120, process.kill)  # a silent hang must not hang the suite
+    watchdog.start()
+    try:
+        deadline = time.monotonic() + 120
+        saved = False
+        for line in process.stdout:
+            seen.append(line)
+            if "Watching for changes" in line and not saved:
+                time.sleep(0.5)
+                shutil.copy(SOLUTIONS / "passing.py", practice / "fx-add" / "adder.py")
+                saved = True
+            if saved and line.startswith("PASS    fx-add"):
+                break
+            assert time.monotonic() < deadline, "no re-judge after saving:\n" + "".join(seen)
+    finally:
+        watchdog.cancel()
+        process.terminate()
+        process.wait(10)
+    text = "".join(seen)
+    assert "FAIL    fx-add" in text and "change detected" in text and "PASS    fx-add" in text
