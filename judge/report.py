@@ -17,6 +17,7 @@ from .result import Result, TestResult
 
 _COLOURS = {"passed": "32", "failed": "31", "error": "31", "timeout": "33", "skipped": "33", "dim": "2",
             "bold": "1"}
+MAX_FAILURES_SHOWN = 5  # per problem, unless --verbose
 _MARKS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT", "skipped": "SKIP"}
 
 
@@ -42,9 +43,13 @@ def print_report(results: Sequence[Result], stream: TextIO = sys.stdout, verbose
                      f"{paint(f'score {result.score:.0%}', 'dim')}\n")
         if result.message:
             stream.write(_indent(result.message, 8) + "\n")
-        for test in result.tests:
-            if test.outcome in ("failed", "error") or verbose:
-                stream.write(_test_block(test, paint, verbose))
+        shown = [t for t in result.tests if t.outcome in ("failed", "error") or verbose]
+        limit = len(shown) if verbose else MAX_FAILURES_SHOWN
+        for test in shown[:limit]:
+            stream.write(_test_block(test, paint, verbose))
+        if len(shown) > limit:
+            stream.write(paint(f"    ... and {len(shown) - limit} more failing tests (-v shows them all, "
+                               f"-k TEXT picks some)\n", "dim"))
     stream.write(summary_line(results) + "\n")
 
 
@@ -60,7 +65,8 @@ def _test_block(test: TestResult, paint: Painter, verbose: bool) -> str:
              f"{paint(' (secret)', 'dim') if test.visibility == 'secret' else ''}"]
     if test.message:
         lines.append(_indent(test.message, 10))
-    for frame in test.traceback[-3:]:
+    own = [f for f in test.traceback if not f.file.startswith("tests/")]
+    for frame in (own or test.traceback[-1:])[-3:]:
         lines.append(paint(f"          at {frame.file}:{frame.line} in {frame.function}: {frame.code}", "dim"))
     if test.stdout.strip() and test.outcome != "passed":
         lines.append(paint("          printed:", "dim"))
