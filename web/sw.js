@@ -64,7 +64,8 @@ self.addEventListener("fetch", (event) => {
       const cached = await runtime.match(request);
       if (cached) return cached;
       const response = await fetch(request);
-      if (response.ok) await runtime.put(request, response.clone());
+      // importScripts from the CDN is a no-cors request: its response is opaque but usable
+      if (response.ok || response.type === "opaque") await runtime.put(request, response.clone());
       return response;
     }
     return isolate(await fetch(request));

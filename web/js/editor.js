@@ -89,7 +89,7 @@ export function createCodeView(parent, text) {
     state: EditorState.create({
       doc: text,
       extensions: [lineNumbers(), highlightSpecialChars(), syntaxHighlighting(darkQuery && darkQuery.matches ? darkHighlight : defaultHighlightStyle, { fallback: true }),
-                   python(), theme, EditorState.readOnly.of(true), EditorView.editable.of(false),
+                   python(), theme, EditorView.lineWrapping, EditorState.readOnly.of(true), EditorView.editable.of(false),
                    EditorView.contentAttributes.of({ "aria-readonly": "true" })],
     }),
   });
