@@ -10,6 +10,7 @@ import json
 import zipfile
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from judge.problem import load_problem
@@ -21,6 +22,15 @@ LOOP = '"""Never returns."""\n\n\ndef answer() -> int:\n    while True:\n       
 # Ignores SIGINT, so the interrupt cannot land: the page must terminate the worker and use the spare.
 STUBBORN = ('"""Ignores the interrupt."""\nimport signal\n\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n\n\n'
             'def answer() -> int:\n    while True:\n        pass\n')
+
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "judge" / "schema" / "result.schema.json").read_text())
+
+
+def valid(result: dict) -> dict:
+    """The page's Result, checked against the Result JSON Schema."""
+    jsonschema.validate(result, SCHEMA)
+    return result
 
 
 def comparable(result: dict) -> dict:
@@ -40,7 +50,7 @@ def test_reference_passes_and_starter_fails_like_native(app: App, problems_root:
     for label, source in (("reference", reference), ("starter", problem.starter)):
         app.set_code(source)
         status = app.run()
-        in_page = app.result(problem_id)
+        in_page = valid(app.result(problem_id))
         native = judge_source(problem, source).to_dict()
         assert comparable(in_page) == comparable(native), f"{problem_id} {label}: browser and native verdicts differ"
         assert app.outcomes_in_page() == {t["id"]: t["outcome"] for t in native["tests"]}
@@ -68,7 +78,7 @@ def test_time_limit_stops_an_infinite_loop_and_the_next_run_works(app: App, prob
     app.select("bt-limits")
     app.set_code(LOOP)
     assert app.run() == "timeout"
-    result = app.result("bt-limits")
+    result = valid(app.result("bt-limits"))
     assert result["message"] == "timed out after 4 s"
     assert "timed out after 4 s" in app.page.inner_text("[data-testid=result-summary]")
     app.set_code(problem.reference_path.read_text(encoding="utf-8"))
@@ -98,7 +108,7 @@ def test_stop_button_stops_a_run(app: App, problems_root: Path) -> None:
     assert app.page.is_enabled("[data-testid=stop]")
     app.page.click("[data-testid=stop]")
     assert app.wait_verdict(run, timeout=10_000) == "error"
-    assert "stopped" in app.result("bt-limits")["message"]
+    assert "stopped" in valid(app.result("bt-limits"))["message"]
     app.set_code(problem.reference_path.read_text(encoding="utf-8"))
     assert app.run() == "passed"
 

@@ -35,7 +35,8 @@ const state = {
   byId: new Map(),
   current: null, // the problem shown
   runs: 0, // data-run: grows with every run
-  lastResults: new Map(), // problem id -> Result shown last (this visit)
+  lastResults: new Map(), // problem id -> Result shown last (this visit): the Result JSON, as is
+  stoppedRuns: new Set(), // problem ids whose last verdict came from the Stop button
   running: null, // problem id of the run in progress
 };
 
@@ -263,10 +264,10 @@ function workerProblem(p) {
   return { id: p.id, entry: p.entry, files: p.files, wheels: p.wheels, packages: p.packages };
 }
 
-function syntheticResult(problem, status, message, duration, extra = {}) {
-  // Same fields as judge.result.Result.to_dict(), for verdicts the page gives itself.
+function syntheticResult(problem, status, message, duration) {
+  // Exactly the fields of judge.result.Result.to_dict(), for verdicts the page gives itself.
   return { schema_version: 1, problem: problem.id, status, score: 0, passed: 0, total: 0, message,
-           duration, tests: [], ...extra };
+           duration, tests: [] };
 }
 
 async function run() {
@@ -297,7 +298,7 @@ async function run() {
   } else if (outcome.kind === "timeout") {
     result = syntheticResult(problem, "timeout", `timed out after ${outcome.seconds} s`, outcome.seconds);
   } else if (outcome.kind === "stopped") {
-    result = syntheticResult(problem, "error", `stopped by you after ${outcome.seconds} s`, outcome.seconds, { stopped: true });
+    result = syntheticResult(problem, "error", `stopped by you after ${outcome.seconds} s`, outcome.seconds);
   } else {
     result = syntheticResult(problem, "error", `the Python engine failed: ${outcome.message}`, 0);
   }
@@ -305,9 +306,11 @@ async function run() {
   state.running = null;
   ui.run.disabled = false;
   ui.stop.disabled = true;
-  if (!result.stopped) store.saveStatus(problem.id, result.status === "passed" ? "passed" : "failing");
+  const stopped = outcome.kind === "stopped";
+  if (!stopped) store.saveStatus(problem.id, result.status === "passed" ? "passed" : "failing");
   refreshListState(problem.id);
   state.lastResults.set(problem.id, result);
+  if (stopped) state.stoppedRuns.add(problem.id); else state.stoppedRuns.delete(problem.id);
   if (state.current && state.current.id === problem.id) {
     showResult(result);
     if (phoneQuery.matches) ui.summary.scrollIntoView({ block: "start", behavior: "smooth" });
@@ -326,6 +329,7 @@ function showResult(result) {
   ui.summary.dataset.status = result.status;
   renderResult(result, ui.summary, ui.testList, {
     entry: state.current.entry,
+    stopped: state.stoppedRuns.has(state.current.id),
     goToLine: (line) => editor.goToLine(line),
     width: () => Math.max(280, ui.results.clientWidth - 48),
   });

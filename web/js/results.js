@@ -41,7 +41,7 @@ function firstLine(text) { return (text || "").split("\n")[0]; }
 
 /**
  * Fill `summaryEl` and `listEl` from a Result object.
- * ctx: {entry, goToLine(line), width()}
+ * ctx: {entry, stopped (the verdict came from Stop), goToLine(line), width()}
  */
 export function renderResult(result, summaryEl, listEl, ctx) {
   summaryEl.replaceChildren();
@@ -54,9 +54,9 @@ export function renderResult(result, summaryEl, listEl, ctx) {
   if (result.message && (result.status === "error" || result.status === "timeout") && (multiLine || result.tests?.length)) {
     summaryEl.append(h("pre", { class: "message summary-message" }, linkify(result.message, ctx)));
   }
-  if (result.status === "timeout" || result.stopped) {
+  if (result.status === "timeout" || ctx.stopped) {
     summaryEl.append(h("p", { class: "muted hint" },
-      result.stopped ? "The run was stopped before the tests finished." :
+      ctx.stopped ? "The run was stopped before the tests finished." :
       "Look for a loop that never ends, or work that grows too fast. Your code is saved."));
   }
   // failures first (in the runner's order), then the rest: what needs work is what is seen first
