@@ -32,7 +32,10 @@ export function summaryText(result) {
   const { status, passed = 0, total = 0 } = result;
   if (status === "passed") return `All ${total} test${total === 1 ? "" : "s"} passed`;
   if (status === "failed") return `${passed} of ${total} test${total === 1 ? "" : "s"} passed`;
-  if (status === "timeout") return `Timed out: ${result.message || "the time limit was reached"}`;
+  if (status === "timeout") {
+    const text = result.message || "timed out: the time limit was reached";
+    return text.charAt(0).toUpperCase() + text.slice(1);
+  }
   if (total) return `Error: ${firstLine(result.message) || "see below"} (${passed} of ${total} passed)`;
   return `Error: ${firstLine(result.message) || "the tests could not run"}`;
 }
