@@ -23,8 +23,15 @@ self.addEventListener("install", (event) => {
       if (!response.ok) throw new Error(`precache ${url}: HTTP ${response.status}`);
       await cache.put(url, response);
     }
-    await self.skipWaiting();
+    // The first install takes over at once (offline from the first visit on). An update waits until
+    // no page runs the old build, or until the page asks (its "Reload to update" banner), so a
+    // running page never loses the files of its own build.
+    if (!self.registration.active) await self.skipWaiting();
   })());
+});
+
+self.addEventListener("message", (event) => {
+  if (event.data === "skip-waiting") self.skipWaiting();
 });
 
 self.addEventListener("activate", (event) => {

@@ -39,7 +39,7 @@ async function boot({ indexURL, packages, judgeZip, interruptBuffer: buffer }) {
   post({ type: "progress", text: "Loading Python…" });
   importScripts(new URL("pyodide.js", indexURL).href);
   const judgeZipPromise = fetchBytes(judgeZip);
-  pyodide = await loadPyodide({ indexURL, packages, fullStdLib: false });
+  pyodide = await loadPyodide({ indexURL, packages });
   mark("loadPyodide", t0);
   const missing = packages.filter((name) => !(name in pyodide.loadedPackages));
   if (missing.length) throw new Error(`could not load the Python packages ${missing.join(", ")}`);

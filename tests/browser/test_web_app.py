@@ -7,6 +7,7 @@ uses its own server (another origin, so its own service worker) and its own brow
 from __future__ import annotations
 
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -251,6 +252,40 @@ def test_works_offline_on_a_second_visit(browser, site_dir: Path, problems_root:
         app.set_code(problem.reference_path.read_text(encoding="utf-8"))
         assert app.run() == "passed"
         assert not app.errors, app.errors
+    finally:
+        context.close()
+        served.stop()
+
+
+def test_a_new_build_is_offered_then_taken_on_request(browser, tmp_path: Path, problems_root: Path) -> None:
+    from judge.site.build import build_site
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder, ids in ((first, ["pp-schedule"]), (second, ["pp-schedule", "bt-limits"])):
+        for pid in ids:
+            shutil.copytree(problems_root / pid, folder / pid)
+    site = tmp_path / "site"
+    build_site(site, pyodide="self", problems_dir=first)
+    served = Served(site)
+    context = browser.new_context(viewport={"width": 1366, "height": 800})
+    try:
+        page = context.new_page()
+        app = App(page, served.url + "?spare=0")
+        app.open()
+        app.wait_ready()
+        page.wait_for_selector("html[data-offline-ready=true]", timeout=RUN_TIMEOUT_MS)
+        old_build = page.evaluate("window.ppJudge.config.build")
+        build_site(site, pyodide="self", problems_dir=second)  # a new deployment
+        page.reload()
+        page.wait_for_selector("html[data-app-ready=true]")
+        assert page.evaluate("window.ppJudge.config.build") == old_build  # served by the installed worker
+        app.wait_ready()
+        page.wait_for_selector("#banner[data-key=update]:not([hidden])", timeout=RUN_TIMEOUT_MS)
+        with page.expect_navigation():
+            page.click("#banner button:has-text('Reload to update')")
+        page.wait_for_selector("html[data-app-ready=true]")
+        assert page.evaluate("window.ppJudge.config.build") != old_build
+        assert page.locator("[data-testid=problem-link]").count() == 2
     finally:
         context.close()
         served.stop()

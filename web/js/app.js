@@ -420,9 +420,31 @@ function registerServiceWorker() {
   swRegistered = true;
   // After the engine booted, so the precache reads Pyodide from the HTTP cache instead of
   // competing with the boot for the network.
-  navigator.serviceWorker.register("sw.js").then(() => navigator.serviceWorker.ready).then(() => {
+  const hadController = Boolean(navigator.serviceWorker.controller);
+  navigator.serviceWorker.register("sw.js").then((registration) => {
+    const offerUpdate = (worker) => {
+      if (!worker || !hadController) return;
+      const ask = () => showUpdateBanner(worker);
+      if (worker.state === "installed") ask();
+      else worker.addEventListener("statechange", () => { if (worker.state === "installed") ask(); });
+    };
+    offerUpdate(registration.waiting || registration.installing);
+    registration.addEventListener("updatefound", () => offerUpdate(registration.installing));
+    return navigator.serviceWorker.ready;
+  }).then(() => {
     document.documentElement.dataset.offlineReady = "true";
   }).catch((err) => console.warn("service worker not registered:", err));
+}
+
+function showUpdateBanner(worker) {
+  showBanner("A new version of the exercises is ready.", "info", "update");
+  const button = Object.assign(document.createElement("button"), { type: "button", textContent: "Reload to update" });
+  button.addEventListener("click", () => {
+    if (state.current) store.saveCode(state.current.id, editor.getText());
+    navigator.serviceWorker.addEventListener("controllerchange", () => location.reload(), { once: true });
+    worker.postMessage("skip-waiting");
+  });
+  ui.banner.insertBefore(button, ui.banner.lastChild);
 }
 setTimeout(registerServiceWorker, 30000); // also when Python is slow to start
 
