@@ -81,7 +81,7 @@ def test_time_limit_stops_an_infinite_loop_and_the_next_run_works(app: App, prob
     assert app.run() == "timeout"
     result = valid(app.result("bt-limits"))
     assert result["message"] == "timed out after 4 s"
-    assert "timed out after 4 s" in app.page.inner_text("[data-testid=result-summary]")
+    assert "timed out after 4 s" in app.page.inner_text("[data-testid=result-summary]").lower()
     app.set_code(problem.reference_path.read_text(encoding="utf-8"))
     assert app.run() == "passed"
 
