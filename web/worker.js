@@ -144,6 +144,8 @@ async function run({ runId, problem, source, micropip }) {
       await installWheels(problem, micropip);
     }
     const dir = writeProblem(problem);
+    // an earlier run may have changed the SIGINT handler; Stop needs the default one
+    pyodide.runPython("import signal; signal.signal(signal.SIGINT, signal.default_int_handler)");
     post({ type: "started", runId });
     let json = null;
     let interrupted = false;

@@ -113,7 +113,6 @@ function renderLists() {
     const li = document.createElement("li");
     const a = document.createElement("a");
     a.href = `#/${p.id}`;
-    a.dataset.testid = "problem-link";
     a.setAttribute("data-testid", "problem-link");
     a.dataset.problemId = p.id;
     const title = document.createElement("span");
