@@ -16,7 +16,7 @@ import signal
 import sys
 import tempfile
 
-OUTPUT_FILE_LIMIT = 64 * 1024 * 1024  # bytes any one file (including captured output) may reach
+OUTPUT_FILE_LIMIT = 16 * 1024 * 1024  # bytes any one file (including captured output) may reach
 
 
 def run_job(job: dict, channel_fd: int) -> None:

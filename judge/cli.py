@@ -42,12 +42,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return _HANDLERS[command](args)
-    except ProblemError as exc:
+    except (ProblemError, *_setup_errors()) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _setup_errors() -> tuple[type[Exception], ...]:
+    """Errors that mean the set-up is wrong (a build or download failed), reported without a traceback."""
+    from .parity import HarnessError
+    from .site.build import BuildError
+    from .site.pyodide_dist import DistributionError
+
+    return BuildError, DistributionError, HarnessError
 
 
 def _parsers() -> dict[str, argparse.ArgumentParser]:

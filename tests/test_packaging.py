@@ -19,6 +19,7 @@ def test_wheel_carries_problems_and_runs_outside_the_clone(tmp_path):
     for pid in problem_ids:
         assert f"judge/_problems/{pid}/problem.toml" in names, pid
     assert not [n for n in names if "__pycache__" in n]
+    assert "judge/_web/index.html" in names and not [n for n in names if "node_modules" in n]
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -36,3 +37,7 @@ def test_wheel_carries_problems_and_runs_outside_the_clone(tmp_path):
     where = subprocess.run([str(python), "-c", "import judge; print(judge.__file__)"], cwd=outside, env=env,
                            capture_output=True, text=True, check=True).stdout
     assert str(venv) in where, f"the test must exercise the installed wheel, not the clone: {where}"
+    site = subprocess.run([str(python), "-m", "judge", "build", "site", "--pyodide", "cdn"], cwd=outside, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert site.returncode == 0, site.stdout + site.stderr
+    assert (outside / "site" / "index.html").is_file()
