@@ -1,0 +1,549 @@
+"""Browser benchmark: the web app against a bare Pyodide page, cold and on a repeat visit.
+
+One run builds a ``self`` site (``python -m judge build``), copies the bare floor page
+(``bench/floor/``) into it as ``bench-floor/`` so both load the *same* Pyodide files from the same
+server, serves it with :func:`judge.site.serve.make_server` on 127.0.0.1 (the real headers), and
+drives Debian's Chromium with Playwright. Each repeat, interleaved (the floor first on odd repeats,
+the app first on even ones):
+
+- floor: a fresh browser profile; time from navigation to "numpy and pytest imported" in a Web
+  Worker; then a reload in the same profile (HTTP cache);
+- app, cold: a fresh browser profile; time from navigation to ``engine-status[data-state=ready]``;
+  then, once the spare engine is up and the service worker is installed (a learner reads the
+  statement first), the first verdict of every problem with its reference solution (Run pressed
+  in the page; timed in the page from the click to the verdict) and the median of N warm re-runs;
+- app, repeat visit: a reload in the same profile (HTTP cache, V8's code cache, service worker);
+  time to ready, and the verdict of one problem when Run is pressed the moment the engine is ready.
+
+Bytes are counted by the server: what it wrote to the socket for each request (headers and
+body). A response served by the service worker or from the HTTP cache never reaches it, so it
+counts 0. The server does not compress; ``gzip`` columns estimate what a host that gzips would
+send. "Pyodide" bytes are the requests under ``pyodide/`` (runtime, standard library, packages).
+
+Times are medians over the repeats; every ratio is taken within one repeat (the same machine
+state) and then the median of those ratios is reported. Absolute times on a shared machine are
+noisy; compare ratios.
+
+    python -m bench.browser [--problems DIR] [--repeats N] [--reruns N] [--only ID ...] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gzip
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from judge.problem import Problem, discover_problems  # noqa: E402
+from judge.site import pyodide_dist  # noqa: E402
+
+CHROMIUM = Path("/usr/lib/chromium/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-dev-shm-usage"]
+FLOOR_SOURCE = ROOT / "bench" / "floor"
+FLOOR_DIR = "bench-floor"
+BOOT_TIMEOUT_S = 240.0
+RUN_TIMEOUT_S = 120.0
+AT_READY_PROBLEM = "pp-schedule"  # preferred problem for "Run pressed the moment Python is ready"
+
+TARGETS = {
+    "ready_cold_vs_floor": 0.8,     # app ready, cold / floor imported, cold
+    "repeat_vs_cold": 0.6,          # app ready on a repeat visit / app ready cold
+    "first_verdict_ms": 500.0,      # every problem, after ready
+    "rerun_pp_schedule_ms": 150.0,  # warm re-run median of pp-schedule
+    "repeat_pyodide_bytes": 0,      # network bytes for Pyodide files on a repeat visit
+}
+
+# Records when the app's engine status first says "ready" (performance.now(): from navigation).
+INIT_SCRIPT = """
+(() => {
+  if (window.__benchObserver) return;
+  window.__benchReadyAt = null;
+  const mark = () => {
+    if (window.__benchReadyAt !== null) return;
+    const el = document.querySelector('[data-testid=engine-status]');
+    if (el && el.dataset.state === 'ready') window.__benchReadyAt = performance.now();
+  };
+  window.__benchObserver = new MutationObserver(mark);
+  window.__benchObserver.observe(document, {subtree: true, attributes: true, attributeFilter: ['data-state']});
+})();
+"""
+
+# Press Run and time the verdict in the page: from the click to the summary of the new run.
+RUN_SCRIPT = """
+async (timeoutMs) => {
+  const summary = document.querySelector('[data-testid=result-summary]');
+  const before = Number(summary.dataset.run);
+  const done = new Promise((resolve, reject) => {
+    const check = () => {
+      const st = summary.dataset.status;
+      if (Number(summary.dataset.run) === before + 1 && st && st !== 'running') { obs.disconnect(); resolve(); }
+    };
+    const obs = new MutationObserver(check);
+    obs.observe(summary, {attributes: true});
+    setTimeout(() => { obs.disconnect(); reject(new Error('no verdict within ' + timeoutMs + ' ms')); }, timeoutMs);
+  });
+  const t0 = performance.now();
+  document.querySelector('[data-testid=run]').click();
+  await done;
+  return {ms: performance.now() - t0, status: summary.dataset.status};
+}
+"""
+
+SET_CODE_SCRIPT = """text => {
+  const view = window.ppJudge.editor.view;
+  view.dispatch({changes: {from: 0, to: view.state.doc.length, insert: text}});
+}"""
+
+
+class BenchError(RuntimeError):
+    """The benchmark could not run (no browser, a boot failed, a reference did not pass)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# the server, counting bytes
+
+
+class ByteLog:
+    """Every response the server wrote: (path, status, bytes on the socket)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.entries: list[tuple[str, int, int]] = []
+
+    def add(self, path: str, status: int, nbytes: int) -> None:
+        with self.lock:
+            self.entries.append((path, status, nbytes))
+
+    def mark(self) -> int:
+        with self.lock:
+            return len(self.entries)
+
+    def since(self, mark: int) -> list[tuple[str, int, int]]:
+        with self.lock:
+            return list(self.entries[mark:])
+
+
+class _CountingWriter:
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+        self.count = 0
+
+    def write(self, data: bytes) -> int:
+        self.count += len(data)
+        return self.raw.write(data)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
+def _counting_handler(base: type, log: ByteLog) -> type:
+    class Counting(base):  # type: ignore[misc, valid-type]
+        def setup(self) -> None:
+            super().setup()
+            self.wfile = _CountingWriter(self.wfile)
+
+        def send_response(self, code: int, message: str | None = None) -> None:
+            self._bench_status = code
+            super().send_response(code, message)
+
+        def handle_one_request(self) -> None:
+            self.wfile.count = 0
+            self._bench_status = 0
+            super().handle_one_request()
+            if getattr(self, "requestline", "") and self._bench_status:
+                log.add(self.path.split("?", 1)[0], self._bench_status, self.wfile.count)
+
+    return Counting
+
+
+@contextmanager
+def serving(site: Path, log: ByteLog) -> Iterator[str]:
+    from judge.site.serve import make_server, server_url
+
+    server = make_server(site, "127.0.0.1", 0)
+    partial = server.RequestHandlerClass
+    server.RequestHandlerClass = functools.partial(_counting_handler(partial.func, log), *partial.args,
+                                                   **partial.keywords)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server_url(server)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class Sizes:
+    """Byte totals of a list of server log entries, raw and as a gzipping host would send them."""
+
+    def __init__(self, site: Path) -> None:
+        self.site = site
+        self._gz: dict[str, tuple[int, int]] = {}
+
+    def _file(self, path: str) -> tuple[int, int]:
+        if path not in self._gz:
+            rel = path.lstrip("/") or "index.html"
+            if rel.endswith("/"):
+                rel += "index.html"
+            file = self.site / rel
+            data = file.read_bytes() if file.is_file() else b""
+            self._gz[path] = (len(data), len(gzip.compress(data, 6)) if data else 0)
+        return self._gz[path]
+
+    def totals(self, entries: list[tuple[str, int, int]]) -> dict[str, int]:
+        out = {"requests": 0, "bytes": 0, "gzip_bytes": 0, "pyodide_requests": 0, "pyodide_bytes": 0,
+               "pyodide_gzip_bytes": 0}
+        for path, status, nbytes in entries:
+            gz = nbytes
+            if status == 200:
+                raw, packed = self._file(path)
+                if raw and nbytes >= raw:
+                    gz = nbytes - raw + packed  # headers as sent, the body gzipped
+            pyodide = path.startswith("/pyodide/")
+            out["requests"] += 1
+            out["bytes"] += nbytes
+            out["gzip_bytes"] += gz
+            if pyodide:
+                out["pyodide_requests"] += 1
+                out["pyodide_bytes"] += nbytes
+                out["pyodide_gzip_bytes"] += gz
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# browser
+
+
+def _need_browser() -> None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        raise BenchError("Python Playwright is not installed (pip install -e '.[test]')") from None
+    if not CHROMIUM.exists():
+        raise BenchError(f"{CHROMIUM} is missing (apt-get install chromium)")
+
+
+@contextmanager
+def profile(pw: Any) -> Iterator[Any]:
+    """A fresh browser profile on disk (empty HTTP cache, code cache and service workers)."""
+    folder = Path(tempfile.mkdtemp(prefix="bench-browser-profile-"))
+    context = pw.chromium.launch_persistent_context(
+        str(folder), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS,
+        viewport={"width": 1366, "height": 800})
+    try:
+        context.add_init_script(INIT_SCRIPT)
+        yield context
+    finally:
+        context.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _page(context: Any) -> Any:
+    page = context.pages[0] if context.pages else context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page._bench_errors = errors  # noqa: SLF001 - our own note on the object
+    return page
+
+
+def _wait(page: Any, expression: str, timeout_s: float, what: str) -> Any:
+    try:
+        return page.wait_for_function(expression, timeout=timeout_s * 1000, polling=50).json_value()
+    except Exception as exc:  # noqa: BLE001 - Playwright's TimeoutError and page crashes
+        errors = getattr(page, "_bench_errors", [])
+        raise BenchError(f"{what} did not happen within {timeout_s:.0f} s ({exc.__class__.__name__}); "
+                         f"page errors: {errors[-3:]}") from None
+
+
+def floor_visit(page: Any, url: str, reload: bool) -> dict[str, Any]:
+    if reload:
+        page.reload(wait_until="commit")
+    else:
+        page.goto(url, wait_until="commit")
+    state = _wait(page, "window.floor && window.floor.state !== 'booting' && window.floor.state",
+                  BOOT_TIMEOUT_S, "the floor page importing numpy and pytest")
+    info = page.evaluate("window.floor")
+    if state != "imported":
+        raise BenchError(f"the floor page failed: {info.get('error')}")
+    return {"ms": info["importedAt"], "timings": info["timings"]}
+
+
+def app_ready(page: Any, url: str | None) -> dict[str, Any]:
+    if url is None:
+        page.reload(wait_until="commit")
+    else:
+        page.goto(url, wait_until="commit")
+    ms = _wait(page, "window.__benchReadyAt", BOOT_TIMEOUT_S, "the app's engine becoming ready")
+    timings = page.evaluate("window.ppJudge.pool.primary && window.ppJudge.pool.primary.timings")
+    return {"ms": ms, "timings": timings}
+
+
+def wait_settled(page: Any) -> None:
+    """The spare engine is ready and the service worker is installed (the page is idle)."""
+    _wait(page, "document.documentElement.dataset.offlineReady === 'true'", BOOT_TIMEOUT_S,
+          "the service worker installing")
+    _wait(page, "(() => { const p = window.ppJudge.pool; return p.noSpare || (p.spare && p.spare.state === 'ready'); })()",
+          BOOT_TIMEOUT_S, "the spare engine becoming ready")
+
+
+def select(page: Any, problem_id: str) -> None:
+    page.evaluate("id => { location.hash = '#/' + id; }", problem_id)
+    _wait(page, f"window.ppJudge.state.current && window.ppJudge.state.current.id === {json.dumps(problem_id)}",
+          30, f"selecting {problem_id}")
+
+
+def run_once(page: Any, problem_id: str) -> float:
+    result = page.evaluate(RUN_SCRIPT, RUN_TIMEOUT_S * 1000)
+    if result["status"] != "passed":
+        raise BenchError(f"{problem_id}: the reference solution's verdict in the browser is {result['status']!r}, "
+                         "expected 'passed'")
+    return float(result["ms"])
+
+
+def app_verdicts(page: Any, problems: list[Problem], reruns: int) -> tuple[dict[str, float], dict[str, float]]:
+    first: dict[str, float] = {}
+    warm: dict[str, float] = {}
+    for problem in problems:
+        select(page, problem.id)
+        page.evaluate(SET_CODE_SCRIPT, problem.reference_path.read_text(encoding="utf-8"))
+        first[problem.id] = run_once(page, problem.id)
+        times = [run_once(page, problem.id) for _ in range(reruns)]
+        if times:
+            warm[problem.id] = statistics.median(times)
+    return first, warm
+
+
+# ---------------------------------------------------------------------------------------------
+# one run
+
+
+def build(problems_dir: Path, dest: Path) -> tuple[Path, float]:
+    from judge.site.build import build_site
+
+    site = dest / "site"
+    started = time.perf_counter()
+    build_site(site, pyodide="self", problems_dir=problems_dir)
+    seconds = time.perf_counter() - started
+    shutil.copytree(FLOOR_SOURCE, site / FLOOR_DIR)
+    return site, seconds
+
+
+def measure(problems_dir: Path, repeats: int = 3, reruns: int = 10, only: list[str] | None = None,
+            log: Any = print) -> dict[str, Any]:
+    _need_browser()
+    from playwright.sync_api import sync_playwright
+
+    problems, errors = discover_problems(problems_dir)
+    if errors or not problems:
+        raise BenchError(f"cannot benchmark {problems_dir}: {errors or 'no problems'}")
+    if only:
+        unknown = set(only) - {p.id for p in problems}
+        if unknown:
+            raise BenchError(f"no such problem(s): {', '.join(sorted(unknown))}")
+    chosen = [p for p in problems if not only or p.id in only]
+    at_ready = next((p for p in chosen if p.id == AT_READY_PROBLEM), chosen[0])
+
+    load_before = os.getloadavg()
+    scratch = Path(tempfile.mkdtemp(prefix="bench-browser-"))
+    bytelog = ByteLog()
+    rows: list[dict[str, Any]] = []
+    try:
+        site, build_s = build(problems_dir, scratch)
+        config = json.loads((site / "index.html").read_text(encoding="utf-8")
+                            .split('id="site-config">', 1)[1].split("</script>", 1)[0])
+        index_url = config["pyodide"]["indexURL"]
+        sizes = Sizes(site)
+        with serving(site, bytelog) as base, sync_playwright() as pw:
+            floor_url = f"{base}{FLOOR_DIR}/index.html?index=../{index_url}"
+            for r in range(repeats):
+                row: dict[str, Any] = {}
+                order = ("floor", "app") if r % 2 == 0 else ("app", "floor")
+                for which in order:
+                    if which == "floor":
+                        row["floor"] = _floor_pair(pw, floor_url, bytelog, sizes)
+                    else:
+                        row["app"] = _app_pair(pw, base, chosen, at_ready, reruns, bytelog, sizes, log)
+                f, a = row["floor"], row["app"]
+                log(f"  repeat {r + 1}/{repeats}: floor {f['cold']['ms'] / 1000:.2f} s / {f['repeat']['ms'] / 1000:.2f} s, "
+                    f"app ready {a['cold']['ms'] / 1000:.2f} s / {a['repeat']['ms'] / 1000:.2f} s (cold / repeat)")
+                rows.append(row)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return summarise(rows, chosen, at_ready, reruns, build_s, load_before)
+
+
+def _floor_pair(pw: Any, url: str, bytelog: ByteLog, sizes: Sizes) -> dict[str, Any]:
+    with profile(pw) as context:
+        page = _page(context)
+        mark = bytelog.mark()
+        cold = floor_visit(page, url, reload=False)
+        cold["bytes"] = sizes.totals(bytelog.since(mark))
+        mark = bytelog.mark()
+        repeat = floor_visit(page, url, reload=True)
+        repeat["bytes"] = sizes.totals(bytelog.since(mark))
+    return {"cold": cold, "repeat": repeat}
+
+
+def _app_pair(pw: Any, base: str, problems: list[Problem], at_ready: Problem, reruns: int, bytelog: ByteLog,
+              sizes: Sizes, log: Any) -> dict[str, Any]:
+    with profile(pw) as context:
+        page = _page(context)
+        mark = bytelog.mark()
+        cold = app_ready(page, base)
+        cold["bytes_to_ready"] = sizes.totals(bytelog.since(mark))
+        wait_settled(page)
+        cold["bytes"] = sizes.totals(bytelog.since(mark))  # the whole first visit: boot, spare, precache
+        first, warm = app_verdicts(page, problems, reruns)
+        select(page, at_ready.id)  # the repeat visit opens on this problem
+        page.evaluate(SET_CODE_SCRIPT, at_ready.reference_path.read_text(encoding="utf-8"))
+        mark = bytelog.mark()
+        repeat = app_ready(page, None)
+        repeat["verdict_at_ready_ms"] = run_once(page, at_ready.id)
+        repeat["bytes_to_ready"] = sizes.totals(bytelog.since(mark))
+        wait_settled(page)
+        repeat["bytes"] = sizes.totals(bytelog.since(mark))
+        errors = page._bench_errors  # noqa: SLF001
+    return {"cold": cold, "repeat": repeat, "first_verdict_ms": first, "rerun_median_ms": warm, "page_errors": errors}
+
+
+# ---------------------------------------------------------------------------------------------
+# summary
+
+
+def _median(values: list[float]) -> float:
+    return float(statistics.median(values)) if values else float("nan")
+
+
+def summarise(rows: list[dict[str, Any]], problems: list[Problem], at_ready: Problem, reruns: int,
+              build_s: float, load_before: tuple[float, float, float]) -> dict[str, Any]:
+    floor_cold = [r["floor"]["cold"]["ms"] for r in rows]
+    floor_repeat = [r["floor"]["repeat"]["ms"] for r in rows]
+    app_cold = [r["app"]["cold"]["ms"] for r in rows]
+    app_repeat = [r["app"]["repeat"]["ms"] for r in rows]
+    first = {p.id: _median([r["app"]["first_verdict_ms"][p.id] for r in rows]) for p in problems}
+    warm = {p.id: _median([r["app"]["rerun_median_ms"][p.id] for r in rows if p.id in r["app"]["rerun_median_ms"]])
+            for p in problems}
+
+    def bytes_median(side: str, visit: str, key: str, field: str = "bytes") -> float:
+        return _median([r[side][visit][field][key] for r in rows])
+
+    ratios = {
+        "ready_cold_vs_floor": _median([a / f for a, f in zip(app_cold, floor_cold)]),
+        "repeat_vs_cold": _median([a / c for a, c in zip(app_repeat, app_cold)]),
+        "floor_repeat_vs_cold": _median([a / c for a, c in zip(floor_repeat, floor_cold)]),
+        "ready_repeat_vs_floor_repeat": _median([a / f for a, f in zip(app_repeat, floor_repeat)]),
+    }
+    repeat_pyodide_bytes = max(r["app"]["repeat"]["bytes"]["pyodide_bytes"] for r in rows)
+    checks = {
+        "ready_cold_vs_floor": ratios["ready_cold_vs_floor"] <= TARGETS["ready_cold_vs_floor"],
+        "repeat_vs_cold": ratios["repeat_vs_cold"] <= TARGETS["repeat_vs_cold"],
+        "first_verdict_ms": max(first.values()) < TARGETS["first_verdict_ms"],
+        "repeat_pyodide_bytes": repeat_pyodide_bytes <= TARGETS["repeat_pyodide_bytes"],
+    }
+    if "pp-schedule" in warm and reruns:
+        checks["rerun_pp_schedule_ms"] = warm["pp-schedule"] < TARGETS["rerun_pp_schedule_ms"]
+    return {
+        "machine": {"nproc": os.cpu_count(), "load_before": [round(x, 2) for x in load_before],
+                    "load_after": [round(x, 2) for x in os.getloadavg()], "chromium": str(CHROMIUM),
+                    "pyodide": pyodide_dist.PYODIDE_VERSION},
+        "repeats": len(rows), "reruns": reruns, "problems": [p.id for p in problems], "build_s": round(build_s, 2),
+        "at_ready_problem": at_ready.id,
+        "median": {
+            "floor_cold_ms": _median(floor_cold), "floor_repeat_ms": _median(floor_repeat),
+            "app_cold_ready_ms": _median(app_cold), "app_repeat_ready_ms": _median(app_repeat),
+            "verdict_at_ready_repeat_ms": _median([r["app"]["repeat"]["verdict_at_ready_ms"] for r in rows]),
+            "first_verdict_ms": first, "rerun_median_ms": warm,
+            "bytes": {f"{side}_{visit}": {k: bytes_median(side, visit, k)
+                                          for k in ("bytes", "gzip_bytes", "pyodide_bytes", "pyodide_gzip_bytes",
+                                                    "requests")}
+                      for side in ("floor", "app") for visit in ("cold", "repeat")},
+        },
+        "ratios": ratios, "targets": TARGETS, "meets": checks,
+        "runs": rows,
+    }
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e6:.2f} MB"
+
+
+def print_table(data: dict[str, Any], out: Any = None) -> None:
+    out = out or sys.stdout
+    m, ratios, meets, targets = data["median"], data["ratios"], data["meets"], data["targets"]
+
+    def verdict(key: str) -> str:
+        if key not in meets:
+            return ""
+        return "meets" if meets[key] else "MISSES"
+
+    w = functools.partial(print, file=out)
+    w(f"Browser ({len(data['problems'])} problems, {data['repeats']} repeats, {data['reruns']} warm re-runs; "
+      f"Chromium headless, Pyodide {data['machine']['pyodide']}, nproc {data['machine']['nproc']}, "
+      f"load {data['machine']['load_before'][0]:.2f} -> {data['machine']['load_after'][0]:.2f})")
+    w(f"  {'measure':<44} {'median':>10} {'ratio':>7} {'target':>8}  verdict")
+    w(f"  {'floor: imported numpy+pytest, cold':<44} {m['floor_cold_ms'] / 1000:>9.2f}s")
+    w(f"  {'floor: imported, repeat visit':<44} {m['floor_repeat_ms'] / 1000:>9.2f}s {ratios['floor_repeat_vs_cold']:>7.2f}")
+    w(f"  {'app: engine ready, cold (/ floor cold)':<44} {m['app_cold_ready_ms'] / 1000:>9.2f}s "
+      f"{ratios['ready_cold_vs_floor']:>7.2f} {'<= ' + str(targets['ready_cold_vs_floor']):>8}  {verdict('ready_cold_vs_floor')}")
+    w(f"  {'app: engine ready, repeat (/ app cold)':<44} {m['app_repeat_ready_ms'] / 1000:>9.2f}s "
+      f"{ratios['repeat_vs_cold']:>7.2f} {'<= ' + str(targets['repeat_vs_cold']):>8}  {verdict('repeat_vs_cold')}")
+    w(f"  {'app: ready, repeat (/ floor repeat)':<44} {'':>10} {ratios['ready_repeat_vs_floor_repeat']:>7.2f}")
+    w(f"  {'app: verdict when Run at ready (' + data['at_ready_problem'] + ')':<44} "
+      f"{m['verdict_at_ready_repeat_ms']:>8.0f}ms")
+    w(f"  {'first verdict / warm re-run median':<44} {'first':>10} {'re-run':>7} {'target':>8}")
+    for pid, first in m["first_verdict_ms"].items():
+        rerun = m["rerun_median_ms"].get(pid, float("nan"))
+        mark = "meets" if first < targets["first_verdict_ms"] else "MISSES"
+        if pid == "pp-schedule" and "rerun_pp_schedule_ms" in meets:
+            mark += f", re-run {verdict('rerun_pp_schedule_ms')} (< {targets['rerun_pp_schedule_ms']:.0f} ms)"
+        w(f"  {'  ' + pid:<44} {first:>8.0f}ms {rerun:>5.0f}ms {'< 500ms':>8}  {mark}")
+    w(f"  {'bytes from the server':<44} {'all':>10} {'gzip':>10} {'Pyodide':>10} {'requests':>9}")
+    for key, label in (("floor_cold", "floor, first visit"), ("floor_repeat", "floor, repeat visit"),
+                       ("app_cold", "app, first visit (incl. spare, precache)"),
+                       ("app_repeat", "app, repeat visit")):
+        b = m["bytes"][key]
+        w(f"  {'  ' + label:<44} {_mb(b['bytes']):>10} {_mb(b['gzip_bytes']):>10} {_mb(b['pyodide_bytes']):>10} "
+          f"{b['requests']:>9.0f}")
+    w(f"  repeat-visit Pyodide bytes: {m['bytes']['app_repeat']['pyodide_bytes']:.0f} "
+      f"(target {targets['repeat_pyodide_bytes']}: {verdict('repeat_pyodide_bytes')})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", type=Path, default=ROOT / "problems")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--reruns", type=int, default=10, help="warm re-runs per problem (median reported)")
+    parser.add_argument("--only", nargs="*", help="only these problem ids")
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    try:
+        data = measure(args.problems, args.repeats, args.reruns, args.only,
+                       log=lambda s: print(s, file=sys.stderr, flush=True))
+    except BenchError as exc:
+        print(f"bench.browser: {exc}", file=sys.stderr)
+        return 2
+    print_table(data)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(data, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
