@@ -53,7 +53,9 @@ def _set_limits(memory_mib: int) -> None:
         import resource
     except ImportError:  # not POSIX: time limit only
         return
-    limit = memory_mib * 1024 * 1024
+    # the limit is headroom on top of what the process already maps (a forked child inherits the
+    # judge's numpy and pytest), so a solution gets the same memory however the child was started
+    limit = _mapped_bytes() + memory_mib * 1024 * 1024
     for name, value in (("RLIMIT_AS", limit), ("RLIMIT_CORE", 0), ("RLIMIT_FSIZE", OUTPUT_FILE_LIMIT)):
         kind = getattr(resource, name, None)
         if kind is not None:
@@ -63,6 +65,15 @@ def _set_limits(memory_mib: int) -> None:
                 pass
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail instead of killing us
+
+
+def _mapped_bytes() -> int:
+    """The process's current virtual size (Linux); 0 where it cannot be read."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            return int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def main() -> None:
