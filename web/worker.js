@@ -1,7 +1,8 @@
 /* The judge engine: Pyodide in a Web Worker, running the same runner as the native judge.
  *
  * Protocol (all messages are plain objects with a `type`):
- *   page -> worker  {type: "boot", indexURL, packages, judgeZip, interruptBuffer?}
+ *   page -> worker  {type: "boot", indexURL, packages, lockFileURL?, stdLibURL?, judgeZip, judgePyc?,
+ *                    interruptBuffer?}
  *   worker -> page  {type: "progress", text}          while booting
  *                   {type: "ready", timings}          booted: numpy, pytest and judge imported
  *                   {type: "boot-error", message}
@@ -32,14 +33,18 @@ async function fetchBytes(url) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-async function boot({ indexURL, packages, judgeZip, interruptBuffer: buffer }) {
+async function boot({ indexURL, packages, lockFileURL, stdLibURL, judgeZip, judgePyc, interruptBuffer: buffer }) {
   const t0 = performance.now();
   const timings = {};
   const mark = (name, since) => { timings[name] = Math.round(performance.now() - since); };
   post({ type: "progress", text: "Loading Python…" });
   importScripts(new URL("pyodide.js", indexURL).href);
   const judgeZipPromise = fetchBytes(judgeZip);
-  pyodide = await loadPyodide({ indexURL, packages });
+  const judgePycPromise = judgePyc ? fetchBytes(judgePyc) : null;
+  const options = { indexURL, packages };
+  if (lockFileURL) options.lockFileURL = lockFileURL;
+  if (stdLibURL) options.stdLibURL = stdLibURL;
+  pyodide = await loadPyodide(options);
   mark("loadPyodide", t0);
   const missing = packages.filter((name) => !(name in pyodide.loadedPackages));
   if (missing.length) throw new Error(`could not load the Python packages ${missing.join(", ")}`);
@@ -48,6 +53,8 @@ async function boot({ indexURL, packages, judgeZip, interruptBuffer: buffer }) {
   pyodide.setStderr({ batched: () => {} });
   const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
   pyodide.unpackArchive(await judgeZipPromise, "zip", { extractDir: sitePackages });
+  // its __pycache__/*.pyc (unchecked hash-based, made by this Pyodide at build time)
+  if (judgePycPromise) pyodide.unpackArchive(await judgePycPromise, "zip", { extractDir: sitePackages });
   post({ type: "progress", text: "Importing numpy and pytest…" });
   const t1 = performance.now();
   pyodide.runPython(`

@@ -130,6 +130,9 @@ def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_
     (assets / judge_name).write_bytes(judge_bytes)
 
     version = pyodide_dist.PYODIDE_VERSION
+    pyodide_config: dict[str, Any] = {"mode": mode, "version": version, "packages": ["numpy", "pytest"]}
+    judge_pyc = None
+    not_precached: set[str] = set()
     if mode == "self":
         dist = pyodide_dist.ensure_distribution(cache_dir)
         target = out / "pyodide" / version
@@ -137,13 +140,25 @@ def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_
         for name in sorted(pyodide_dist.DIST_FILES):
             shutil.copyfile(dist / name, target / name)
         index_url = f"pyodide/{version}/"
+        compiled = _compiled_distribution(cache_dir, judge_bytes)
+        if compiled is not None:
+            twins, judge_pyc_bytes = compiled
+            folder = _write_compiled(out, twins)
+            pyodide_config["lockFileURL"] = f"pyodide/{folder}/pyodide-lock.json"
+            pyodide_config["stdLibURL"] = f"pyodide/{folder}/python_stdlib.zip"
+            judge_pyc = f"assets/{_hashed_name('pyc-judge', '.zip', judge_pyc_bytes)}"
+            (out / judge_pyc).write_bytes(judge_pyc_bytes)
+            # the app never loads the plain twins: they stay in the site (the pinned distribution,
+            # as published), but the service worker does not download them
+            not_precached = {f"{index_url}{name}" for name in twins.files} | {f"{index_url}{pyodide_dist.TRIMMED_LOCK[0]}"}
     else:
         index_url = pyodide_dist.CDN_URL
+    pyodide_config["indexURL"] = index_url
 
     config: dict[str, Any] = {
-        "pyodide": {"mode": mode, "version": version, "indexURL": index_url,
-                    "packages": ["numpy", "pytest"]},
+        "pyodide": pyodide_config,
         "judge_zip": f"assets/{judge_name}",
+        "judge_pyc": judge_pyc,
         "manifest": f"assets/{manifest_name}",
         "micropip": wheels.get("micropip"),
         "problems": [{"id": p.id, "title": p.title} for p in problems],
@@ -152,9 +167,36 @@ def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_
     build_id = _digest_files(out, files, extra=json.dumps(config, sort_keys=True).encode())[:16]
     config["build"] = build_id
     _write_index(out, config)
-    _write_service_worker(out, build_id, [f for f in files if f not in ("sw.js", MARKER)] + ["index.html"],
+    _write_service_worker(out, build_id,
+                          [f for f in files if f not in ("sw.js", MARKER) and f not in not_precached] + ["index.html"],
                           cdn_prefix=index_url if mode == "cdn" else None)
     (out / MARKER).write_text(json.dumps({"build": build_id, "pyodide": mode}) + "\n", encoding="utf-8")
+
+
+def _compiled_distribution(cache_dir: Path | None, judge_bytes: bytes
+                           ) -> tuple[pyodide_dist.CompiledDistribution, bytes] | None:
+    """Bytecode-compiled twins of the distribution and the judge's pycs; ``None`` (with a warning)
+    when they cannot be made here (no Node.js): the site then loads the plain files."""
+    try:
+        twins, packages = pyodide_dist.ensure_compiled(cache_dir, {"judge": judge_bytes})
+    except pyodide_dist.DistributionError as exc:
+        print(f"judge build: warning: shipping Pyodide without compiled bytecode (slower start): {exc}",
+              file=sys.stderr)
+        return None
+    return twins, packages["judge"]
+
+
+def _write_compiled(out: Path, twins: pyodide_dist.CompiledDistribution) -> str:
+    """Copy the compiled twins into ``pyodide/compiled-<hash>/`` with their lock; return the folder name."""
+    digest = hashlib.sha256(json.dumps(sorted(twins.files.items())).encode()).hexdigest()[:12]
+    folder = f"compiled-{digest}"
+    target = out / "pyodide" / folder
+    target.mkdir(parents=True)
+    for name in sorted(twins.files):
+        shutil.copyfile(twins.folder / name, target / name)
+    # Pyodide resolves a lock's file_name against indexURL (pyodide/<version>/)
+    (target / pyodide_dist.TRIMMED_LOCK[0]).write_bytes(twins.lock(f"../{folder}/"))
+    return folder
 
 
 def _copy_web(web: Path, out: Path) -> None:

@@ -365,3 +365,357 @@ def _install(staging: Path, target: Path) -> None:
         # another process installed a distribution meanwhile: keep it when it verifies
         if not target.exists() or verify_distribution(target):
             raise
+
+
+# ---------------------------------------------------------------------------------------------
+# bytecode-compiled twins of the archives (compiled inside Pyodide, by Node.js, and cached)
+#
+# Pyodide never writes bytecode (``sys.dont_write_bytecode`` is set), so every module it imports
+# from the plain distribution is compiled from source at every page load: the standard library's
+# modules during start-up, then numpy, pytest and the judge. The twins below carry ``.pyc`` files
+# beside every ``.py`` (the sources stay, so tracebacks and ``inspect`` behave as before), made by
+# Pyodide's own CPython 3.12 (the host Python is another version and its bytecode would not load).
+# They are *unchecked hash-based* pycs: the import system uses them without reading the source or
+# comparing timestamps (an unpacked archive gets new mtimes, which would void timestamp pycs).
+#
+#   standard library zip   ``X.py`` -> also ``X.pyc`` in the zip (zipimport prefers it)
+#   wheels                 ``pkg/X.py`` -> also ``pkg/__pycache__/X.cpython-312.pyc``, in RECORD
+#   other package zips     a zip of the ``__pycache__/*.pyc`` files only, unpacked over the sources
+#
+# Inputs are the pinned distribution files (checked by :func:`ensure_distribution`); outputs are
+# new files whose sha256 is computed when they are made, recorded in the cache folder's stamp and
+# checked whenever the cache is reused, and written into the lock file the site ships.
+
+#: Bump when the recipe changes: a new cache folder, new file hashes, new URLs in the site.
+COMPILED_FORMAT = 1
+COMPILED_STAMP = ".pp-judge-compiled.json"
+STDLIB_PREFIX = "/lib/python312.zip/"
+SITE_PACKAGES = "/lib/python3.12/site-packages/"
+#: Distribution files that get a compiled twin (same file name), and how.
+COMPILED_INPUTS: dict[str, str] = {
+    "python_stdlib.zip": "stdlib",
+    NUMPY_WHEEL[0]: "wheel",
+    **{w.file_name: "wheel" for w in PURE_WHEELS},
+}
+#: Modules the judge imports beyond numpy, pytest and a pytest session (see ``used_modules``).
+#: A module missing here still works (it is compiled from source when imported), only slower.
+USED_EXTRA: tuple[str, ...] = ("tomllib", "json", "dataclasses", "tempfile", "shutil", "hashlib", "linecache",
+                               "traceback", "signal", "email.parser", "fractions", "encodings.unicode_escape")
+_NODE_TIMEOUT = 900
+_COMPILED_VERIFIED: dict[str, tuple[tuple[str, int, int], ...]] = {}
+
+# Runs inside Pyodide. compile_archive(src, dst, kind, prefix) -> [modules compiled, skipped]
+_COMPILER = r'''
+import base64, hashlib, importlib.util, sys, zipfile
+from importlib._bootstrap_external import _code_to_hash_pyc
+
+assert sys.version_info[:2] == (3, 12), sys.version
+_DATE = (2020, 1, 1, 0, 0, 0)
+
+
+def _pyc(source, filename):
+    code = compile(source, filename, "exec", dont_inherit=True, optimize=0)
+    return bytes(_code_to_hash_pyc(code, importlib.util.source_hash(source), False))
+
+
+def _info(name, like=None):
+    info = zipfile.ZipInfo(name, date_time=like.date_time if like else _DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = (like.external_attr if like else 0o644 << 16)
+    return info
+
+
+def _record_line(name, data):
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(data)}\n"
+
+
+def used_modules(extra):
+    """Files of the modules a judge run imports: numpy, pytest, ``extra``, and one pytest session."""
+    import os, tempfile
+    for name in ("numpy", "numpy.random", "pytest", *extra):
+        __import__(name)
+    import pytest
+    folder = tempfile.mkdtemp()
+    with open(os.path.join(folder, "test_warm.py"), "w") as fh:
+        fh.write("import numpy as np\nimport pytest\n\n@pytest.mark.parametrize('x', [1, 2])\n"
+                 "def test_f(x, record_property, capsys, tmp_path):\n    record_property('t', [x])\n"
+                 "    print(np.arange(2, dtype=np.float64).sum())\n    assert x == 1, 'expected 1'\n")
+    pytest.main([folder, "-q", "-p", "no:cacheprovider", "--rootdir", folder])
+    return sorted(m.__file__ for m in list(sys.modules.values()) if getattr(m, "__file__", None))
+
+
+def compile_archive(src, dst, kind, prefix, only=None):
+    """Write ``dst``: ``src`` plus pycs of its modules (of those whose file is in ``only``, if given)."""
+    only = set(only) if only is not None else None
+    done, skipped = 0, 0
+    with zipfile.ZipFile(src) as zin:
+        entries = [(i, zin.read(i)) for i in zin.infolist() if not i.is_dir()]
+    pycs = []
+    for info, data in entries:
+        name = info.filename
+        if not name.endswith(".py") or ".dist-info/" in name:
+            continue
+        if only is not None and prefix + name not in only:
+            continue
+        try:
+            pyc = _pyc(data, prefix + name)
+        except (SyntaxError, ValueError):
+            skipped += 1  # not importable as it is (a template, a Python 2 file): stays source only
+            continue
+        if kind == "stdlib":
+            pycs.append((name[:-3] + ".pyc", pyc))
+        else:
+            folder, _, base = name.rpartition("/")
+            cached = f"{folder}/__pycache__/" if folder else "__pycache__/"
+            pycs.append((f"{cached}{base[:-3]}.{sys.implementation.cache_tag}.pyc", pyc))
+        done += 1
+    if kind != "pyc-only" and not pycs:
+        with open(src, "rb") as fin, open(dst, "wb") as fout:
+            fout.write(fin.read())  # nothing of it is imported: the original, unchanged
+        return [done, skipped]
+    with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        if kind == "pyc-only":
+            for name, data in pycs:
+                zout.writestr(_info(name), data)
+            return [done, skipped]
+        meta = [(i, d) for i, d in entries if ".dist-info/" in i.filename]
+        for info, data in entries:
+            if ".dist-info/" not in info.filename:
+                zout.writestr(_info(info.filename, info), data)
+        for name, data in pycs:
+            zout.writestr(_info(name), data)
+        for info, data in meta:
+            if kind == "wheel" and info.filename.endswith(".dist-info/RECORD"):
+                text = data.decode("utf-8")
+                if text and not text.endswith("\n"):
+                    text += "\n"
+                data = (text + "".join(_record_line(n, d) for n, d in pycs)).encode("utf-8")
+            zout.writestr(_info(info.filename, info), data)
+    return [done, skipped]
+'''
+
+_NODE_SCRIPT = r'''
+const path = require("node:path");
+const fs = require("node:fs");
+const [dist, jobsFile] = process.argv.slice(2);
+const jobs = JSON.parse(fs.readFileSync(jobsFile, "utf8"));
+(async () => {
+  const { loadPyodide } = require(path.join(dist, "pyodide.js"));
+  const needUsed = jobs.jobs.some((job) => job.used);
+  const py = await loadPyodide({ indexURL: dist + path.sep, packages: needUsed ? ["numpy", "pytest"] : [],
+                                 stdout: () => {}, stderr: (l) => console.error(l) });
+  py.setStdin({ error: true }); // pytest's capture needs a stdin that is not Node's
+  py.runPython(fs.readFileSync(jobs.compiler, "utf8"));
+  const compileArchive = py.globals.get("compile_archive");
+  const used = needUsed ? py.globals.get("used_modules")(py.toPy(jobs.extra)) : null;
+  const counts = [];
+  for (const [i, job] of jobs.jobs.entries()) {
+    py.FS.writeFile(`/tmp/in-${i}`, new Uint8Array(fs.readFileSync(job.src)));
+    const result = compileArchive(`/tmp/in-${i}`, `/tmp/out-${i}`, job.kind, job.prefix,
+                                  job.used ? used : null).toJs();
+    fs.writeFileSync(job.dst, py.FS.readFile(`/tmp/out-${i}`));
+    py.FS.unlink(`/tmp/in-${i}`);
+    py.FS.unlink(`/tmp/out-${i}`);
+    counts.push(result);
+  }
+  process.stdout.write(JSON.stringify(counts));
+})().catch((err) => { console.error(String(err && err.stack || err)); process.exit(1); });
+'''
+
+
+@dataclass(frozen=True)
+class CompiledDistribution:
+    """The compiled twins of a distribution: ``folder/<name>`` for each name in ``files``."""
+
+    folder: Path
+    files: dict[str, tuple[int, str]]  # name -> (size, sha256), as recorded in the stamp
+    dist: Path  # the (plain) distribution they were compiled from
+
+    def lock(self, prefix: str) -> bytes:
+        """The trimmed lock with the compiled wheels (``file_name`` = ``prefix`` + name, own sha256).
+
+        ``prefix`` is where the compiled folder is relative to the ``indexURL`` Pyodide is loaded
+        from (Pyodide resolves ``file_name`` against ``indexURL``).
+        """
+        original = json.loads((self.dist / TRIMMED_LOCK[0]).read_bytes())
+        for entry in original["packages"].values():
+            name = entry["file_name"]
+            if name in self.files:
+                entry["file_name"] = prefix + name
+                entry["sha256"] = self.files[name][1]
+        return (json.dumps(original, indent=1, sort_keys=True) + "\n").encode("utf-8")
+
+
+def compiled_cache_dir(cache_dir: Path | None = None) -> Path:
+    """Where the compiled twins of the distribution in ``cache_dir`` are cached."""
+    dist = (Path(cache_dir) if cache_dir is not None else default_cache_dir()).expanduser().absolute()
+    return dist.parent / f"{dist.name}-compiled-v{COMPILED_FORMAT}"
+
+
+def node_available() -> bool:
+    """Whether Node.js (needed to compile bytecode inside Pyodide at build time) is installed."""
+    return shutil.which("node") is not None
+
+
+def ensure_compiled(cache_dir: Path | None = None, packages: dict[str, bytes] | None = None
+                    ) -> tuple[CompiledDistribution, dict[str, bytes]]:
+    """The compiled twins of the distribution, and a pyc-only zip for each package zip given.
+
+    ``packages`` maps a label to a zip of a pure-Python package as it is unpacked into
+    site-packages (e.g. the judge's ``judge/...``); its compiled zip holds only the
+    ``__pycache__/*.pyc`` files, to be unpacked over the sources. Everything is cached on disk
+    (the package zips by the sha256 of their bytes), so a second call with the same inputs runs
+    no Node.js. Raises :class:`DistributionError` when something has to be compiled and Node.js
+    is missing or fails.
+    """
+    dist = ensure_distribution(cache_dir)
+    target = compiled_cache_dir(cache_dir)
+    packages = packages or {}
+    pkg_cache = target.parent / f"pp-judge-pyc-v{COMPILED_FORMAT}"
+    wanted_pkgs = {label: pkg_cache / f"{hashlib.sha256(data).hexdigest()}.zip" for label, data in packages.items()}
+    dist_ok = not verify_compiled(target)
+    missing_pkgs = {label: path for label, path in wanted_pkgs.items() if not path.is_file()}
+    if not dist_ok or missing_pkgs:
+        _compile_missing(dist, target, None if dist_ok else target, packages, missing_pkgs, pkg_cache)
+    problems = verify_compiled(target)
+    if problems:
+        raise DistributionError(f"compiled Pyodide files at {target} do not verify: " + "; ".join(problems))
+    stamp = json.loads((target / COMPILED_STAMP).read_text(encoding="utf-8"))
+    compiled = CompiledDistribution(target, {name: tuple(v) for name, v in stamp["files"].items()}, dist)
+    return compiled, {label: path.read_bytes() for label, path in wanted_pkgs.items()}
+
+
+def verify_compiled(path: Path) -> list[str]:
+    """Check a compiled folder against its stamp (made for these pinned inputs and this recipe)."""
+    path = Path(path)
+    try:
+        stamp = json.loads((path / COMPILED_STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return [f"{COMPILED_STAMP} missing or unreadable"]
+    if stamp.get("format") != COMPILED_FORMAT or stamp.get("inputs") != _compiled_inputs() \
+            or stamp.get("recipe") != _recipe_digest():
+        return [f"{COMPILED_STAMP}: made by another recipe or from other inputs"]
+    files = stamp.get("files") or {}
+    if set(files) != set(COMPILED_INPUTS):
+        return [f"{COMPILED_STAMP}: lists {sorted(files)}, expected {sorted(COMPILED_INPUTS)}"]
+    problems, signature = [], []
+    for name, (size, _) in sorted(files.items()):
+        try:
+            st = (path / name).stat()
+        except OSError:
+            problems.append(f"{name}: missing")
+            continue
+        if st.st_size != size:
+            problems.append(f"{name}: size {st.st_size}, expected {size}")
+        signature.append((name, st.st_size, st.st_mtime_ns))
+    if problems:
+        return problems
+    key = str(path.resolve())
+    if _COMPILED_VERIFIED.get(key) == tuple(signature):
+        return []
+    for name, (_, digest) in sorted(files.items()):
+        actual = _sha256_file(path / name)
+        if actual != digest:
+            problems.append(f"{name}: sha256 {actual}, expected {digest}")
+    if not problems:
+        _COMPILED_VERIFIED[key] = tuple(signature)
+    return problems
+
+
+def _recipe_digest() -> str:
+    """Changes whenever the compiling code or the workload does (the cache is then made again)."""
+    return hashlib.sha256("\0".join([_COMPILER, _NODE_SCRIPT, *USED_EXTRA]).encode()).hexdigest()
+
+
+def _compiled_inputs() -> dict[str, str]:
+    return {name: DIST_FILES[name][1] for name in sorted(COMPILED_INPUTS)}
+
+
+def _compile_missing(dist: Path, target: Path, redo_dist: Path | None, packages: dict[str, bytes],
+                     missing_pkgs: dict[str, Path], pkg_cache: Path) -> None:
+    node = shutil.which("node")
+    if node is None:
+        raise DistributionError("compiling Python bytecode inside Pyodide needs Node.js, which is not installed "
+                                "(install Node.js 20, e.g. `apt-get install nodejs`)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    staging.chmod(0o755)
+    try:
+        jobs = []
+        if redo_dist is not None:
+            for name, kind in sorted(COMPILED_INPUTS.items()):
+                prefix = STDLIB_PREFIX if kind == "stdlib" else SITE_PACKAGES
+                jobs.append({"src": str(dist / name), "dst": str(staging / name), "kind": kind, "prefix": prefix,
+                             "used": True})
+        for label, path in sorted(missing_pkgs.items()):
+            src = staging / f"in-{path.name}"
+            src.write_bytes(packages[label])
+            jobs.append({"src": str(src), "dst": str(staging / f"out-{path.name}"), "kind": "pyc-only",
+                         "prefix": SITE_PACKAGES, "used": False})
+        compiler = staging / "compiler.py"
+        compiler.write_text(_COMPILER, encoding="utf-8")
+        script = staging / "compile.cjs"
+        script.write_text(_NODE_SCRIPT, encoding="utf-8")
+        jobs_file = staging / "jobs.json"
+        jobs_file.write_text(json.dumps({"compiler": str(compiler), "jobs": jobs, "extra": list(USED_EXTRA)}),
+                             encoding="utf-8")
+        try:
+            proc = subprocess.run([node, str(script), str(dist), str(jobs_file)], capture_output=True, text=True,
+                                  timeout=_NODE_TIMEOUT, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise DistributionError(f"compiling Python bytecode in Pyodide (Node.js) took over {_NODE_TIMEOUT} s") from None
+        if proc.returncode != 0:
+            raise DistributionError("compiling Python bytecode in Pyodide (Node.js) failed:\n"
+                                    + (proc.stderr.strip() or proc.stdout.strip())[-2000:])
+        counts = json.loads(proc.stdout)
+        pkg_cache.mkdir(parents=True, exist_ok=True)
+        for label, path in sorted(missing_pkgs.items()):
+            tmp = pkg_cache / f".{path.name}.tmp-{os.getpid()}"
+            shutil.copyfile(staging / f"out-{path.name}", tmp)
+            os.replace(tmp, path)
+            (staging / f"out-{path.name}").unlink()
+            (staging / f"in-{path.name}").unlink()
+        _prune(pkg_cache, keep=20)
+        for extra in (compiler, script, jobs_file):
+            extra.unlink()
+        if redo_dist is not None:
+            files = {name: [(staging / name).stat().st_size, _sha256_file(staging / name)]
+                     for name in sorted(COMPILED_INPUTS)}
+            stats = {job["dst"].rsplit(os.sep, 1)[-1]: c for job, c in zip(jobs, counts) if job["kind"] != "pyc-only"}
+            stamp = {"format": COMPILED_FORMAT, "pyodide": PYODIDE_VERSION, "inputs": _compiled_inputs(),
+                     "recipe": _recipe_digest(),
+                     "files": files, "compiled_modules": {n: {"compiled": c[0], "source_only": c[1]}
+                                                          for n, c in sorted(stats.items())}}
+            (staging / COMPILED_STAMP).write_text(json.dumps(stamp, indent=1, sort_keys=True) + "\n",
+                                                  encoding="utf-8")
+            _install_compiled(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _prune(folder: Path, keep: int) -> None:
+    """Keep the ``keep`` most recently made files of a cache folder."""
+    files = sorted((p for p in folder.glob("*.zip")), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    for old in files[keep:]:
+        old.unlink(missing_ok=True)
+
+
+def _install_compiled(staging: Path, target: Path) -> None:
+    """Move ``staging`` to ``target`` (replacing an outdated compiled folder); tolerate a concurrent winner."""
+    if target.exists():
+        names = {p.name for p in target.iterdir()} if target.is_dir() else None
+        if names is None or (names and COMPILED_STAMP not in names and not names <= set(COMPILED_INPUTS)):
+            raise DistributionError(f"{target} exists and is not a compiled Pyodide folder made by pp-judge; "
+                                    "refusing to replace it (remove it or choose another cache_dir)")
+        trash = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        try:
+            os.rename(target, trash / "compiled")
+        except FileNotFoundError:
+            pass
+        shutil.rmtree(trash, ignore_errors=True)
+    try:
+        os.rename(staging, target)
+    except OSError:
+        if not target.exists() or verify_compiled(target):
+            raise

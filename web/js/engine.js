@@ -28,12 +28,17 @@ class Engine {
       event.preventDefault?.();
       this.fail(`the Python engine crashed (${event.message || "worker error"})`);
     };
-    const { indexURL, packages } = config.pyodide;
+    const { indexURL, packages, lockFileURL, stdLibURL } = config.pyodide;
+    const url = (path) => (path ? new URL(path, location.href).href : null);
     this.worker.postMessage({
       type: "boot",
-      indexURL: new URL(indexURL, location.href).href,
+      indexURL: url(indexURL),
       packages,
-      judgeZip: new URL(config.judge_zip, location.href).href,
+      // self-hosted builds: bytecode-compiled standard library and packages (see judge/site/build.py)
+      lockFileURL: url(lockFileURL),
+      stdLibURL: url(stdLibURL),
+      judgeZip: url(config.judge_zip),
+      judgePyc: url(config.judge_pyc),
       interruptBuffer: this.interrupt,
     });
   }
