@@ -46,6 +46,34 @@ def changed(before: Snapshot, after: Snapshot | None = None) -> list[str]:
                   or key not in after and not _optional(key))
 
 
+def restore(before: Snapshot, names: list[str]) -> None:
+    """Put back the original objects under ``names`` (as listed by :func:`changed`).
+
+    The browser engine keeps one interpreter for many runs, so a replaced judge or pytest function
+    must not outlive the run that replaced it.
+    """
+    for key in names:
+        if key in ("sys.meta_path", "sys.path_hooks"):
+            getattr(sys, key.split(".")[1])[:] = list(before[key])  # type: ignore[call-overload]
+            continue
+        if key in WATCHED:
+            sys.modules[key] = before[key]  # type: ignore[assignment]
+            continue
+        owner_name, attr = key.rsplit(".", 1)
+        owner = _resolve(owner_name, before)
+        if owner is not None:
+            try:
+                setattr(owner, attr, before[key])
+            except (AttributeError, TypeError):
+                pass
+
+
+def _resolve(name: str, before: Snapshot) -> object | None:
+    if name in before and isinstance(before[name], (ModuleType, type)):
+        return before[name]
+    return sys.modules.get(name)
+
+
 def _benign(key: str, old: object, new: object) -> bool:
     # caches and counters that pytest and the standard library update on their own
     if key in ("sys.meta_path", "sys.path_hooks"):

@@ -75,19 +75,25 @@ def run_in_workdir(problem: Problem, workdir: Path, source: str, *, include_secr
         return Result.error(problem.id, error)
     test_names = [f"tests/{p.parent.name}/{p.name}" for p in problem.test_files(include_secret)]
     before = fingerprint(workdir, test_names)
-    marks, changed = integrity.snapshot(), integrity.changed  # held locally: the learner cannot swap them
-    with _isolated_imports(workdir), _working_directory(workdir):
-        error = import_learner_module(problem, workdir)
-        if error:
-            return Result.error(problem.id, error)
-        collector, exit_code = _run_pytest(workdir, test_names, keyword)
-    if fingerprint(workdir, test_names) != before:
-        return Result.error(problem.id, "the test files were modified during the run; "
-                            "a solution must not touch the tests (no verdict given)")
-    tampered = changed(marks)
+    marks, changed, restore = integrity.snapshot(), integrity.changed, integrity.restore  # held locally
+    tampered: list[str] = []
+    try:
+        with _isolated_imports(workdir), _working_directory(workdir):
+            error = import_learner_module(problem, workdir)
+            if not error:
+                collector, exit_code = _run_pytest(workdir, test_names, keyword)
+    finally:
+        tampered = changed(marks)
+        if tampered:
+            restore(marks, tampered)  # the browser's interpreter lives on: the next run starts clean
     if tampered:
         return Result.error(problem.id, "the code replaced parts of the judge, pytest or the standard "
                             f"library while running ({', '.join(tampered[:3])}); no verdict given")
+    if error:
+        return Result.error(problem.id, error)
+    if fingerprint(workdir, test_names) != before:
+        return Result.error(problem.id, "the test files were modified during the run; "
+                            "a solution must not touch the tests (no verdict given)")
     return _build_result(problem, collector, exit_code, workdir, keyword)
 
 

@@ -273,7 +273,7 @@ async function run() {
   const problem = state.current;
   if (!problem || state.running) return;
   const source = editor.getText();
-  store.saveCode(problem.id, source);
+  store.saveCodeIfEdited(problem.id, source);
   state.running = problem.id;
   state.runs += 1;
   const started = performance.now();
@@ -363,7 +363,7 @@ function solutionsForExport() {
 }
 
 $("export-zip").addEventListener("click", () => {
-  if (state.current) store.saveCode(state.current.id, editor.getText());
+  if (state.current) store.saveCodeIfEdited(state.current.id, editor.getText());
   downloadBytes(makeZip(solutionsForExport()), "practice.zip");
 });
 
@@ -439,7 +439,7 @@ function showUpdateBanner(worker) {
   showBanner("A new version of the exercises is ready.", "info", "update");
   const button = Object.assign(document.createElement("button"), { type: "button", textContent: "Reload to update" });
   button.addEventListener("click", () => {
-    if (state.current) store.saveCode(state.current.id, editor.getText());
+    if (state.current) store.saveCodeIfEdited(state.current.id, editor.getText());
     navigator.serviceWorker.addEventListener("controllerchange", () => location.reload(), { once: true });
     worker.postMessage("skip-waiting");
   });
@@ -448,7 +448,7 @@ function showUpdateBanner(worker) {
 setTimeout(registerServiceWorker, 30000); // also when Python is slow to start
 
 window.addEventListener("pagehide", () => {
-  if (state.current) store.saveCode(state.current.id, editor.getText());
+  if (state.current) store.saveCodeIfEdited(state.current.id, editor.getText());
 });
 
 async function start() {

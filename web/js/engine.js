@@ -57,7 +57,15 @@ class Engine {
     } else if (this.handlers && msg.runId === this.handlers.runId) {
       const h = this.handlers;
       if (msg.type === "started") h.started();
-      else if (msg.type === "done" || msg.type === "engine-error") {
+      else if (msg.type === "engine-error") {
+        // An exception escaped the runner: the interpreter is in doubt (os._exit() ends Pyodide for
+        // good), so this engine is replaced and the verdict says what happened.
+        this.handlers = null;
+        h.finished({ ...msg, message: `the Python engine stopped during this run (${msg.message}); ` +
+          "a fresh engine takes over. Did the code call os._exit() or end the interpreter?" });
+        this.terminate();
+        this.pool.engineDied(this, null);
+      } else if (msg.type === "done") {
         this.handlers = null;
         this.state = "ready";
         h.finished(msg);

@@ -38,8 +38,24 @@ function write(key, value) {
   }
 }
 
-export const loadCode = (id) => read(`code:${id}`);
-export const saveCode = (id, text) => write(`code:${id}`, text);
+// What this tab last read or wrote per problem: flushing unchanged text (on pagehide, before a run
+// or an export) must not overwrite a newer edit made in another tab. Last real edit wins.
+const lastSeen = new Map();
+
+export function loadCode(id) {
+  const text = read(`code:${id}`);
+  lastSeen.set(id, text);
+  return text;
+}
+export function saveCode(id, text) {
+  lastSeen.set(id, text);
+  return write(`code:${id}`, text);
+}
+/** Save only if this tab's text differs from what it last read or wrote (or an earlier write failed). */
+export function saveCodeIfEdited(id, text) {
+  if (lastSeen.get(id) === text && !memory.has(`code:${id}`)) return true;
+  return saveCode(id, text);
+}
 export const clearCode = (id) => write(`code:${id}`, null);
 export const loadStatus = (id) => read(`status:${id}`);
 export const saveStatus = (id, status) => write(`status:${id}`, status);
