@@ -34,7 +34,8 @@ def run_job(job: dict, channel_fd: int) -> None:
         tempfile.tempdir = root  # pytest's capture files and tmp_path live in the private folder too
         os.environ["TMPDIR"] = root
         guard.activate(root)
-        result = judge_source(job["problem_dir"], job["source"], include_secret=job["include_secret"],
+        result = judge_source(job.get("problem") or job["problem_dir"], job["source"],
+                              include_secret=job["include_secret"],
                               keyword=job["keyword"], workdir=root)
         if guard.active_root() != os.path.realpath(root):
             from .runner import _GUARD_TAMPERED, Result

@@ -98,7 +98,10 @@ def _start(job: Job) -> _Running | Result:
                "memory_limit": job.memory_limit or problem.memory_limit}
     read_end, write_end = os.pipe()
     use_fork = hasattr(os, "fork") and not os.environ.get("JUDGE_SPAWN")
-    pid = _fork(payload, read_end, write_end, root) if use_fork else _spawn(payload, write_end, root)
+    if use_fork:  # the child inherits the loaded Problem: no second parse and syntax check
+        pid = _fork(dict(payload, problem=problem), read_end, write_end, root)
+    else:
+        pid = _spawn(payload, write_end, root)
     os.close(write_end)
     limit = (job.time_limit or problem.time_limit) + (FORK_ALLOWANCE if use_fork else SPAWN_ALLOWANCE)
     return _Running(job, pid, read_end, root, token, time.monotonic() + limit)
