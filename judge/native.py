@@ -14,6 +14,7 @@ Two ways to start the child, same child code (:mod:`judge._child`):
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import secrets
@@ -109,6 +110,7 @@ def _start(job: Job) -> _Running | Result:
 
 def _fork(payload: dict, read_end: int, write_end: int, root: str) -> int:
     _preload()
+    gc.freeze()  # keep the parent's objects out of the child's collections: fewer copied pages
     pid = os.fork()
     if pid == 0:  # the child
         try:
