@@ -21,6 +21,7 @@
 
 let pyodide = null;
 let judgeSourceJson = null;
+let resetSigint = null;
 let interruptBuffer = null;
 const installedWheels = new Set();
 const PROBLEMS_ROOT = "/home/pyodide/problems";
@@ -66,11 +67,16 @@ os.makedirs(${JSON.stringify(PROBLEMS_ROOT)}, exist_ok=True)
 `);
   mark("imports", t1);
   judgeSourceJson = pyodide.globals.get("judge").runner.judge_source_json;
+  resetSigint = pyodide.runPython(
+    "import signal\ndef _reset_sigint():\n    signal.signal(signal.SIGINT, signal.default_int_handler)\n_reset_sigint");
   // One throw-away run, so the learner's first run does not pay for pytest's first start
   // (plugin set-up, assertion rewriting, first imports): that cost lands on the time limit.
   post({ type: "progress", text: "Warming up the test runner…" });
   const t2 = performance.now();
   warmUp();
+  // Everything loaded so far lives as long as the worker: move it out of the garbage collector's
+  // generations, so the collections that runs trigger do not walk numpy's and pytest's objects.
+  pyodide.runPython("import gc; gc.collect(); gc.freeze()");
   mark("warmup", t2);
   if (buffer) {
     interruptBuffer = buffer;
@@ -152,7 +158,7 @@ async function run({ runId, problem, source, micropip }) {
     }
     const dir = writeProblem(problem);
     // an earlier run may have changed the SIGINT handler; Stop needs the default one
-    pyodide.runPython("import signal; signal.signal(signal.SIGINT, signal.default_int_handler)");
+    resetSigint();
     post({ type: "started", runId });
     let json = null;
     let interrupted = false;

@@ -1,0 +1,94 @@
+"""Run every benchmark (native and browser) and print one table: ``python -m bench.run``.
+
+- native (:mod:`bench.native`): ``python -m judge`` over every problem's reference against bare
+  pytest over the same tests in one process, cold processes, median ratio (target <= 1.25);
+- browser (:mod:`bench.browser`): the web app against a bare Pyodide page that loads the same
+  files, cold and on a repeat visit, first verdicts, warm re-runs, bytes.
+
+The figures go to ``bench/results/latest.json`` (or ``--json FILE``) with the machine they came
+from (CPU count, load average before and after). Ratios are taken within one run; absolute times
+on a shared machine are noisy.
+
+    python -m bench.run [--problems DIR] [--native-repeats N] [--browser-repeats N] [--reruns N]
+                        [--only ID ...] [--skip-native] [--skip-browser] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import browser, native  # noqa: E402
+
+DEFAULT_JSON = ROOT / "bench" / "results" / "latest.json"
+
+
+def machine() -> dict[str, Any]:
+    return {"nproc": os.cpu_count(), "load": [round(x, 2) for x in os.getloadavg()],
+            "platform": platform.platform(), "python": platform.python_version(),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", type=Path, default=ROOT / "problems")
+    parser.add_argument("--native-repeats", type=int, default=5)
+    parser.add_argument("--browser-repeats", type=int, default=3)
+    parser.add_argument("--reruns", type=int, default=10, help="warm re-runs per problem in the browser")
+    parser.add_argument("--only", nargs="*", help="browser: only these problem ids")
+    parser.add_argument("--skip-native", action="store_true")
+    parser.add_argument("--skip-browser", action="store_true")
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
+    args = parser.parse_args(argv)
+
+    data: dict[str, Any] = {"machine": machine()}
+    progress = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    if not args.skip_native:
+        progress(f"native: {args.native_repeats} repeats...")
+        data["native"] = native.measure(args.problems, args.native_repeats)
+    if not args.skip_browser:
+        progress(f"browser: {args.browser_repeats} repeats (a cold boot takes a few seconds each)...")
+        try:
+            data["browser"] = browser.measure(args.problems, args.browser_repeats, args.reruns, args.only,
+                                              log=progress)
+        except browser.BenchError as exc:
+            print(f"bench.run: browser benchmark failed: {exc}", file=sys.stderr)
+            return 2
+    data["machine"]["load_after"] = [round(x, 2) for x in os.getloadavg()]
+
+    m = data["machine"]
+    print(f"Machine: {m['nproc']} CPUs, load {m['load'][0]:.2f} -> {m['load_after'][0]:.2f}, {m['platform']}, "
+          f"Python {m['python']}, {m['date']}")
+    if "native" in data:
+        native.print_table(data["native"])
+    if "browser" in data:
+        browser.print_table(data["browser"])
+    print(summary_line(data))
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(data, indent=2) + "\n")
+    print(f"Figures written to {args.json}")
+    return 0
+
+
+def summary_line(data: dict[str, Any]) -> str:
+    meets: dict[str, bool] = {}
+    if "native" in data:
+        meets["native"] = data["native"]["median_ratio"] <= data["native"]["target_ratio"]
+    if "browser" in data:
+        meets.update({f"browser.{k}": v for k, v in data["browser"]["meets"].items()})
+    missed = [k for k, ok in meets.items() if not ok]
+    return (f"Targets: {len(meets) - len(missed)} of {len(meets)} met"
+            + (f"; missed: {', '.join(missed)}" if missed else ""))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
