@@ -169,7 +169,8 @@ def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_
     _write_index(out, config)
     _write_service_worker(out, build_id,
                           [f for f in files if f not in ("sw.js", MARKER) and f not in not_precached] + ["index.html"],
-                          cdn_prefix=index_url if mode == "cdn" else None)
+                          cdn_prefix=index_url if mode == "cdn" else None,
+                          http_cached=["pyodide/"] if mode == "self" else [])
     (out / MARKER).write_text(json.dumps({"build": build_id, "pyodide": mode}) + "\n", encoding="utf-8")
 
 
@@ -352,13 +353,14 @@ def _write_index(out: Path, config: dict[str, Any]) -> None:
     index.write_text(text, encoding="utf-8")
 
 
-def _write_service_worker(out: Path, build_id: str, files: list[str], cdn_prefix: str | None) -> None:
+def _write_service_worker(out: Path, build_id: str, files: list[str], cdn_prefix: str | None,
+                          http_cached: list[str] | None = None) -> None:
     sw = out / "sw.js"
     text = sw.read_text(encoding="utf-8")
     if SW_PLACEHOLDER not in text:
         raise BuildError(f"web/sw.js lacks the {SW_PLACEHOLDER} placeholder")
     urls = ["./"] + sorted(f for f in files if f != "index.html")
-    settings = {"build": build_id, "precache": urls, "cdnPrefix": cdn_prefix}
+    settings = {"build": build_id, "precache": urls, "cdnPrefix": cdn_prefix, "httpCached": http_cached or []}
     sw.write_text(text.replace(SW_PLACEHOLDER, f"const SETTINGS = {json.dumps(settings, indent=1)};"),
                   encoding="utf-8")
 
