@@ -15,6 +15,15 @@ browser libraries under ``web/vendor/``), plus what this build generates::
       assets/wheels/            extra pure-Python wheels that problems declare (``packages``) and
                                 micropip, which installs them (only when some problem needs them)
       pyodide/0.27.7/           ``self`` mode only: the trimmed, pinned Pyodide distribution
+      pyodide/compiled-<hash>/  ``self`` mode only: its bytecode-compiled twins (standard library
+                                zip, numpy, pytest and its dependencies, with ``.pyc`` beside the
+                                sources) and a ``pyodide-lock.json`` listing them with their own
+                                sha256; the page loads these (``lockFileURL``, ``stdLibURL``)
+      assets/pyc-judge-<hash>.zip   ``self`` mode only: the judge package's ``__pycache__``
+
+The compiled files are made inside Pyodide itself (its CPython 3.12; the host's differs), by
+Node.js, once: :func:`judge.site.pyodide_dist.ensure_compiled` caches them on disk. Without
+Node.js the build warns and the site loads the plain files (slower start, same behaviour).
 
 What is never written: reference solutions, secret tests, wrong solutions (only the published
 files listed above are read from a problem folder at all). The build is staged in a temporary
