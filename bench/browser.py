@@ -13,7 +13,11 @@ the app first on even ones):
   statement first), the first verdict of every problem with its reference solution (Run pressed
   in the page; timed in the page from the click to the verdict) and the median of N warm re-runs;
 - app, repeat visit: a reload in the same profile (HTTP cache, V8's code cache, service worker);
-  time to ready, and the verdict of one problem when Run is pressed the moment the engine is ready.
+  time to ready, and the verdict of one problem when Run is pressed the moment the engine is ready;
+- "before": the same app from a copy of the site whose configuration does not use the
+  bytecode-compiled Pyodide files (plain wheels and standard library, as the floor loads them) and
+  whose service worker serves Pyodide from its own cache: ready cold and on a repeat visit, so the
+  effect of the start-up work is measured in the same run (``--no-plain`` skips it).
 
 Bytes are counted by the server: what it wrote to the socket for each request (headers and
 body). A response served by the service worker or from the HTTP cache never reaches it, so it
@@ -24,12 +28,14 @@ Times are medians over the repeats; every ratio is taken within one repeat (the 
 state) and then the median of those ratios is reported. Absolute times on a shared machine are
 noisy; compare ratios.
 
-    python -m bench.browser [--problems DIR] [--repeats N] [--reruns N] [--only ID ...] [--json FILE]
+    python -m bench.browser [--problems DIR] [--repeats N] [--reruns N] [--only ID ...] [--no-plain]
+                            [--json FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import gzip
 import json
@@ -344,8 +350,40 @@ def build(problems_dir: Path, dest: Path) -> tuple[Path, float]:
     return site, seconds
 
 
+def site_config(site: Path) -> dict[str, Any]:
+    text = (site / "index.html").read_text(encoding="utf-8")
+    return json.loads(text.split('id="site-config">', 1)[1].split("</script>", 1)[0])
+
+
+def plain_copy(site: Path, dest: Path) -> Path:
+    """A copy of ``site`` that loads the plain Pyodide files (no compiled bytecode), and whose
+    service worker serves Pyodide from its cache too: the app as it was before that work."""
+    shutil.copytree(site, dest)
+    index = dest / "index.html"
+    text = index.read_text(encoding="utf-8")
+    config = site_config(dest)
+    plain = json.loads(json.dumps(config))
+    for key in ("lockFileURL", "stdLibURL"):
+        plain["pyodide"].pop(key, None)
+    plain["judge_pyc"] = None
+    old = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")
+    if old not in text:
+        raise BenchError("could not find the site configuration in index.html to make the plain copy")
+    index.write_text(text.replace(old, json.dumps(plain, ensure_ascii=False).replace("</", "<\\/")),
+                     encoding="utf-8")
+    sw = dest / "sw.js"
+    sw_text = sw.read_text(encoding="utf-8")
+    settings = sw_text.split("const SETTINGS = ", 1)[1].split(";\n", 1)[0]
+    values = json.loads(settings)
+    index_url = config["pyodide"]["indexURL"]
+    values["httpCached"] = []
+    values["precache"] = sorted(set(values["precache"]) | {f"{index_url}{p.name}" for p in (dest / index_url).iterdir()})
+    sw.write_text(sw_text.replace(settings, json.dumps(values, indent=1)), encoding="utf-8")
+    return dest
+
+
 def measure(problems_dir: Path, repeats: int = 3, reruns: int = 10, only: list[str] | None = None,
-            log: Any = print) -> dict[str, Any]:
+            log: Any = print, plain: bool = True) -> dict[str, Any]:
     _need_browser()
     from playwright.sync_api import sync_playwright
 
@@ -365,23 +403,32 @@ def measure(problems_dir: Path, repeats: int = 3, reruns: int = 10, only: list[s
     rows: list[dict[str, Any]] = []
     try:
         site, build_s = build(problems_dir, scratch)
-        config = json.loads((site / "index.html").read_text(encoding="utf-8")
-                            .split('id="site-config">', 1)[1].split("</script>", 1)[0])
-        index_url = config["pyodide"]["indexURL"]
+        index_url = site_config(site)["pyodide"]["indexURL"]
+        compiled = "lockFileURL" in site_config(site)["pyodide"]
+        plain = plain and compiled
+        plain_site = plain_copy(site, scratch / "plain") if plain else None
         sizes = Sizes(site)
-        with serving(site, bytelog) as base, sync_playwright() as pw:
+        plain_sizes = Sizes(plain_site) if plain_site else None
+        with contextlib.ExitStack() as stack:
+            base = stack.enter_context(serving(site, bytelog))
+            plain_base = stack.enter_context(serving(plain_site, bytelog)) if plain_site else None
+            pw = stack.enter_context(sync_playwright())
             floor_url = f"{base}{FLOOR_DIR}/index.html?index=../{index_url}"
             for r in range(repeats):
                 row: dict[str, Any] = {}
-                order = ("floor", "app") if r % 2 == 0 else ("app", "floor")
+                order = ["floor", "app", "plain"] if r % 2 == 0 else ["plain", "app", "floor"]
                 for which in order:
                     if which == "floor":
                         row["floor"] = _floor_pair(pw, floor_url, bytelog, sizes)
-                    else:
+                    elif which == "app":
                         row["app"] = _app_pair(pw, base, chosen, at_ready, reruns, bytelog, sizes, log)
+                    elif plain_base:
+                        row["plain"] = _ready_pair(pw, plain_base, bytelog, plain_sizes)
                 f, a = row["floor"], row["app"]
+                extra = (f", plain app {row['plain']['cold']['ms'] / 1000:.2f} s / {row['plain']['repeat']['ms'] / 1000:.2f} s"
+                         if "plain" in row else "")
                 log(f"  repeat {r + 1}/{repeats}: floor {f['cold']['ms'] / 1000:.2f} s / {f['repeat']['ms'] / 1000:.2f} s, "
-                    f"app ready {a['cold']['ms'] / 1000:.2f} s / {a['repeat']['ms'] / 1000:.2f} s (cold / repeat)")
+                    f"app ready {a['cold']['ms'] / 1000:.2f} s / {a['repeat']['ms'] / 1000:.2f} s{extra} (cold / repeat)")
                 rows.append(row)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -396,6 +443,21 @@ def _floor_pair(pw: Any, url: str, bytelog: ByteLog, sizes: Sizes) -> dict[str, 
         cold["bytes"] = sizes.totals(bytelog.since(mark))
         mark = bytelog.mark()
         repeat = floor_visit(page, url, reload=True)
+        repeat["bytes"] = sizes.totals(bytelog.since(mark))
+    return {"cold": cold, "repeat": repeat}
+
+
+def _ready_pair(pw: Any, base: str, bytelog: ByteLog, sizes: Sizes) -> dict[str, Any]:
+    """Ready cold and on a repeat visit only (the plain-files copy of the app)."""
+    with profile(pw) as context:
+        page = _page(context)
+        mark = bytelog.mark()
+        cold = app_ready(page, base)
+        wait_settled(page)
+        cold["bytes"] = sizes.totals(bytelog.since(mark))
+        mark = bytelog.mark()
+        repeat = app_ready(page, None)
+        wait_settled(page)
         repeat["bytes"] = sizes.totals(bytelog.since(mark))
     return {"cold": cold, "repeat": repeat}
 
@@ -440,15 +502,19 @@ def summarise(rows: list[dict[str, Any]], problems: list[Problem], at_ready: Pro
     warm = {p.id: _median([r["app"]["rerun_median_ms"][p.id] for r in rows if p.id in r["app"]["rerun_median_ms"]])
             for p in problems}
 
-    def bytes_median(side: str, visit: str, key: str, field: str = "bytes") -> float:
-        return _median([r[side][visit][field][key] for r in rows])
-
     ratios = {
         "ready_cold_vs_floor": _median([a / f for a, f in zip(app_cold, floor_cold)]),
         "repeat_vs_cold": _median([a / c for a, c in zip(app_repeat, app_cold)]),
         "floor_repeat_vs_cold": _median([a / c for a, c in zip(floor_repeat, floor_cold)]),
         "ready_repeat_vs_floor_repeat": _median([a / f for a, f in zip(app_repeat, floor_repeat)]),
     }
+    plain_rows = [r for r in rows if "plain" in r]
+    if plain_rows:
+        ratios["ready_cold_vs_plain_cold"] = _median([r["app"]["cold"]["ms"] / r["plain"]["cold"]["ms"] for r in plain_rows])
+        ratios["ready_repeat_vs_plain_repeat"] = _median([r["app"]["repeat"]["ms"] / r["plain"]["repeat"]["ms"]
+                                                          for r in plain_rows])
+        ratios["plain_cold_vs_floor"] = _median([r["plain"]["cold"]["ms"] / r["floor"]["cold"]["ms"] for r in plain_rows])
+        ratios["plain_repeat_vs_cold"] = _median([r["plain"]["repeat"]["ms"] / r["plain"]["cold"]["ms"] for r in plain_rows])
     repeat_pyodide_bytes = max(r["app"]["repeat"]["bytes"]["pyodide_bytes"] for r in rows)
     checks = {
         "ready_cold_vs_floor": ratios["ready_cold_vs_floor"] <= TARGETS["ready_cold_vs_floor"],
@@ -458,6 +524,21 @@ def summarise(rows: list[dict[str, Any]], problems: list[Problem], at_ready: Pro
     }
     if "pp-schedule" in warm and reruns:
         checks["rerun_pp_schedule_ms"] = warm["pp-schedule"] < TARGETS["rerun_pp_schedule_ms"]
+
+    def timings(side: str, visit: str) -> dict[str, float]:
+        found = [r[side][visit].get("timings") or {} for r in rows if side in r]
+        keys = sorted({k for t in found for k in t})
+        return {k: _median([t[k] for t in found if k in t]) for k in keys}
+
+    sides = ["floor", "app"] + (["plain"] if plain_rows else [])
+    median_bytes = {f"{side}_{visit}": {k: _median([r[side][visit]["bytes"][k] for r in rows if side in r])
+                                        for k in ("bytes", "gzip_bytes", "pyodide_bytes", "pyodide_gzip_bytes",
+                                                  "requests")}
+                    for side in sides for visit in ("cold", "repeat")}
+    extra_median: dict[str, Any] = {}
+    if plain_rows:
+        extra_median = {"plain_cold_ready_ms": _median([r["plain"]["cold"]["ms"] for r in plain_rows]),
+                        "plain_repeat_ready_ms": _median([r["plain"]["repeat"]["ms"] for r in plain_rows])}
     return {
         "machine": {"nproc": os.cpu_count(), "load_before": [round(x, 2) for x in load_before],
                     "load_after": [round(x, 2) for x in os.getloadavg()], "chromium": str(CHROMIUM),
@@ -469,10 +550,9 @@ def summarise(rows: list[dict[str, Any]], problems: list[Problem], at_ready: Pro
             "app_cold_ready_ms": _median(app_cold), "app_repeat_ready_ms": _median(app_repeat),
             "verdict_at_ready_repeat_ms": _median([r["app"]["repeat"]["verdict_at_ready_ms"] for r in rows]),
             "first_verdict_ms": first, "rerun_median_ms": warm,
-            "bytes": {f"{side}_{visit}": {k: bytes_median(side, visit, k)
-                                          for k in ("bytes", "gzip_bytes", "pyodide_bytes", "pyodide_gzip_bytes",
-                                                    "requests")}
-                      for side in ("floor", "app") for visit in ("cold", "repeat")},
+            **extra_median,
+            "bytes": median_bytes,
+            "timings": {f"{side}_{visit}": timings(side, visit) for side in sides for visit in ("cold", "repeat")},
         },
         "ratios": ratios, "targets": TARGETS, "meets": checks,
         "runs": rows,
@@ -504,6 +584,18 @@ def print_table(data: dict[str, Any], out: Any = None) -> None:
     w(f"  {'app: engine ready, repeat (/ app cold)':<44} {m['app_repeat_ready_ms'] / 1000:>9.2f}s "
       f"{ratios['repeat_vs_cold']:>7.2f} {'<= ' + str(targets['repeat_vs_cold']):>8}  {verdict('repeat_vs_cold')}")
     w(f"  {'app: ready, repeat (/ floor repeat)':<44} {'':>10} {ratios['ready_repeat_vs_floor_repeat']:>7.2f}")
+    if "plain_cold_ready_ms" in m:
+        w(f"  {'before: plain files, ready cold (/ floor)':<44} {m['plain_cold_ready_ms'] / 1000:>9.2f}s "
+          f"{ratios['plain_cold_vs_floor']:>7.2f}")
+        w(f"  {'before: plain files, ready repeat (/ cold)':<44} {m['plain_repeat_ready_ms'] / 1000:>9.2f}s "
+          f"{ratios['plain_repeat_vs_cold']:>7.2f}")
+        w(f"  {'app / before, cold':<44} {'':>10} {ratios['ready_cold_vs_plain_cold']:>7.2f}")
+        w(f"  {'app / before, repeat':<44} {'':>10} {ratios['ready_repeat_vs_plain_repeat']:>7.2f}")
+    for key, label in (("app_cold", "app cold"), ("app_repeat", "app repeat"), ("floor_cold", "floor cold"),
+                       ("floor_repeat", "floor repeat"), ("plain_cold", "before cold"), ("plain_repeat", "before repeat")):
+        t = m["timings"].get(key)
+        if t:
+            w(f"    in the worker, {label}: " + ", ".join(f"{k} {v / 1000:.2f}s" for k, v in t.items()))
     w(f"  {'app: verdict when Run at ready (' + data['at_ready_problem'] + ')':<44} "
       f"{m['verdict_at_ready_repeat_ms']:>8.0f}ms")
     w(f"  {'first verdict / warm re-run median':<44} {'first':>10} {'re-run':>7} {'target':>8}")
@@ -516,7 +608,10 @@ def print_table(data: dict[str, Any], out: Any = None) -> None:
     w(f"  {'bytes from the server':<44} {'all':>10} {'gzip':>10} {'Pyodide':>10} {'requests':>9}")
     for key, label in (("floor_cold", "floor, first visit"), ("floor_repeat", "floor, repeat visit"),
                        ("app_cold", "app, first visit (incl. spare, precache)"),
-                       ("app_repeat", "app, repeat visit")):
+                       ("app_repeat", "app, repeat visit"), ("plain_cold", "before, first visit"),
+                       ("plain_repeat", "before, repeat visit")):
+        if key not in m["bytes"]:
+            continue
         b = m["bytes"][key]
         w(f"  {'  ' + label:<44} {_mb(b['bytes']):>10} {_mb(b['gzip_bytes']):>10} {_mb(b['pyodide_bytes']):>10} "
           f"{b['requests']:>9.0f}")
@@ -530,11 +625,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--reruns", type=int, default=10, help="warm re-runs per problem (median reported)")
     parser.add_argument("--only", nargs="*", help="only these problem ids")
+    parser.add_argument("--no-plain", action="store_true",
+                        help="skip the same-run comparison with the app on plain (not compiled) Pyodide files")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     try:
         data = measure(args.problems, args.repeats, args.reruns, args.only,
-                       log=lambda s: print(s, file=sys.stderr, flush=True))
+                       log=lambda s: print(s, file=sys.stderr, flush=True), plain=not args.no_plain)
     except BenchError as exc:
         print(f"bench.browser: {exc}", file=sys.stderr)
         return 2

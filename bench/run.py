@@ -10,7 +10,7 @@ from (CPU count, load average before and after). Ratios are taken within one run
 on a shared machine are noisy.
 
     python -m bench.run [--problems DIR] [--native-repeats N] [--browser-repeats N] [--reruns N]
-                        [--only ID ...] [--skip-native] [--skip-browser] [--json FILE]
+                        [--only ID ...] [--skip-native] [--skip-browser] [--no-plain] [--json FILE]
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", help="browser: only these problem ids")
     parser.add_argument("--skip-native", action="store_true")
     parser.add_argument("--skip-browser", action="store_true")
+    parser.add_argument("--no-plain", action="store_true",
+                        help="browser: skip the same-run comparison with the app on plain Pyodide files")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     args = parser.parse_args(argv)
 
@@ -59,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         progress(f"browser: {args.browser_repeats} repeats (a cold boot takes a few seconds each)...")
         try:
             data["browser"] = browser.measure(args.problems, args.browser_repeats, args.reruns, args.only,
-                                              log=progress)
+                                              log=progress, plain=not args.no_plain)
         except browser.BenchError as exc:
             print(f"bench.run: browser benchmark failed: {exc}", file=sys.stderr)
             return 2

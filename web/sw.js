@@ -14,11 +14,31 @@ const CACHE = `pp-judge-${SETTINGS.build}`;
 const RUNTIME = "pp-judge-runtime";
 const SCOPE = new URL("./", self.location.href).pathname;
 // Same-origin folders (Pyodide's files: versioned, served with a year-long immutable Cache-Control)
-// that this worker leaves to the browser's HTTP cache while the browser is online. V8 then reuses
-// its compiled WebAssembly (pyodide.asm.wasm) from the first repeat visit on, which it does not do
-// for a response served from Cache Storage (bench/browser.py measured the difference). Offline,
-// or when the HTTP cache lost them, they come from this worker's cache like every other file.
+// that this worker leaves to the browser's HTTP cache when that cache holds all of them. V8 then
+// reuses its compiled WebAssembly (pyodide.asm.wasm) from the first repeat visit on, which it does
+// not do for a response served from Cache Storage, nor for one passed through this worker
+// (bench/browser.py measured both: the first repeat visit was about a second slower). Whether the
+// HTTP cache holds them is checked at every page load (`only-if-cached` requests, no network); until
+// that check passed, offline, or when it failed (an evicted file, a private window's small cache),
+// they come from this worker's cache like every other file.
 const HTTP_CACHED = (SETTINGS.httpCached || []).map((folder) => SCOPE + folder);
+const HTTP_CACHED_URLS = SETTINGS.precache.filter((u) => (SETTINGS.httpCached || []).some((f) => u.startsWith(f)));
+let httpCacheHolds = false;
+
+async function checkHttpCache() {
+  httpCacheHolds = false;
+  if (!HTTP_CACHED_URLS.length) return;
+  try {
+    const found = await Promise.all(HTTP_CACHED_URLS.map(async (url) => {
+      const response = await fetch(url, { cache: "only-if-cached", mode: "same-origin" });
+      if (response.body) response.body.cancel().catch(() => {});
+      return response.ok;
+    }));
+    httpCacheHolds = found.every(Boolean);
+  } catch (err) {
+    httpCacheHolds = false;
+  }
+}
 
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
@@ -67,8 +87,9 @@ self.addEventListener("fetch", (event) => {
   const sameOrigin = url.origin === self.location.origin;
   const fromCdn = SETTINGS.cdnPrefix && request.url.startsWith(SETTINGS.cdnPrefix);
   if (!sameOrigin && !fromCdn) return;
-  if (sameOrigin && HTTP_CACHED.some((folder) => url.pathname.startsWith(folder))) {
-    if (self.navigator.onLine) return; // the browser answers from its HTTP cache (no network for immutable files)
+  if (sameOrigin && request.mode === "navigate") event.waitUntil(checkHttpCache());
+  if (sameOrigin && httpCacheHolds && self.navigator.onLine && HTTP_CACHED.some((f) => url.pathname.startsWith(f))) {
+    return; // the browser answers from its HTTP cache (no network: the files are immutable)
   }
   event.respondWith((async () => {
     const cache = await caches.open(CACHE);
