@@ -212,9 +212,9 @@ class Sizes:
             self._gz[path] = (len(data), len(gzip.compress(data, 6)) if data else 0)
         return self._gz[path]
 
-    def totals(self, entries: list[tuple[str, int, int]]) -> dict[str, int]:
-        out = {"requests": 0, "bytes": 0, "gzip_bytes": 0, "pyodide_requests": 0, "pyodide_bytes": 0,
-               "pyodide_gzip_bytes": 0}
+    def totals(self, entries: list[tuple[str, int, int]]) -> dict[str, Any]:
+        out: dict[str, Any] = {"requests": 0, "bytes": 0, "gzip_bytes": 0, "pyodide_requests": 0, "pyodide_bytes": 0,
+                               "pyodide_gzip_bytes": 0, "by_folder": {}}
         for path, status, nbytes in entries:
             gz = nbytes
             if status == 200:
@@ -222,6 +222,9 @@ class Sizes:
                 if raw and nbytes >= raw:
                     gz = nbytes - raw + packed  # headers as sent, the body gzipped
             pyodide = path.startswith("/pyodide/")
+            parts = path.strip("/").split("/")
+            folder = "/".join(parts[:2]) if pyodide else (parts[0] if len(parts) > 1 else "(top)")
+            out["by_folder"][folder] = out["by_folder"].get(folder, 0) + nbytes
             out["requests"] += 1
             out["bytes"] += nbytes
             out["gzip_bytes"] += gz
