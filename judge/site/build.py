@@ -356,8 +356,11 @@ def _write_index(out: Path, config: dict[str, Any]) -> None:
     payload = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")
     titles = "".join(f'<li><a href="#/{html.escape(p["id"])}">{html.escape(p["title"])}</a></li>'
                      for p in config["problems"])
+    # js/engine.js right after the configuration, async: it starts the Python engine as soon as it
+    # arrives, while the page's other modules (editor, KaTeX) are still loading
     text = text.replace(CONFIG_PLACEHOLDER,
-                        f'<script type="application/json" id="site-config">{payload}</script>')
+                        f'<script type="application/json" id="site-config">{payload}</script>\n'
+                        '<script type="module" async src="js/engine.js"></script>')
     text = text.replace("<!--NOSCRIPT_PROBLEMS-->", titles)
     index.write_text(text, encoding="utf-8")
 

@@ -12,35 +12,80 @@ const SPARE_DELAY_MS = 1500;
 
 let engineCounter = 0;
 
+/** A new worker, told to boot at once. */
+function startWorker(config, id, interrupt) {
+  const worker = new Worker("worker.js", { name: `judge-engine-${id}` });
+  const { indexURL, packages, lockFileURL, stdLibURL } = config.pyodide;
+  const url = (path) => (path ? new URL(path, location.href).href : null);
+  worker.postMessage({
+    type: "boot",
+    indexURL: url(indexURL),
+    packages,
+    // self-hosted builds: bytecode-compiled standard library and packages (see judge/site/build.py)
+    lockFileURL: url(lockFileURL),
+    stdLibURL: url(stdLibURL),
+    judgeZip: url(config.judge_zip),
+    judgePyc: url(config.judge_pyc),
+    interruptBuffer: interrupt,
+  });
+  return worker;
+}
+
+function newInterruptBuffer() {
+  const shared = typeof SharedArrayBuffer !== "undefined" && self.crossOriginIsolated;
+  return shared ? new Int32Array(new SharedArrayBuffer(4)) : null;
+}
+
+// The first engine starts as soon as this module runs, before the page's other modules (the editor,
+// KaTeX...) have loaded: `judge build` puts an async <script type="module" src="js/engine.js"> right
+// after the site configuration in index.html. Its messages wait here until the pool's first Engine
+// adopts the worker (see Engine's constructor). Without that tag it starts when app.js loads.
+let primed = null;
+(function prime() {
+  const element = typeof document !== "undefined" ? document.getElementById("site-config") : null;
+  if (!element) return;
+  try {
+    const config = JSON.parse(element.textContent);
+    const id = ++engineCounter;
+    const interrupt = newInterruptBuffer();
+    const worker = startWorker(config, id, interrupt);
+    const queue = [];
+    worker.onmessage = (event) => queue.push({ message: event });
+    worker.onerror = (event) => { event.preventDefault?.(); queue.push({ error: event }); };
+    primed = { id, worker, interrupt, queue, startedAt: performance.now() };
+  } catch (err) {
+    primed = null; // the pool starts its engine the ordinary way
+  }
+})();
+
 class Engine {
   constructor(config, pool) {
-    this.id = ++engineCounter;
+    const early = primed;
+    primed = null;
+    this.id = early ? early.id : ++engineCounter;
     this.pool = pool;
     this.state = "booting"; // booting | ready | busy | dead
     this.progress = "Starting Python…";
     this.timings = null;
     this.handlers = null; // handlers of the run in progress
-    this.shared = typeof SharedArrayBuffer !== "undefined" && self.crossOriginIsolated;
-    this.interrupt = this.shared ? new Int32Array(new SharedArrayBuffer(4)) : null;
-    this.worker = new Worker("worker.js", { name: `judge-engine-${this.id}` });
+    this.interrupt = early ? early.interrupt : newInterruptBuffer();
+    this.shared = Boolean(this.interrupt);
+    this.startedAt = early ? early.startedAt : performance.now();
+    this.worker = early ? early.worker : startWorker(config, this.id, this.interrupt);
     this.worker.onmessage = (event) => this.onMessage(event.data);
     this.worker.onerror = (event) => {
       event.preventDefault?.();
       this.fail(`the Python engine crashed (${event.message || "worker error"})`);
     };
-    const { indexURL, packages, lockFileURL, stdLibURL } = config.pyodide;
-    const url = (path) => (path ? new URL(path, location.href).href : null);
-    this.worker.postMessage({
-      type: "boot",
-      indexURL: url(indexURL),
-      packages,
-      // self-hosted builds: bytecode-compiled standard library and packages (see judge/site/build.py)
-      lockFileURL: url(lockFileURL),
-      stdLibURL: url(stdLibURL),
-      judgeZip: url(config.judge_zip),
-      judgePyc: url(config.judge_pyc),
-      interruptBuffer: this.interrupt,
-    });
+    // what the early worker said before it was adopted, in order, once the pool holds this engine
+    if (early && early.queue.length) {
+      queueMicrotask(() => {
+        for (const item of early.queue) {
+          if (item.error) this.worker.onerror(item.error);
+          else this.worker.onmessage(item.message);
+        }
+      });
+    }
   }
 
   onMessage(msg) {
@@ -120,7 +165,7 @@ export class EnginePool {
 
   start() {
     this.primary = new Engine(this.config, this);
-    this.bootStarted = performance.now();
+    this.bootStarted = this.primary.startedAt;
     this.changed();
   }
 
