@@ -358,9 +358,13 @@ def site_config(site: Path) -> dict[str, Any]:
     return json.loads(text.split('id="site-config">', 1)[1].split("</script>", 1)[0])
 
 
+EARLY_ENGINE_TAG = '<script type="module" async src="js/engine.js"></script>'
+
+
 def plain_copy(site: Path, dest: Path) -> Path:
-    """A copy of ``site`` that loads the plain Pyodide files (no compiled bytecode), and whose
-    service worker serves Pyodide from its cache too: the app as it was before that work."""
+    """A copy of ``site`` as the app was before the start-up work: it loads the plain Pyodide
+    files (no compiled bytecode), its service worker precaches and serves them (no HTTP-cache
+    pass-through), and the engine starts when app.js has loaded (no early engine.js tag)."""
     shutil.copytree(site, dest)
     index = dest / "index.html"
     text = index.read_text(encoding="utf-8")
@@ -372,15 +376,17 @@ def plain_copy(site: Path, dest: Path) -> Path:
     old = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")
     if old not in text:
         raise BenchError("could not find the site configuration in index.html to make the plain copy")
-    index.write_text(text.replace(old, json.dumps(plain, ensure_ascii=False).replace("</", "<\\/")),
-                     encoding="utf-8")
+    text = text.replace(old, json.dumps(plain, ensure_ascii=False).replace("</", "<\\/"))
+    index.write_text(text.replace(EARLY_ENGINE_TAG, ""), encoding="utf-8")
     sw = dest / "sw.js"
     sw_text = sw.read_text(encoding="utf-8")
     settings = sw_text.split("const SETTINGS = ", 1)[1].split(";\n", 1)[0]
     values = json.loads(settings)
     index_url = config["pyodide"]["indexURL"]
     values["httpCached"] = []
-    values["precache"] = sorted(set(values["precache"]) | {f"{index_url}{p.name}" for p in (dest / index_url).iterdir()})
+    compiled_folder = config["pyodide"]["lockFileURL"].rsplit("/", 1)[0] + "/"
+    kept = {u for u in values["precache"] if not u.startswith(compiled_folder) and u != config.get("judge_pyc")}
+    values["precache"] = sorted(kept | {f"{index_url}{p.name}" for p in (dest / index_url).iterdir()})
     sw.write_text(sw_text.replace(settings, json.dumps(values, indent=1)), encoding="utf-8")
     return dest
 
