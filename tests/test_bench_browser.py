@@ -3,12 +3,16 @@
 No figure is asserted (no timing in tests): only that the command runs end to end, prints its
 table and writes JSON with every measure. It drives Chromium like tests/browser: skipped locally
 without Playwright or Chromium, a failure under CI (where .ci/setup installs both).
+
+Below it, the start-up work that the benchmark measures: the bytecode-compiled Pyodide files.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +65,113 @@ def test_bench_run_measures_native_and_browser_on_a_tiny_case(tmp_path: Path) ->
     assert m["bytes"]["app_cold"]["pyodide_bytes"] > 1_000_000
     assert set(b["meets"]) >= {"ready_cold_vs_floor", "repeat_vs_cold", "first_verdict_ms", "repeat_pyodide_bytes"}
     assert b["runs"][0]["app"]["page_errors"] == []
+
+
+# --- the start-up work the benchmark measures: bytecode-compiled Pyodide files -----------------
+# (no timing here either: that the files are made, honest about their hashes, used by the site,
+# and that a machine without Node.js still gets a working site)
+
+import hashlib  # noqa: E402
+import zipfile  # noqa: E402
+
+from judge.site import pyodide_dist as dist  # noqa: E402
+
+IN_CI = os.environ.get("CI") == "true"
+
+
+@pytest.fixture(scope="module")
+def distribution() -> Path:
+    try:
+        return dist.ensure_distribution()
+    except dist.DistributionError as exc:
+        if "is not installed" in str(exc) and not IN_CI:
+            pytest.skip(f"cannot assemble the Pyodide distribution here: {exc}")
+        raise
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_compiled_twins_carry_pycs_beside_the_sources_and_honest_hashes(distribution: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    if not dist.node_available() and not IN_CI:
+        pytest.skip("Node.js is not installed")
+    from judge.site.build import judge_zip_bytes
+
+    judge_zip = judge_zip_bytes()
+    compiled, packages = dist.ensure_compiled(None, {"judge": judge_zip})
+    assert set(compiled.files) == set(dist.COMPILED_INPUTS)
+    for name, (size, digest) in compiled.files.items():
+        path = compiled.folder / name
+        assert path.stat().st_size == size and _sha256(path) == digest, name
+        assert digest != dist.DIST_FILES[name][1] or name.startswith("packaging-"), f"{name} was not compiled"
+    with zipfile.ZipFile(compiled.folder / "python_stdlib.zip") as zf:
+        names = set(zf.namelist())
+        assert {"json/__init__.py", "json/__init__.pyc", "dataclasses.py", "dataclasses.pyc"} <= names
+        assert zf.read("json/__init__.pyc")[4:8] == (1).to_bytes(4, "little")  # unchecked hash-based pyc
+    with zipfile.ZipFile(compiled.folder / dist.NUMPY_WHEEL[0]) as zf:
+        names = zf.namelist()
+        assert "numpy/__init__.py" in names and "numpy/__pycache__/__init__.cpython-312.pyc" in names
+        record = zf.read(next(n for n in names if n.endswith(".dist-info/RECORD"))).decode()
+        assert "numpy/__pycache__/__init__.cpython-312.pyc,sha256=" in record
+    # the lock the site ships: the compiled wheels, each with its own sha256 (Chromium checks it)
+    lock = json.loads(compiled.lock("../compiled-x/"))
+    assert set(lock["packages"]) == {"numpy", "pytest", "pluggy", "iniconfig", "packaging"}
+    for entry in lock["packages"].values():
+        name = entry["file_name"].removeprefix("../compiled-x/")
+        assert entry["file_name"].startswith("../compiled-x/") and entry["sha256"] == compiled.files[name][1]
+    with zipfile.ZipFile(io.BytesIO(packages["judge"])) as zf:
+        names = zf.namelist()
+    assert "judge/__pycache__/runner.cpython-312.pyc" in names and all(n.endswith(".pyc") for n in names)
+    # a second call finds everything on disk: no Node.js run
+    def forbidden(*args: object, **kwargs: object) -> None:
+        raise AssertionError("ensure_compiled ran a subprocess although its cache is complete")
+
+    monkeypatch.setattr(subprocess, "run", forbidden)
+    monkeypatch.setattr(subprocess, "Popen", forbidden)
+    again, again_packages = dist.ensure_compiled(None, {"judge": judge_zip})
+    assert again.files == compiled.files and again_packages == packages
+
+
+def test_self_site_loads_the_compiled_files(distribution: Path, tmp_path: Path) -> None:
+    if not dist.node_available() and not IN_CI:
+        pytest.skip("Node.js is not installed")
+    from judge.site.build import build_site
+
+    site = tmp_path / "site"
+    build_site(site, pyodide="self", problems_dir=FIXTURE_PROBLEMS)
+    text = (site / "index.html").read_text()
+    config = json.loads(text.split('id="site-config">', 1)[1].split("</script>", 1)[0])
+    pyodide = config["pyodide"]
+    assert pyodide["lockFileURL"].startswith("pyodide/compiled-") and pyodide["stdLibURL"].startswith("pyodide/compiled-")
+    assert (site / config["judge_pyc"]).is_file()
+    assert '<script type="module" async src="js/engine.js"></script>' in text
+    lock = json.loads((site / pyodide["lockFileURL"]).read_text())
+    index = site / pyodide["indexURL"]
+    for entry in lock["packages"].values():
+        wheel = (index / entry["file_name"]).resolve()
+        assert wheel.is_file() and _sha256(wheel) == entry["sha256"], entry["file_name"]
+    # the plain distribution stays as pinned; the service worker precaches only what the page loads
+    for name, (_, digest) in dist.DIST_FILES.items():
+        assert _sha256(index / name) == digest, name
+    sw = (site / "sw.js").read_text()
+    settings = json.loads(sw.split("const SETTINGS = ", 1)[1].split(";\n", 1)[0])
+    assert f"{pyodide['indexURL']}pyodide.asm.wasm" in settings["precache"]
+    assert f"{pyodide['indexURL']}{dist.NUMPY_WHEEL[0]}" not in settings["precache"]
+    assert pyodide["lockFileURL"] in settings["precache"] and settings["httpCached"] == ["pyodide/"]
+
+
+def test_without_node_the_site_ships_the_plain_files(distribution: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    from judge.site.build import build_site
+
+    cache = tmp_path / "cache" / "pyodide"  # a distribution with no compiled twins cached yet
+    shutil.copytree(distribution, cache)
+    monkeypatch.setattr(dist.shutil, "which", lambda name: None)
+    site = tmp_path / "site"
+    build_site(site, pyodide="self", problems_dir=FIXTURE_PROBLEMS, cache_dir=cache)
+    assert "without compiled bytecode" in capsys.readouterr().err
+    config = json.loads((site / "index.html").read_text().split('id="site-config">', 1)[1].split("</script>", 1)[0])
+    assert "lockFileURL" not in config["pyodide"] and config["judge_pyc"] is None
+    assert not list((site / "pyodide").glob("compiled-*"))
