@@ -22,6 +22,11 @@ of all files and (once per process, or again when a file's size or mtime changed
 sha256, and returns without network access or subprocesses. A corrupted or incomplete cache is
 rebuilt.
 
+:func:`ensure_compiled` makes bytecode-compiled twins of the standard library zip and the wheels
+(and of the judge package) inside Pyodide itself, with Node.js, and caches them beside the
+distribution; their sha256 is computed when they are made and checked when the cache is reused
+(see the section "bytecode-compiled twins" below). The build ships them with a lock of their own.
+
 Pure standard library: this module is native-only and never imported inside Pyodide.
 """
 
