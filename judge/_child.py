@@ -33,13 +33,16 @@ def run_job(job: dict, channel_fd: int) -> None:
         root = job["root"]
         tempfile.tempdir = root  # pytest's capture files and tmp_path live in the private folder too
         os.environ["TMPDIR"] = root
+        from .test_timer import TestTimer
+
         guard.activate(root)
         result = judge_source(job.get("problem") or job["problem_dir"], job["source"],
                               include_secret=job["include_secret"],
-                              keyword=job["keyword"], workdir=root)
+                              keyword=job["keyword"], workdir=root,
+                              plugins=[TestTimer(job["test_time_limit"])])
         if guard.active_root() != os.path.realpath(root):
             from .runner import _GUARD_TAMPERED, Result
-            result = Result.error(result.problem, _GUARD_TAMPERED)
+            result = Result.error(result.problem, _GUARD_TAMPERED, result.max_points)
         channel.write(token + "\n" + result.to_json())
         channel.flush()
     except BaseException:  # noqa: BLE001 - reported to the parent through stderr and the exit code

@@ -5,8 +5,11 @@
     judge new ID                  scaffold a problem folder
     judge build SITE_DIR          write the static web site
     judge serve                   build and serve the site on localhost
+    judge grade SUBMISSIONS -o OUT  grade a class's submissions (instructors)
 
-Exit codes: 0 everything passed, 1 something failed, 2 usage or setup error.
+Exit codes (:class:`judge.errors.ExitCode`): 0 everything passed, 1 something failed, 2 usage or
+setup error. Every command raises :class:`judge.errors.JudgeError` for what the user can fix;
+:func:`main` is the one place that turns it into a message and an exit code.
 """
 
 from __future__ import annotations
@@ -14,20 +17,26 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
+from .errors import ExitCode, JudgeError, UsageError
+from .formats import FORMATS, FormatContext
 from .problem import Problem, ProblemError, discover_problems
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-_COMMANDS = ("check", "new", "build", "serve")
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE
+_COMMANDS = ("check", "new", "build", "serve", "grade")
 
 
 def default_problems_dir() -> Path:
-    """The problems shipped with the package (wheel install) or the clone's problems/ folder."""
+    """Where problems come from: $JUDGE_PROBLEMS, else ./problems, else the set bundled with the judge."""
     if os.environ.get("JUDGE_PROBLEMS"):
         return Path(os.environ["JUDGE_PROBLEMS"])
+    local = Path("problems")
+    if local.is_dir() and any((p / "problem.toml").is_file() for p in local.iterdir()):
+        return local
     here = Path(__file__).resolve().parent
     bundled = here / "_problems"
     return bundled if bundled.is_dir() else here.parent / "problems"
@@ -41,13 +50,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parsers()[command]
     args = parser.parse_args(argv)
     try:
-        return _HANDLERS[command](args)
-    except (ProblemError, *_setup_errors()) as exc:
+        return int(_HANDLERS[command](args))
+    except (JudgeError, *_setup_errors()) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return int(getattr(exc, "exit_code", ExitCode.USAGE))
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
+    except BrokenPipeError:  # the reader went away (e.g. `judge check | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return ExitCode.FAILED
 
 
 def _setup_errors() -> tuple[type[Exception], ...]:
@@ -62,12 +74,12 @@ def _setup_errors() -> tuple[type[Exception], ...]:
 def _parsers() -> dict[str, argparse.ArgumentParser]:
     judge = argparse.ArgumentParser(
         prog="judge", description="Judge your solutions to the pipeline-parallelism exercises.",
-        epilog="Other commands: judge check | new | build | serve (each has --help).")
+        epilog="Other commands: judge check | new | build | serve | grade (each has --help).")
     judge.add_argument("path", metavar="PATH", help="a practice folder (created from the starters if "
                        "missing), or one problem's folder inside it, e.g. practice/pp-schedule")
     judge.add_argument("-k", dest="keyword", metavar="TEXT", help="only run tests matching TEXT (pytest -k)")
-    judge.add_argument("--json", type=Path, metavar="FILE", help="write the Results as JSON to FILE")
-    judge.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML to FILE")
+    for fmt in FORMATS.values():
+        judge.add_argument(fmt.option, dest=f"format_{fmt.dest}", type=Path, metavar=fmt.metavar, help=fmt.help)
     judge.add_argument("--watch", action="store_true", help="judge again whenever a solution is saved")
     judge.add_argument("--public-only", action="store_true", help="run only the public tests (as the browser does)")
     _common(judge)
@@ -98,9 +110,28 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--pyodide", choices=("self", "cdn"), default="self")
     serve.add_argument("--problems", type=Path, metavar="DIR")
-    for parser in (judge, check, new, build, serve):
+    grade = _grade_parser()
+    for parser in (judge, check, new, build, serve, grade):
         parser.add_argument("--version", action="version", version=f"judge {__version__}")
-    return {"judge": judge, "check": check, "new": new, "build": build, "serve": serve}
+    return {"judge": judge, "check": check, "new": new, "build": build, "serve": serve, "grade": grade}
+
+
+def _grade_parser() -> argparse.ArgumentParser:
+    from .grade import FEEDBACK_LEVELS
+
+    grade = argparse.ArgumentParser(
+        prog="judge grade", description="Grade a class: every submission (NAME.zip or folder NAME/) in "
+        "SUBMISSIONS against every problem's public and secret tests. Writes grades.csv, results/, "
+        "feedback/ and report.html to OUT_DIR; unchanged submissions are not judged again.")
+    grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
+    grade.add_argument("-o", "--out", dest="out_dir", type=Path, required=True, metavar="OUT_DIR",
+                       help="where the gradebook, results, feedback and report go (created if missing)")
+    _common(grade)
+    grade.add_argument("--feedback", choices=FEEDBACK_LEVELS, default="names",
+                       help="what feedback/ shows of the secret tests: full (names and messages, never "
+                       "their code), names (name and pass/fail; the default) or none")
+    grade.add_argument("--force", action="store_true", help="judge every submission again, changed or not")
+    return grade
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -131,13 +162,12 @@ def _load_problems(folder: Path | None) -> list[Problem]:
 def _run_judge(args: argparse.Namespace) -> int:
     from .native import Job, judge_many
     from .practice import create_practice, find_solutions
-    from .report import print_report, write_json, write_junit
+    from .report import print_report
 
     problems = _load_problems(args.problems)
     target = Path(args.path)
     if target.exists() and not target.is_dir():
-        print(f"error: {target} is a file; give the practice folder (or one problem's folder in it)", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(f"{target} is a file; give the practice folder (or one problem's folder in it)")
     if not target.exists() or _is_practice_root(target, problems):
         created = create_practice(target, problems)
         if created:
@@ -149,18 +179,16 @@ def _run_judge(args: argparse.Namespace) -> int:
     for warning in workspace.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if not workspace.solutions:
-        print(f"error: no solutions found in {target} (expected {target}/<problem-id>/<entry file>)", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(f"no solutions found in {target} (expected {target}/<problem-id>/<entry file>)")
 
     def judge_once() -> int:
         jobs = [Job(problem, path, include_secret=not args.public_only, keyword=args.keyword,
                     time_limit=args.timeout) for problem, path in workspace.solutions]
+        started = time.monotonic()
         results = judge_many(jobs, args.parallel)
         print_report(results, verbose=args.verbose)
-        if args.json:
-            write_json(results, args.json)
-        if args.junit:
-            write_junit(results, args.junit)
+        context = FormatContext(problems={p.id: p for p in problems}, execution_time=time.monotonic() - started)
+        write_formats(args, results, context)
         return EXIT_OK if all(r.status == "passed" for r in results) else EXIT_FAILED
 
     code = judge_once()
@@ -168,6 +196,17 @@ def _run_judge(args: argparse.Namespace) -> int:
         from .watch import watch_and_rerun
         return watch_and_rerun([path for _, path in workspace.solutions], judge_once)
     return code
+
+
+def write_formats(args: argparse.Namespace, results: list, context: FormatContext) -> None:
+    """Write every format the command line asked for (``--json FILE``, ``--junit FILE``, ...)."""
+    for fmt in FORMATS.values():
+        path = getattr(args, f"format_{fmt.dest}", None)
+        if path is not None:
+            try:
+                fmt.write(results, path, context)
+            except OSError as exc:
+                raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _is_practice_root(target: Path, problems: list[Problem]) -> bool:
@@ -189,10 +228,9 @@ def _run_new(args: argparse.Namespace) -> int:
     from .scaffold import scaffold
 
     try:
-        folder = scaffold(args.problems or default_problems_dir(), args.id)
+        folder = scaffold(args.problems or Path("problems"), args.id)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(str(exc)) from None
     print(f"Created {folder}. Fill it in, then run: python -m judge check {folder}")
     return EXIT_OK
 
@@ -214,4 +252,33 @@ def _run_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_HANDLERS = {"judge": _run_judge, "check": _run_check, "new": _run_new, "build": _run_build, "serve": _run_serve}
+def _run_grade(args: argparse.Namespace) -> int:
+    from .grade import Options, grade_class
+    from .grade.submissions import discover
+
+    problems = _load_problems(args.problems)
+    try:
+        discover(args.submissions)
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise UsageError(str(exc)) from None
+    _refuse_inside(args.out_dir, args.submissions)
+    options = Options(parallel=args.parallel, timeout=args.timeout, feedback=args.feedback, force=args.force)
+    grades = grade_class(args.submissions, args.out_dir, problems, options, progress=sys.stderr)
+    unreadable = sum(bool(g.submission.error) for g in grades.graded)
+    print(f"Graded {len(grades.graded)} submission(s) ({grades.judged} judged, "
+          f"{len(grades.graded) - grades.judged} unchanged) in {grades.seconds:.1f} s"
+          f"{f'; {unreadable} could not be read' if unreadable else ''}.\n"
+          f"Wrote {args.out_dir / 'grades.csv'}, {args.out_dir / 'report.html'}, "
+          f"{args.out_dir / 'results'}/ and {args.out_dir / 'feedback'}/.")
+    return EXIT_OK
+
+
+def _refuse_inside(out_dir: Path, submissions: Path) -> None:
+    """The output folder must not be (inside) the submissions folder: it would be read as a submission."""
+    out, subs = out_dir.resolve(), submissions.resolve()
+    if out == subs or subs in out.parents:
+        raise UsageError(f"{out_dir} is inside the submissions folder {submissions}; choose another output folder")
+
+
+_HANDLERS = {"judge": _run_judge, "check": _run_check, "new": _run_new, "build": _run_build, "serve": _run_serve,
+             "grade": _run_grade}

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from .result import Frame, TestResult, cap_output
+from .scoring import MARKER, marker_weight
 
 MESSAGE_CAP = 4000
 OUTPUT_LIMIT = 2**20  # characters of stdout + stderr a test may print before it fails
@@ -35,6 +36,8 @@ class Collector:
         self.collect_errors: list[TestResult] = []
         self.results: dict[str, TestResult] = {}
         self._names: dict[str, str] = {}
+        self.weights: dict[str, float] = {}  # test id -> @pytest.mark.points weight
+        self.weight_errors: list[str] = []
         self._failures: dict[tuple[str, str], tuple[str, list[Frame]]] = {}
 
     # --- collection -------------------------------------------------------------------------
@@ -48,6 +51,12 @@ class Collector:
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         for item in items:
             self._names[item.nodeid] = readable_name(item)
+            marker = item.get_closest_marker(MARKER)
+            if marker is not None:
+                try:
+                    self.weights[item.nodeid] = marker_weight(marker.args, marker.kwargs)
+                except ValueError as exc:
+                    self.weight_errors.append(f"{item.nodeid}: {exc}")
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.collected = [item.nodeid for item in session.items]

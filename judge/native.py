@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,11 +43,12 @@ class Job:
     """One learner file to judge against one problem."""
 
     problem: Problem
-    source_path: Path
+    source_path: Path | None  # the learner's entry file; or None with ``source`` given
     include_secret: bool = True
     keyword: str | None = None
     time_limit: float | None = None
     memory_limit: int | None = None
+    source: str | None = None  # the code itself (class grading reads it from a zip, never writes it out)
 
 
 @dataclass
@@ -67,8 +69,12 @@ def judge_isolated(job: Job) -> Result:
     return judge_many([job])[0]
 
 
-def judge_many(jobs: list[Job], parallel: int = 1) -> list[Result]:
-    """Judge several jobs, ``parallel`` at a time, each in its own process; results in job order."""
+def judge_many(jobs: list[Job], parallel: int = 1,
+               on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
+    """Judge several jobs, ``parallel`` at a time, each in its own process; results in job order.
+
+    ``on_result(index, result)`` is called as each job finishes (for progress reports).
+    """
     results: list[Result | None] = [None] * len(jobs)
     pending = list(enumerate(jobs))
     running: dict[int, tuple[int, _Running]] = {}
@@ -78,25 +84,31 @@ def judge_many(jobs: list[Job], parallel: int = 1) -> list[Result]:
             started = _start(job)
             if isinstance(started, Result):
                 results[index] = started
+                if on_result:
+                    on_result(index, started)
             else:
                 running[started.pid] = (index, started)
         for pid in _poll(running):
             index, run = running.pop(pid)
             results[index] = _finish(run)
+            if on_result:
+                on_result(index, results[index])
     return results  # type: ignore[return-value]
 
 
 def _start(job: Job) -> _Running | Result:
     problem = job.problem
     try:
-        source = Path(job.source_path).read_bytes().decode("utf-8")
+        source = job.source if job.source is not None else Path(job.source_path or "").read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        return Result.error(problem.id, f"{job.source_path}: cannot be read as UTF-8 text ({exc})")
+        return Result.error(problem.id, f"{job.source_path}: cannot be read as UTF-8 text ({exc})",
+                            problem.points or 0.0)
     root = tempfile.mkdtemp(prefix=f"judge-{problem.id}-")
     token = secrets.token_hex(16)
     payload = {"token": token, "problem_dir": str(problem.path), "source": source, "root": root,
                "include_secret": job.include_secret, "keyword": job.keyword,
-               "memory_limit": job.memory_limit or problem.memory_limit}
+               "memory_limit": job.memory_limit or problem.memory_limit,
+               "test_time_limit": min(problem.per_test_time_limit, job.time_limit or problem.time_limit)}
     read_end, write_end = os.pipe()
     use_fork = hasattr(os, "fork") and not os.environ.get("JUDGE_SPAWN")
     if use_fork:  # the child inherits the loaded Problem: no second parse and syntax check
@@ -207,7 +219,7 @@ def _finish(run: _Running) -> Result:
         stderr = b""
     shutil.rmtree(run.root, ignore_errors=True)
     if run.timed_out:
-        return Result.timeout(problem.id, run.job.time_limit or problem.time_limit)
+        return Result.timeout(problem.id, run.job.time_limit or problem.time_limit, problem.points or 0.0)
     return _parse(problem, bytes(run.data), run.token, _exit_code(run.status), stderr)
 
 
@@ -230,8 +242,9 @@ def _parse(problem: Problem, data: bytes, token: str, returncode: int, stderr: b
         try:
             return Result.from_dict(json.loads(body))
         except (ValueError, KeyError, TypeError) as exc:
-            return Result.error(problem.id, f"internal error: the judge's report could not be read ({exc})")
-    return Result.error(problem.id, _early_exit_message(returncode, stderr))
+            return Result.error(problem.id, f"internal error: the judge's report could not be read ({exc})",
+                                problem.points or 0.0)
+    return Result.error(problem.id, _early_exit_message(returncode, stderr), problem.points or 0.0)
 
 
 def _early_exit_message(returncode: int, stderr: bytes) -> str:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .errors import JudgeError
+
 FORMAT_VERSION = 1
 DIFFICULTIES = ("easy", "medium", "hard")
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -22,10 +24,12 @@ _REQUIRED = {
     "format": int, "id": str, "title": str, "summary": str, "order": int,
     "difficulty": str, "entry": str, "time_limit": (int, float), "tags": list,
 }
-_OPTIONAL = {"memory_limit": int, "packages": list}
+_OPTIONAL = {"memory_limit": int, "packages": list, "points": (int, float), "scoring": str,
+             "test_time_limit": (int, float)}
+DEFAULT_TEST_TIME_LIMIT = 5.0  # seconds one test may run (natively) before it fails alone
 
 
-class ProblemError(Exception):
+class ProblemError(JudgeError):
     """A problem folder is not valid; the message names the file and the field or line."""
 
 
@@ -46,6 +50,9 @@ class Problem:
     starter: str
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     packages: list[str] = field(default_factory=list)
+    points: float | None = None  # what the problem is worth; None: the sum of its tests' weights
+    scoring: str = "proportional"  # or "all-or-nothing" (judge.scoring)
+    test_time_limit: float | None = None  # per test; None: min(DEFAULT_TEST_TIME_LIMIT, time_limit)
     public_test_files: list[Path] = field(default_factory=list)
     secret_test_files: list[Path] = field(default_factory=list)
     support_files: list[Path] = field(default_factory=list)
@@ -60,6 +67,11 @@ class Problem:
     @property
     def starter_path(self) -> Path:
         return self.path / "starter" / self.entry
+
+    @property
+    def per_test_time_limit(self) -> float:
+        """Seconds one test may run before it fails on its own (the problem's limit still bounds the run)."""
+        return self.test_time_limit or min(DEFAULT_TEST_TIME_LIMIT, self.time_limit)
 
     def test_files(self, include_secret: bool) -> list[Path]:
         return self.public_test_files + (self.secret_test_files if include_secret else [])
@@ -86,6 +98,9 @@ def load_problem(path: str | Path, published: bool = False) -> Problem:
         starter=_read_text(folder / "starter" / entry),
         memory_limit=meta.get("memory_limit", DEFAULT_MEMORY_LIMIT),
         packages=list(meta.get("packages", [])),
+        points=float(meta["points"]) if "points" in meta else None,
+        scoring=meta.get("scoring", "proportional"),
+        test_time_limit=float(meta["test_time_limit"]) if "test_time_limit" in meta else None,
         public_test_files=_python_files(folder / "tests" / "public"),
         secret_test_files=_python_files(folder / "tests" / "secret"),
         support_files=_python_files(folder / "support"),
@@ -183,6 +198,13 @@ def _check_meta(meta: dict[str, Any], folder: Path) -> None:
         raise ProblemError(f"{where}: field 'time_limit': {meta['time_limit']} must be between 0 and 600 seconds")
     if "memory_limit" in meta and not 64 <= meta["memory_limit"] <= 65536:
         raise ProblemError(f"{where}: field 'memory_limit': {meta['memory_limit']} must be between 64 and 65536 MiB")
+    if "points" in meta and not 0 < meta["points"] <= 10000:
+        raise ProblemError(f"{where}: field 'points': {meta['points']} must be more than 0 and at most 10000")
+    if meta.get("scoring", "proportional") not in ("proportional", "all-or-nothing"):
+        raise ProblemError(f"{where}: field 'scoring': {meta['scoring']!r} is not one of proportional, all-or-nothing")
+    if "test_time_limit" in meta and not 0 < meta["test_time_limit"] <= meta["time_limit"]:
+        raise ProblemError(f"{where}: field 'test_time_limit': {meta['test_time_limit']} must be more than 0 "
+                           f"and at most time_limit ({meta['time_limit']})")
     for key in ("tags", "packages"):
         if not all(isinstance(item, str) for item in meta.get(key, [])):
             raise ProblemError(f"{where}: field '{key}': every item must be a string")

@@ -1,17 +1,14 @@
-"""Terminal and file reports of Results: the learner's report, JSON and JUnit XML."""
+"""The terminal report of Results: per problem a status line, per failing test its message, a summary.
+
+Machine-readable files (JSON, JUnit, the autograder formats) are :mod:`judge.formats`."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TextIO
 
-from junit_xml import TestCase, TestSuite, to_xml_report_string
-
-from . import __version__
 from .artifacts import TIMELINE, render_timeline_text
 from .result import Result, TestResult
 
@@ -39,8 +36,9 @@ def print_report(results: Sequence[Result], stream: TextIO = sys.stdout, verbose
     for result in results:
         mark = paint(f"{_MARKS[result.status]:7s}", result.status)
         counts = f"{result.passed}/{result.total} tests" if result.total else ""
+        points = f"{result.points:g}/{result.max_points:g} points" if result.max_points else ""
         stream.write(f"{mark} {paint(result.problem, 'bold')}  {counts}  "
-                     f"{paint(f'score {result.score:.0%}', 'dim')}\n")
+                     f"{paint(f'score {result.score:.0%}', 'dim')}  {paint(points, 'dim')}".rstrip() + "\n")
         if result.message:
             stream.write(_indent(result.message, 8) + "\n")
         shown = [t for t in result.tests if t.outcome in ("failed", "error") or verbose]
@@ -80,34 +78,3 @@ def _test_block(test: TestResult, paint: Painter, verbose: bool) -> str:
 
 def _indent(text: str, spaces: int) -> str:
     return "\n".join(" " * spaces + line for line in text.splitlines())
-
-
-def write_json(results: Sequence[Result], path: Path) -> None:
-    data = {"judge_version": __version__, "results": [r.to_dict() for r in results]}
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def write_junit(results: Sequence[Result], path: Path) -> None:
-    """One JUnit test suite per problem; a problem-level error or timeout is one error case."""
-    suites = []
-    for result in results:
-        cases = [_junit_case(result.problem, t) for t in result.tests]
-        if result.status in ("error", "timeout") and result.message:
-            case = TestCase(name=f"{result.problem} ({result.status})", classname=result.problem)
-            case.add_error_info(message=result.message.splitlines()[0], output=result.message)
-            cases.insert(0, case)
-        suites.append(TestSuite(result.problem, cases))
-    path.write_text(to_xml_report_string(suites, encoding="utf-8"), encoding="utf-8")
-
-
-def _junit_case(problem: str, test: TestResult) -> TestCase:
-    case = TestCase(name=test.name, classname=f"{problem}.{test.file}", elapsed_sec=test.duration,
-                    stdout=test.stdout or None, stderr=test.stderr or None, file=test.file)
-    detail = "\n".join([test.message] + [f"{f.file}:{f.line} in {f.function}: {f.code}" for f in test.traceback])
-    if test.outcome == "failed":
-        case.add_failure_info(message=test.message.splitlines()[0] if test.message else "failed", output=detail)
-    elif test.outcome == "error":
-        case.add_error_info(message=test.message.splitlines()[0] if test.message else "error", output=detail)
-    elif test.outcome == "skipped":
-        case.add_skipped_info(message=test.message)
-    return case

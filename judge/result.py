@@ -42,6 +42,8 @@ class TestResult:
     stderr: str = ""
     duration: float = 0.0
     artifacts: list[dict[str, Any]] = field(default_factory=list)
+    points: float = 0.0  # what this test earned (see judge.scoring)
+    max_points: float = 1.0  # what it is worth: its weight scaled to the problem's points
 
 
 @dataclass
@@ -54,6 +56,8 @@ class Result:
     tests: list[TestResult] = field(default_factory=list)
     duration: float = 0.0
     schema_version: int = SCHEMA_VERSION
+    points: float = 0.0  # what the code earned for this problem (see judge.scoring)
+    max_points: float = 0.0  # what the problem is worth; 0 when unknown (a timeout of a problem without declared points)
 
     @property
     def passed(self) -> int:
@@ -77,27 +81,45 @@ class Result:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:
+        """Read a Result; one written before points existed reads as one point per passed test."""
         if data.get("schema_version") != SCHEMA_VERSION:
             raise ValueError(f"unsupported result schema_version {data.get('schema_version')!r}")
-        tests = [
-            TestResult(**{**t, "traceback": [Frame(**f) for f in t.get("traceback", [])]})
-            for t in data.get("tests", [])
-        ]
-        return cls(problem=data["problem"], status=data["status"], message=data.get("message", ""),
-                   tests=tests, duration=data.get("duration", 0.0))
+        tests = [_test_from_dict(t, data["status"]) for t in data.get("tests", [])]
+        result = cls(problem=data["problem"], status=data["status"], message=data.get("message", ""),
+                     tests=tests, duration=data.get("duration", 0.0))
+        result.max_points = data.get("max_points", float(sum(t.max_points for t in tests)))
+        result.points = data.get("points", float(sum(t.points for t in tests)))
+        return result
 
     @classmethod
-    def timeout(cls, problem: str, seconds: float) -> Result:
-        return cls(problem=problem, status="timeout", message=f"timed out after {seconds:g} s",
-                   duration=float(seconds))
+    def timeout(cls, problem: str, seconds: float, max_points: float = 0.0) -> Result:
+        """The Result of a run stopped at its wall-clock limit: no test credited."""
+        return cls.unjudged(problem, "timeout", f"timed out after {seconds:g} s", max_points,
+                            duration=float(seconds))
 
     @classmethod
-    def error(cls, problem: str, message: str) -> Result:
-        return cls(problem=problem, status="error", message=message)
+    def error(cls, problem: str, message: str, max_points: float = 0.0) -> Result:
+        """The Result of code that could not be judged (it did not load, crashed, or tampered)."""
+        return cls.unjudged(problem, "error", message, max_points)
+
+    @classmethod
+    def unjudged(cls, problem: str, status: str, message: str, max_points: float = 0.0,
+                 duration: float = 0.0) -> Result:
+        """The one place that builds a Result no test run produced (timeout, stop, crash, error)."""
+        return cls(problem=problem, status=status, message=message, duration=duration,
+                   max_points=float(max_points))
 
 
-_FIELD_ORDER = ("schema_version", "problem", "status", "score", "passed", "total", "message",
-                "duration", "tests")
+_FIELD_ORDER = ("schema_version", "problem", "status", "score", "points", "max_points", "passed", "total",
+                "message", "duration", "tests")
+
+
+def _test_from_dict(data: dict[str, Any], status: str) -> TestResult:
+    data = dict(data, traceback=[Frame(**f) for f in data.get("traceback", [])])
+    if "max_points" not in data:  # an older Result: one point per test
+        data["max_points"] = 1.0
+        data["points"] = 1.0 if data["outcome"] == "passed" and status != "timeout" else 0.0
+    return TestResult(**data)
 
 
 def cap_output(text: str, limit: int = OUTPUT_CAP) -> str:

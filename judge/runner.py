@@ -16,6 +16,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -24,21 +25,25 @@ from . import guard, integrity
 from .collector import Collector, describe_exception, trim_traceback
 from .problem import Problem, load_problem
 from .result import Result, TestResult, cap_output
+from .scoring import score_result
 from .workdir import fingerprint, make_workdir, remove_workdir
 
 
 def judge_source(problem_dir: str | Path | Problem, source: str, *, include_secret: bool = False,
-                 keyword: str | None = None, workdir: str | Path | None = None) -> Result:
+                 keyword: str | None = None, workdir: str | Path | None = None,
+                 plugins: Sequence[object] = ()) -> Result:
     """Judge ``source`` (the text of the learner's entry file) against the problem's tests.
 
     ``workdir`` is the folder under which a fresh work directory is made (default: the system
-    temp folder); the work directory is removed afterwards.
+    temp folder); the work directory is removed afterwards. ``plugins`` are extra pytest plugins
+    (the native engine's per-test timer).
     """
     problem = problem_dir if isinstance(problem_dir, Problem) else load_problem(problem_dir, published=True)
     started = time.perf_counter()
     work = make_workdir(problem, source, include_secret, root=workdir)
     try:
-        result = run_in_workdir(problem, work, source, include_secret=include_secret, keyword=keyword)
+        result = run_in_workdir(problem, work, source, include_secret=include_secret, keyword=keyword,
+                                plugins=plugins)
     finally:
         remove_workdir(work)
     result.duration = round(time.perf_counter() - started, 4)
@@ -59,7 +64,7 @@ def judge_source_json(problem_dir: str, source: str, include_secret: bool = Fals
     try:
         result = judge_source(problem_dir, source, include_secret=include_secret, workdir=root)
         if guard.active_root() != os.path.realpath(root):
-            result = Result.error(result.problem, _GUARD_TAMPERED)
+            result = Result.error(result.problem, _GUARD_TAMPERED, result.max_points)
         return result.to_json()
     finally:
         guard.deactivate()
@@ -68,11 +73,11 @@ def judge_source_json(problem_dir: str, source: str, include_secret: bool = Fals
 
 
 def run_in_workdir(problem: Problem, workdir: Path, source: str, *, include_secret: bool,
-                   keyword: str | None = None) -> Result:
+                   keyword: str | None = None, plugins: Sequence[object] = ()) -> Result:
     """Run the tests already laid out in ``workdir`` and build the Result."""
     error = syntax_error(problem.entry, source)
     if error:
-        return Result.error(problem.id, error)
+        return Result.error(problem.id, error, max_points=problem.points or 0.0)
     test_names = [f"tests/{p.parent.name}/{p.name}" for p in problem.test_files(include_secret)]
     before = fingerprint(workdir, test_names)
     marks, changed, restore = integrity.snapshot(), integrity.changed, integrity.restore  # held locally
@@ -81,20 +86,22 @@ def run_in_workdir(problem: Problem, workdir: Path, source: str, *, include_secr
         with _isolated_imports(workdir), _working_directory(workdir):
             error = import_learner_module(problem, workdir)
             if not error:
-                collector, exit_code = _run_pytest(workdir, test_names, keyword)
+                collector, exit_code = _run_pytest(workdir, test_names, keyword, plugins)
     finally:
         tampered = changed(marks)
         if tampered:
             restore(marks, tampered)  # the browser's interpreter lives on: the next run starts clean
+    worth = problem.points or 0.0
     if tampered:
         return Result.error(problem.id, "the code replaced parts of the judge, pytest or the standard "
-                            f"library while running ({', '.join(tampered[:3])}); no verdict given")
+                            f"library while running ({', '.join(tampered[:3])}); no verdict given", worth)
     if error:
-        return Result.error(problem.id, error)
+        return Result.error(problem.id, error, worth)
     if fingerprint(workdir, test_names) != before:
         return Result.error(problem.id, "the test files were modified during the run; "
-                            "a solution must not touch the tests (no verdict given)")
-    return _build_result(problem, collector, exit_code, workdir, keyword)
+                            "a solution must not touch the tests (no verdict given)", worth)
+    result = _build_result(problem, collector, exit_code, workdir, keyword)
+    return score_result(result, collector.weights, problem.points, problem.scoring)
 
 
 def syntax_error(entry: str, source: str) -> str:
@@ -134,7 +141,8 @@ def import_learner_module(problem: Problem, workdir: Path) -> str:
     return ""
 
 
-def _run_pytest(workdir: Path, test_names: list[str], keyword: str | None) -> tuple[Collector, int]:
+def _run_pytest(workdir: Path, test_names: list[str], keyword: str | None,
+                plugins: Sequence[object] = ()) -> tuple[Collector, int]:
     collector = Collector(workdir)
     args = [*test_names, "-c", str(workdir / "pytest.ini"), "--rootdir", str(workdir),
             "--confcutdir", str(workdir), "--continue-on-collection-errors", "-p", "no:cacheprovider",
@@ -143,7 +151,7 @@ def _run_pytest(workdir: Path, test_names: list[str], keyword: str | None) -> tu
     if keyword:
         args += ["-k", keyword]
     with _plugin_autoload_disabled(), contextlib.redirect_stdout(io.StringIO()):
-        exit_code = int(pytest.main(args, plugins=[collector]))
+        exit_code = int(pytest.main(args, plugins=[collector, *plugins]))
     return collector, exit_code
 
 
@@ -153,7 +161,10 @@ def _build_result(problem: Problem, collector: Collector, exit_code: int, workdi
     for nodeid in collector.collected:
         tests.append(_relative(collector.result_for(nodeid), workdir))
     result = Result(problem=problem.id, status="passed", tests=tests)
-    if collector.collect_errors:
+    if collector.weight_errors:
+        result.status = "error"
+        result.message = "a test's points marker is invalid: " + "; ".join(collector.weight_errors[:3])
+    elif collector.collect_errors:
         result.status = "error"
         result.message = collector.collect_errors[0].message
     elif exit_code == pytest.ExitCode.INTERRUPTED:

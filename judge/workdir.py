@@ -17,8 +17,10 @@ import tempfile
 from pathlib import Path
 
 from .problem import Problem
+from .scoring import MARKER_HELP
 
-PYTEST_INI = "[pytest]\npython_files = test_*.py\npython_functions = test_*\naddopts =\n"
+PYTEST_INI = ("[pytest]\npython_files = test_*.py\npython_functions = test_*\naddopts =\n"
+              f"markers =\n    {MARKER_HELP}\n")
 
 
 def make_workdir(problem: Problem, source: str, include_secret: bool, root: str | Path | None = None) -> Path:
