@@ -100,7 +100,7 @@ def _problem_feedback(problem: Problem, result: Result, max_points: float, level
     secret = [t for t in result.tests if t.visibility == "secret"]
     if public:
         lines.append(f"Public tests: {sum(t.outcome == 'passed' for t in public)} of {len(public)} passed.")
-        lines += _test_lines(public, messages=True)
+        lines += _test_lines(public, messages=True, names_of_passed=True)
     if secret and level != "none":
         lines.append(f"Secret tests: {sum(t.outcome == 'passed' for t in secret)} of {len(secret)} passed.")
         hidden = secret_code_lines(problem) if level == "full" else set()
@@ -122,7 +122,7 @@ def _without_code(test: TestResult, hidden: set[str]) -> TestResult:
     """``test`` with every message line that quotes secret test code replaced by a note."""
     if not hidden:
         return test
-    kept = [line if not any(code in line for code in hidden) and not line.lstrip().startswith(("assert ", "where "))
+    kept = [line if not any(code in line for code in hidden) and not line.lstrip(" +").startswith(("assert ", "where "))
             else "(a line of the secret test's code is not shown)" for line in test.message.splitlines()]
     return dataclasses.replace(test, message="\n".join(kept))
 

@@ -1,0 +1,274 @@
+"""``judge grade``: layouts, points, policies, per-test limits, bad and hostile submissions, re-runs.
+
+The class is graded against small problems made from the fixture problem ``fx-add`` (tests of
+``add(a, b)``: three public tests, one secret), so each grading run takes seconds.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from judge.grade import Options, grade_class
+from judge.grade.submissions import MAX_MEMBERS
+from judge.problem import discover_problems, load_problem
+from judge.result import Result
+from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS, run_cli
+
+REFERENCE = (FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py").read_text()
+SECRET_TEST = FIXTURE_PROBLEMS / "fx-add" / "tests" / "secret" / "test_big.py"
+
+
+@pytest.fixture
+def problems(tmp_path) -> Path:
+    """fx-add, worth 10 points, in a problems folder of its own."""
+    root = tmp_path / "problems"
+    shutil.copytree(FIXTURE_PROBLEMS / "fx-add", root / "fx-add")
+    _edit_toml(root / "fx-add", "points = 10\n")
+    return root
+
+
+def _edit_toml(folder: Path, extra: str) -> None:
+    toml = folder / "problem.toml"
+    toml.write_text(toml.read_text() + extra)
+
+
+def _zip(path: Path, members: dict[str, str | bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+def _grade(subs: Path, out: Path, problems: Path, **options) -> dict[str, dict[str, str]]:
+    found, errors = discover_problems(problems)
+    assert not errors
+    grade_class(subs, out, found, Options(**options))
+    return _rows(out)
+
+
+def _rows(out: Path) -> dict[str, dict[str, str]]:
+    text = (out / "grades.csv").read_text(encoding="utf-8-sig")
+    return {row["student"]: row for row in csv.DictReader(io.StringIO(text))}
+
+
+def test_every_layout_is_found(tmp_path, problems):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    _zip(subs / "webapp.zip", {"fx-add/adder.py": REFERENCE})
+    _zip(subs / "wrapped.zip", {"practice/fx-add/adder.py": REFERENCE, "practice/fx-add/README.md": "x"})
+    _zip(subs / "loose.zip", {"adder.py": REFERENCE})
+    (subs / "folder" / "fx-add").mkdir(parents=True)
+    (subs / "folder" / "fx-add" / "adder.py").write_text(REFERENCE)
+    (subs / "folder-wrapped" / "practice" / "fx-add").mkdir(parents=True)
+    (subs / "folder-wrapped" / "practice" / "fx-add" / "adder.py").write_text(REFERENCE)
+    rows = _grade(subs, tmp_path / "out", problems)
+    assert sorted(rows) == ["folder", "folder-wrapped", "loose", "webapp", "wrapped"]
+    for student, row in rows.items():
+        assert (row["fx-add"], row["total"], row["max_total"], row["status"]) == ("10", "10", "10", "ok"), student
+
+
+def test_points_follow_weights_and_declared_points(tmp_path, problems):
+    public = problems / "fx-add" / "tests" / "public" / "test_add.py"
+    public.write_text(public.read_text().replace("def test_small(", "@pytest.mark.points(3)\ndef test_small("))
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    _zip(subs / "small-only.zip", {"fx-add/adder.py": "def add(a, b):\n    return 3 if (a, b) == (1, 2) else -1\n"})
+    _zip(subs / "all-but-small.zip", {"fx-add/adder.py": "def add(a, b):\n    return 0 if (a, b) == (1, 2) else a + b\n"})
+    rows = _grade(subs, tmp_path / "out", problems)
+    # weights 3, 1, 1, 1 (secret) scaled to 10 points: 5, 1.67, 1.67, 1.67
+    assert rows["small-only"]["fx-add"] == "5"
+    assert rows["all-but-small"]["fx-add"] == "5"
+    result = json.loads((tmp_path / "out" / "results" / "small-only.json").read_text())["results"][0]
+    assert [t["max_points"] for t in result["tests"]] == [5.0, 1.6667, 1.6667, 1.6667]
+    assert result["points"] == 5.0 and result["max_points"] == 10.0
+
+
+def test_default_points_are_one_per_test(tmp_path):
+    root = tmp_path / "problems"
+    shutil.copytree(FIXTURE_PROBLEMS / "fx-add", root / "fx-add")
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(SOLUTIONS / "partly_failing.py", _folder(subs / "ann" / "fx-add") / "adder.py")
+    rows = _grade(subs, tmp_path / "out", root)
+    assert (rows["ann"]["fx-add"], rows["ann"]["max_total"]) == ("3", "4")
+
+
+def test_all_or_nothing_scoring(tmp_path, problems):
+    _edit_toml(problems / "fx-add", 'scoring = "all-or-nothing"\n')
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(SOLUTIONS / "partly_failing.py", _folder(subs / "partial" / "fx-add") / "adder.py")
+    (_folder(subs / "full" / "fx-add") / "adder.py").write_text(REFERENCE)
+    rows = _grade(subs, tmp_path / "out", problems)
+    assert rows["partial"]["fx-add"] == "0"
+    assert rows["full"]["fx-add"] == "10"
+
+
+def test_a_looping_test_fails_alone(tmp_path, problems):
+    _edit_toml(problems / "fx-add", "test_time_limit = 0.5\n")
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    loops = "def add(a, b):\n    while a == 5:\n        pass\n    return a + b\n"
+    (_folder(subs / "looper" / "fx-add") / "adder.py").write_text(loops)
+    rows = _grade(subs, tmp_path / "out", problems)
+    result = json.loads((tmp_path / "out" / "results" / "looper.json").read_text())["results"][0]
+    outcomes = {t["id"].split("::")[1]: (t["outcome"], t["message"]) for t in result["tests"]}
+    assert outcomes["test_zero[5--5]"][0] == "failed"
+    assert "ran longer than its 0.5 s limit" in outcomes["test_zero[5--5]"][1]
+    assert [o for o, _ in outcomes.values()].count("passed") == 3
+    assert rows["looper"]["fx-add"] == "7.5"
+
+
+def _folder(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _bad_submissions(subs: Path, outside: Path) -> dict[str, str]:
+    """Write every kind of bad submission; return student -> a phrase its status must contain."""
+    subs.mkdir()
+    (subs / "corrupt.zip").write_bytes(b"PK\x03\x04 this is not a zip")
+    _zip(subs / "empty.zip", {})
+    _zip(subs / "slip.zip", {"../../escaped.py": "x = 1", "fx-add/adder.py": REFERENCE})
+    _zip(subs / "absolute.zip", {f"{outside}/abs.py": "x = 1", "fx-add/adder.py": REFERENCE})
+    _zip(subs / "many.zip", {f"f{i}.txt": "" for i in range(MAX_MEMBERS + 1)})
+    with zipfile.ZipFile(subs / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("fx-add/adder.py", REFERENCE)
+        archive.writestr("zeros.bin", b"\0" * (70 * 2**20))
+    link = zipfile.ZipInfo("fx-add/adder.py")
+    link.external_attr = (0o120777 << 16)
+    with zipfile.ZipFile(subs / "zip-link.zip", "w") as archive:
+        archive.writestr(link, "/etc/passwd")
+    _zip(subs / "duplicate.zip", {"fx-add/adder.py": REFERENCE, "practice/fx-add/adder.py": REFERENCE})
+    _zip(subs / "latin1.zip", {"fx-add/adder.py": "# caf\xe9\n".encode("latin-1") + REFERENCE.encode()})
+    _zip(subs / "unknown.zip", {"other-problem/solution.py": REFERENCE})
+    (subs / "notes.txt").write_text("not a submission")
+    (_folder(subs / "folder-link")).joinpath("fx-add").symlink_to(outside)
+    return {"corrupt": "not a readable zip file", "empty": "empty", "slip": "leaves its folder",
+            "absolute": "absolute", "many": "members", "bomb": "zip bomb", "zip-link": "symbolic link",
+            "duplicate": "more than one file", "latin1": "not UTF-8", "unknown": "no known problem",
+            "notes.txt": "neither a .zip file nor a folder", "folder-link": "symbolic link"}
+
+
+def test_bad_submissions_get_a_row_and_write_nothing_outside(tmp_path, problems):
+    outside = _folder(tmp_path / "outside")
+    (outside / "adder.py").write_text(REFERENCE)
+    expected = _bad_submissions(tmp_path / "subs", outside)
+    (_folder(tmp_path / "subs" / "good" / "fx-add") / "adder.py").write_text(REFERENCE)
+    before = sorted(p for p in tmp_path.rglob("*") if "out" not in p.relative_to(tmp_path).parts)
+    rows = _grade(tmp_path / "subs", tmp_path / "out", problems)
+    after = sorted(p for p in tmp_path.rglob("*") if "out" not in p.relative_to(tmp_path).parts)
+    assert after == before, "grading wrote outside the output folder"
+    assert not Path("/tmp/escaped.py").exists()
+    assert rows["good"]["status"] == "ok" and rows["good"]["total"] == "10"
+    for student, phrase in expected.items():
+        assert rows[student]["status"].startswith("error: "), student
+        assert phrase in rows[student]["status"], (student, rows[student]["status"])
+        assert rows[student]["total"] == "0", student
+
+
+def test_hostile_submissions_do_not_stop_the_batch(tmp_path, problems):
+    _edit_toml(problems / "fx-add", "")
+    toml = problems / "fx-add" / "problem.toml"
+    toml.write_text(toml.read_text().replace("time_limit = 5", "time_limit = 2"))
+    subs = _folder(tmp_path / "subs")
+    for case in ("loop_at_import", "os_exit", "write_outside", "output_flood", "spawn_process"):
+        shutil.copy(SOLUTIONS / f"{case}.py", _folder(subs / case / "fx-add") / "adder.py")
+    (_folder(subs / "honest" / "fx-add") / "adder.py").write_text(REFERENCE)
+    rows = _grade(subs, tmp_path / "out", problems, parallel=2)
+    assert rows["honest"]["total"] == "10"
+    assert rows["loop_at_import"]["total"] == "0"
+    assert rows["os_exit"]["total"] == "0"
+    assert float(rows["write_outside"]["total"]) < 10
+    assert not Path("/tmp/judge-was-here.txt").exists()
+    results = json.loads((tmp_path / "out" / "results" / "loop_at_import.json").read_text())["results"]
+    assert results[0]["status"] == "timeout"
+
+
+def test_rerun_is_incremental_and_byte_identical(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    for name in ("a", "b", "c"):
+        shutil.copy(SOLUTIONS / "partly_failing.py", _folder(subs / name / "fx-add") / "adder.py")
+    found, _ = discover_problems(problems)
+    out = tmp_path / "out"
+    first = grade_class(subs, out, found, Options())
+    csv_bytes, report = (out / "grades.csv").read_bytes(), (out / "report.html").read_bytes()
+    second = grade_class(subs, out, found, Options())
+    assert (first.judged, second.judged) == (3, 0)
+    assert (out / "grades.csv").read_bytes() == csv_bytes
+    assert (out / "report.html").read_bytes() == report
+    (subs / "b" / "fx-add" / "adder.py").write_text(REFERENCE)
+    third = grade_class(subs, out, found, Options())
+    assert third.judged == 1 and _rows(out)["b"]["total"] == "10"
+    forced = grade_class(subs, out, found, Options(force=True))
+    assert forced.judged == 3
+    toml = problems / "fx-add" / "problem.toml"
+    toml.write_text(toml.read_text().replace("points = 10", "points = 20"))
+    found, _ = discover_problems(problems)
+    assert grade_class(subs, out, found, Options()).judged == 3, "a changed problem set re-judges everything"
+    assert _rows(out)["b"]["total"] == "20"
+
+
+def test_feedback_levels_and_no_secret_code(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    shutil.copy(SOLUTIONS / "partly_failing.py", _folder(subs / "ann" / "fx-add") / "adder.py")
+    secret_lines = [line.strip() for line in SECRET_TEST.read_text().splitlines() if len(line.strip()) >= 8]
+    texts = {}
+    for level in ("full", "names", "none"):
+        out = tmp_path / f"out-{level}"
+        _grade(subs, out, problems, feedback=level)
+        texts[level] = (out / "feedback" / "ann.md").read_text()
+        for line in secret_lines:
+            assert line not in texts[level], (level, line)
+    assert "adds large numbers" in texts["names"] and "should be 1000001" not in texts["names"]
+    assert "should be 1000001" in texts["full"]
+    assert "adds large numbers" not in texts["none"] and "Secret tests" not in texts["none"]
+    assert "adds two small numbers" in texts["none"], "public tests are always listed"
+    assert "7.5 / 10 points" in texts["names"]
+
+
+def test_old_results_read_as_one_point_per_test():
+    data = json.loads((Path(__file__).parent / "golden" / "partly_failing.json").read_text())
+    data.pop("points"), data.pop("max_points")
+    for test in data["tests"]:
+        test.pop("points"), test.pop("max_points")
+    result = Result.from_dict(data)
+    assert (result.points, result.max_points) == (3.0, 4.0)
+
+
+def test_cli_grade_end_to_end(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "s1.zip", {"fx-add/adder.py": REFERENCE})
+    out = tmp_path / "out"
+    done = run_cli("grade", str(subs), "-o", str(out), "--problems", str(problems), "-j", "2")
+    assert done.returncode == 0, done.stderr
+    assert "Graded 1 submission(s) (1 judged, 0 unchanged)" in done.stdout
+    assert "graded 1/1" not in done.stderr, "no progress line when stderr is not a terminal"
+    assert sorted(p.name for p in out.iterdir()) == [".canonical.json", "feedback", "grades.csv", "report.html",
+                                                      "results"]
+    missing = run_cli("grade", str(tmp_path / "nope"), "-o", str(out), "--problems", str(problems))
+    assert missing.returncode == 2 and "no such submissions folder" in missing.stderr
+    inside = run_cli("grade", str(subs), "-o", str(subs / "out"), "--problems", str(problems))
+    assert inside.returncode == 2 and "inside the submissions folder" in inside.stderr
+    assert not (subs / "out").exists()
+
+
+def test_problem_points_fields_are_validated(tmp_path, problems):
+    from judge.problem import ProblemError
+
+    for extra, phrase in (('scoring = "best"\n', "scoring"), ("points = -1\n", "points"),
+                          ("test_time_limit = 99\n", "test_time_limit")):
+        folder = tmp_path / f"p{len(os.listdir(tmp_path))}" / "fx-add"
+        shutil.copytree(problems / "fx-add", folder)
+        toml = folder / "problem.toml"
+        toml.write_text(toml.read_text().replace("points = 10\n", "") + extra)
+        with pytest.raises(ProblemError, match=phrase):
+            load_problem(folder)
