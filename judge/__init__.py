@@ -5,4 +5,4 @@ Modules on the shared path (problem, workdir, runner, collector, result, artifac
 only the standard library and pytest, so they run unchanged on CPython 3.11+ and Pyodide.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

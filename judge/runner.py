@@ -147,7 +147,8 @@ def _run_pytest(workdir: Path, test_names: list[str], keyword: str | None,
     args = [*test_names, "-c", str(workdir / "pytest.ini"), "--rootdir", str(workdir),
             "--confcutdir", str(workdir), "--continue-on-collection-errors", "-p", "no:cacheprovider",
             "-p", "no:pastebin", "-p", "no:doctest", "-p", "no:debugging",
-            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+            "-W", "ignore::pytest.PytestAssertRewriteWarning",
+            "--tb=native"]  # pytest's own long report is never shown; its native style is the cheapest
     if keyword:
         args += ["-k", keyword]
     with _plugin_autoload_disabled(), contextlib.redirect_stdout(io.StringIO()):
