@@ -59,6 +59,10 @@ class Graded:
     def points(self) -> float:
         return round(sum(r.points for r in self.results), 4)
 
+    def submitted(self, problem_id: str) -> bool:
+        """Whether the submission holds a file for this problem (judged or not)."""
+        return not self.submission.error and problem_id in self.submission.problems
+
     @property
     def status(self) -> str:
         reasons = self.submission.problem_statuses()

@@ -39,16 +39,12 @@ def render_report(grades: ClassGrades) -> str:
     """The whole page as text."""
     parts = [_summary(grades)]
     for problem in grades.problems:
-        results = [r for g in grades.graded for r in g.results if r.problem == problem.id and _submitted(r)]
+        results = [r for g in grades.graded for r in g.results if g.submitted(problem.id) and r.problem == problem.id]
         parts.append(_problem_section(problem.id, problem.title, results, grades.max_points(problem.id)))
     parts.append(_trouble(grades))
     body = "\n".join(parts)
     return (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>Class report</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
-
-
-def _submitted(result: Result) -> bool:
-    return not (result.status == "error" and not result.tests and result.message == "not submitted")
 
 
 def _summary(grades: ClassGrades) -> str:
@@ -140,7 +136,7 @@ def _trouble(grades: ClassGrades) -> str:
             rows.append((item.student, "(whole submission)", "unreadable", item.submission.error))
             continue
         for result in item.results:
-            if result.status in ("error", "timeout") and _submitted(result):
+            if result.status in ("error", "timeout") and item.submitted(result.problem):
                 rows.append((item.student, result.problem, result.status, result.message.splitlines()[0]
                              if result.message else ""))
     if not rows:
