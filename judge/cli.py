@@ -162,12 +162,14 @@ def _load_problems(folder: Path | None) -> list[Problem]:
 def _run_judge(args: argparse.Namespace) -> int:
     from .native import Job, judge_many
     from .practice import create_practice, find_solutions
-    from .report import print_report
+    from .report import ReportOptions, print_report
 
     problems = _load_problems(args.problems)
     target = Path(args.path)
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target} is a file; give the practice folder (or one problem's folder in it)")
+    if not target.exists():
+        _refuse_typo(target, problems)
     if not target.exists() or _is_practice_root(target, problems):
         created = create_practice(target, problems)
         if created:
@@ -186,7 +188,9 @@ def _run_judge(args: argparse.Namespace) -> int:
                     time_limit=args.timeout) for problem, path in workspace.solutions]
         started = time.monotonic()
         results = judge_many(jobs, args.parallel)
-        print_report(results, verbose=args.verbose)
+        options = ReportOptions(verbose=args.verbose, keyword=args.keyword,
+                                not_started={} if args.verbose else _not_started(workspace.solutions))
+        print_report(results, options=options)
         context = FormatContext(problems={p.id: p for p in problems}, execution_time=time.monotonic() - started)
         write_formats(args, results, context)
         return EXIT_OK if all(r.status == "passed" for r in results) else EXIT_FAILED
@@ -207,6 +211,34 @@ def write_formats(args: argparse.Namespace, results: list, context: FormatContex
                 fmt.write(results, path, context)
             except OSError as exc:
                 raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _not_started(solutions: list[tuple[Problem, Path]]) -> dict[str, str]:
+    """Problems whose entry file is still the untouched starter, with the file to edit."""
+    untouched = {}
+    for problem, path in solutions:
+        try:
+            if path.read_text(encoding="utf-8") == problem.starter:
+                untouched[problem.id] = str(path)
+        except (OSError, UnicodeDecodeError):
+            continue
+    return untouched
+
+
+def _refuse_typo(target: Path, problems: list[Problem]) -> None:
+    """A missing path that looks like a mistyped problem folder must not become a new practice folder."""
+    import difflib
+
+    ids = [p.id for p in problems]
+    closest = difflib.get_close_matches(target.name, ids, n=1, cutoff=0.6)
+    parent = target.parent if str(target.parent) else Path(".")
+    if _is_practice_root(parent, problems) or parent.name in ids:
+        suggestion = f"; did you mean {parent / closest[0]}?" if closest else f" (problems: {', '.join(ids)})"
+        raise UsageError(f"{target}: no such problem folder in the practice folder {parent}{suggestion}")
+    if closest and target.name not in ("practice",):
+        raise UsageError(f"{target} does not exist and looks like the problem id {closest[0]!r}; give the "
+                         f"practice folder that holds it (e.g. practice/{closest[0]}), or a new folder name "
+                         "to create a practice folder")
 
 
 def _is_practice_root(target: Path, problems: list[Problem]) -> bool:

@@ -43,12 +43,12 @@ def find_solutions(target: Path, problems: list[Problem]) -> Workspace:
     """Find ``<dir>/<problem-id>/<entry>`` files under ``target`` (or ``target`` itself is one)."""
     by_id = {p.id: p for p in problems}
     workspace = Workspace()
-    if target.name in by_id and not _holds_problem_folders(target, by_id):
+    if target.resolve().name in by_id and not _holds_problem_folders(target, by_id):  # also "." inside one
         folders = [target]
     else:
         folders = sorted(p for p in target.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
     for folder in folders:
-        problem = by_id.get(folder.name)
+        problem = by_id.get(folder.resolve().name)
         if problem is None:
             workspace.warnings.append(f"{folder}: not a known problem id; skipped")
             continue

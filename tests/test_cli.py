@@ -21,16 +21,22 @@ def test_version():
     assert result.returncode == 0 and result.stdout.startswith("judge ")
 
 
-def test_first_run_creates_practice_and_reports_failures(tmp_path):
+def test_first_run_creates_practice_and_says_not_started(tmp_path):
     result = run_cli(str(tmp_path / "practice"), *FX, cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     assert "Created 1 problem folder(s)" in result.stdout
-    assert "FAIL    fx-add  0/4 tests" in result.stdout
-    assert "NotImplementedError: write add(a, b)" in result.stdout
+    assert "TODO    fx-add  not started: edit " in result.stdout
+    assert "NotImplementedError" not in result.stdout, "an untouched starter's failures are not listed"
+    assert "Summary: 0 of 1 problems solved, 1 not started; 0 of 0 tests passed." in result.stdout
+    verbose = run_cli(str(tmp_path / "practice"), *FX, "-v", cwd=tmp_path)
+    assert "FAIL    fx-add  0/4 tests" in verbose.stdout and "NotImplementedError: write add(a, b)" in verbose.stdout
     folder = tmp_path / "practice" / "fx-add"
     assert (folder / "adder.py").read_text() == (FIXTURE_PROBLEMS / "fx-add" / "starter" / "adder.py").read_text()
     assert (folder / "README.md").is_file() and (folder / "tests" / "test_add.py").is_file()
     assert not (folder / "tests" / "test_big.py").exists(), "secret tests must not be copied"
+    (folder / "adder.py").write_text(folder.joinpath("adder.py").read_text() + "\n# started\n")
+    started = run_cli(str(tmp_path / "practice"), *FX, cwd=tmp_path)
+    assert "FAIL    fx-add  0/4 tests" in started.stdout and "NotImplementedError: write add(a, b)" in started.stdout
 
 
 def test_solved_practice_passes_and_is_never_overwritten(tmp_path):
@@ -53,7 +59,7 @@ def test_edited_test_copy_warns_but_does_not_change_the_verdict(tmp_path):
     practice = tmp_path / "practice"
     run_cli(str(practice), *FX)
     (practice / "fx-add" / "tests" / "test_add.py").write_text("def test_nothing():\n    pass\n")
-    result = run_cli(str(practice), *FX)
+    result = run_cli(str(practice), *FX, "-v")
     assert result.returncode == 1
     assert "differs from the canonical copy" in result.stderr
     assert "FAIL    fx-add  0/4 tests" in result.stdout
@@ -73,7 +79,9 @@ def test_keyword_json_and_junit(tmp_path):
     suite = ET.parse(out_xml).getroot().find("testsuite")
     assert suite.get("name") == "fx-add" and suite.get("tests") == "4" and suite.get("failures") == "1"
     filtered = run_cli(str(practice), *FX, "-k", "zero")
-    assert filtered.returncode == 0 and "2/2 tests" in filtered.stdout
+    assert filtered.returncode == 0 and "2/2 tests matching -k 'zero'" in filtered.stdout
+    assert "score" not in filtered.stdout and "points" not in filtered.stdout, "a subset's score reads as the problem's"
+    assert "(only tests matching -k 'zero')" in filtered.stdout
 
 
 def test_public_only_skips_secret_tests(tmp_path):
@@ -148,7 +156,7 @@ def test_parallel_judging_keeps_order(tmp_path):
         toml = problems / name / "problem.toml"
         toml.write_text(toml.read_text().replace('id = "fx-add"', f'id = "{name}"'))
     practice = tmp_path / "practice"
-    result = run_cli(str(practice), "--problems", str(problems), "-j", "3")
+    result = run_cli(str(practice), "--problems", str(problems), "-j", "3", "-v")
     lines = [line.split()[1] for line in result.stdout.splitlines() if line.startswith("FAIL")]
     assert lines == ["fx-a", "fx-b", "fx-c"]
 
@@ -185,4 +193,43 @@ def test_watch_judges_again_on_save(tmp_path):
         process.terminate()
         process.wait(10)
     text = "".join(seen)
-    assert "FAIL    fx-add" in text and "change detected" in text and "PASS    fx-add" in text
+    assert "TODO    fx-add" in text and "change detected" in text and "PASS    fx-add" in text
+
+
+def test_a_mistyped_problem_path_is_an_error_not_a_new_practice_folder(tmp_path):
+    practice = tmp_path / "practice"
+    run_cli(str(practice), *FX)
+    typo = run_cli(str(practice / "fx-ad"), *FX)
+    assert typo.returncode == 2
+    assert "no such problem folder" in typo.stderr and "did you mean" in typo.stderr and "fx-add" in typo.stderr
+    assert not (practice / "fx-ad").exists()
+    bare = run_cli("fx-ad", *FX, cwd=tmp_path)
+    assert bare.returncode == 2 and "looks like the problem id 'fx-add'" in bare.stderr
+    assert not (tmp_path / "fx-ad").exists()
+
+
+def test_judging_the_problem_folder_you_stand_in(tmp_path):
+    practice = tmp_path / "practice"
+    run_cli(str(practice), *FX)
+    shutil.copy(SOLUTIONS / "passing.py", practice / "fx-add" / "adder.py")
+    here = run_cli(".", *FX, cwd=practice / "fx-add")
+    assert here.returncode == 0, here.stdout + here.stderr
+    assert "PASS    fx-add  4/4 tests" in here.stdout
+
+
+def test_first_failure_of_each_test_function_comes_first(tmp_path):
+    practice = tmp_path / "practice"
+    run_cli(str(practice), *FX)
+    (practice / "fx-add" / "adder.py").write_text("def add(a, b):\n    return a - b + 1\n")
+    report = run_cli(str(practice), *FX).stdout
+    names = [line.strip().split("  ", 1)[1] for line in report.splitlines() if line.startswith("    fail")]
+    assert names[:2] == ["adds two small numbers", "zero [0-0]"], names
+
+
+def test_secret_test_code_is_never_printed(tmp_path):
+    practice = tmp_path / "practice"
+    run_cli(str(practice), *FX)
+    shutil.copy(SOLUTIONS / "partly_failing.py", practice / "fx-add" / "adder.py")
+    report = run_cli(str(practice), *FX).stdout
+    assert "adds large numbers (secret)" in report
+    assert "tests/secret" not in report and "assert adder.add(10**6" not in report
