@@ -9,6 +9,7 @@ from __future__ import annotations
 import keyword
 import re
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,52 +172,72 @@ def _python_files(folder: Path) -> list[Path]:
 
 
 def _check_meta(meta: dict[str, Any], folder: Path) -> None:
+    """Raise one ProblemError that lists every problem of problem.toml at once."""
     where = folder / "problem.toml"
-    for key, kind in _REQUIRED.items():
+    errors = _structure_errors(meta)
+    usable = {k: v for k, v in meta.items() if not any(f"field '{k}'" in e for e in errors)}
+    errors += list(_value_errors(usable, folder))
+    if len(errors) == 1:
+        raise ProblemError(f"{where}: {errors[0]}")
+    if errors:
+        raise ProblemError(f"{where}: {len(errors)} problems:\n" + "\n".join(f"  - {e}" for e in errors))
+
+
+_PLACEHOLDERS = {"format": FORMAT_VERSION, "difficulty": DIFFICULTIES[0], "entry": "x.py", "title": "x",
+                 "summary": "x"}  # stand in for missing fields, which are already reported
+
+
+def _structure_errors(meta: dict[str, Any]) -> list[str]:
+    """Unknown keys (with the likely intended one), missing fields and wrong types."""
+    import difflib
+
+    allowed = list(_REQUIRED) + list(_OPTIONAL)
+    errors = []
+    for key in sorted(set(meta) - set(allowed)):
+        close = difflib.get_close_matches(key, allowed, n=1)
+        errors.append(f"unknown field(s) {key!r}" + (f" (did you mean {close[0]!r}?)" if close else
+                                                      f" (allowed: {', '.join(allowed)})"))
+    for key, kind in {**_REQUIRED, **_OPTIONAL}.items():
         if key not in meta:
-            raise ProblemError(f"{where}: missing field '{key}'")
-        _check_type(where, key, meta[key], kind)
-    for key, kind in _OPTIONAL.items():
-        if key in meta:
-            _check_type(where, key, meta[key], kind)
-    unknown = sorted(set(meta) - set(_REQUIRED) - set(_OPTIONAL))
-    if unknown:
-        raise ProblemError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))} "
-                           f"(allowed: {', '.join(list(_REQUIRED) + list(_OPTIONAL))})")
+            if key in _REQUIRED:
+                errors.append(f"missing field '{key}'")
+        elif isinstance(meta[key], bool) or not isinstance(meta[key], kind):
+            names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+            errors.append(f"field '{key}': expected {names}, got {type(meta[key]).__name__} {meta[key]!r}")
+    return errors
+
+
+def _value_errors(meta: dict[str, Any], folder: Path) -> Iterator[str]:
+    """Checks of the values of well-typed fields (a field missing or of the wrong type is skipped)."""
+    meta = {**_PLACEHOLDERS, **{"id": folder.name, "time_limit": 600}, **meta}
     if meta["format"] != FORMAT_VERSION:
-        raise ProblemError(f"{where}: field 'format': this judge reads format {FORMAT_VERSION}, got {meta['format']}")
+        yield f"field 'format': this judge reads format {FORMAT_VERSION}, got {meta['format']}"
     if not ID_PATTERN.match(meta["id"]):
-        raise ProblemError(f"{where}: field 'id': {meta['id']!r} must be lowercase letters, digits and '-'")
-    if meta["id"] != folder.name:
-        raise ProblemError(f"{where}: field 'id': {meta['id']!r} does not match the folder name {folder.name!r}")
+        yield f"field 'id': {meta['id']!r} must be lowercase letters, digits and '-'"
+    elif meta["id"] != folder.name:
+        yield f"field 'id': {meta['id']!r} does not match the folder name {folder.name!r}"
     if meta["difficulty"] not in DIFFICULTIES:
-        raise ProblemError(f"{where}: field 'difficulty': {meta['difficulty']!r} is not one of {', '.join(DIFFICULTIES)}")
+        yield f"field 'difficulty': {meta['difficulty']!r} is not one of {', '.join(DIFFICULTIES)}"
     entry = meta["entry"]
     if not (entry.endswith(".py") and entry[:-3].isidentifier() and not keyword.iskeyword(entry[:-3])):
-        raise ProblemError(f"{where}: field 'entry': {entry!r} must be a Python module file name like 'pp_sim.py'")
+        yield f"field 'entry': {entry!r} must be a Python module file name like 'pp_sim.py'"
     if not 0 < meta["time_limit"] <= 600:
-        raise ProblemError(f"{where}: field 'time_limit': {meta['time_limit']} must be between 0 and 600 seconds")
+        yield f"field 'time_limit': {meta['time_limit']} must be between 0 and 600 seconds"
     if "memory_limit" in meta and not 64 <= meta["memory_limit"] <= 65536:
-        raise ProblemError(f"{where}: field 'memory_limit': {meta['memory_limit']} must be between 64 and 65536 MiB")
+        yield f"field 'memory_limit': {meta['memory_limit']} must be between 64 and 65536 MiB"
     if "points" in meta and not 0 < meta["points"] <= 10000:
-        raise ProblemError(f"{where}: field 'points': {meta['points']} must be more than 0 and at most 10000")
+        yield f"field 'points': {meta['points']} must be more than 0 and at most 10000"
     if meta.get("scoring", "proportional") not in ("proportional", "all-or-nothing"):
-        raise ProblemError(f"{where}: field 'scoring': {meta['scoring']!r} is not one of proportional, all-or-nothing")
+        yield f"field 'scoring': {meta['scoring']!r} is not one of proportional, all-or-nothing"
     if "test_time_limit" in meta and not 0 < meta["test_time_limit"] <= meta["time_limit"]:
-        raise ProblemError(f"{where}: field 'test_time_limit': {meta['test_time_limit']} must be more than 0 "
-                           f"and at most time_limit ({meta['time_limit']})")
+        yield (f"field 'test_time_limit': {meta['test_time_limit']} must be more than 0 "
+               f"and at most time_limit ({meta['time_limit']})")
     for key in ("tags", "packages"):
         if not all(isinstance(item, str) for item in meta.get(key, [])):
-            raise ProblemError(f"{where}: field '{key}': every item must be a string")
+            yield f"field '{key}': every item must be a string"
     for key in ("title", "summary"):
         if not meta[key].strip() or "\n" in meta[key]:
-            raise ProblemError(f"{where}: field '{key}': must be one non-empty line")
-
-
-def _check_type(where: Path, key: str, value: Any, kind: type | tuple[type, ...]) -> None:
-    if isinstance(value, bool) or not isinstance(value, kind):
-        names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
-        raise ProblemError(f"{where}: field '{key}': expected {names}, got {type(value).__name__} {value!r}")
+            yield f"field '{key}': must be one non-empty line"
 
 
 def _check_files(problem: Problem) -> None:

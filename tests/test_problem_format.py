@@ -103,3 +103,34 @@ def test_discover_reports_broken_folders_and_keeps_the_others(tmp_path):
 def test_missing_problems_root_is_an_error(tmp_path):
     with pytest.raises(ProblemError, match="no such problems folder"):
         discover_problems(tmp_path / "nowhere")
+
+
+def test_every_metadata_error_is_reported_at_once(tmp_path):
+    folder = tmp_path / "fx-add"
+    shutil.copytree(FIXTURE_PROBLEMS / "fx-add", folder)
+    toml = folder / "problem.toml"
+    toml.write_text(toml.read_text().replace("summary =", "sumary =").replace('"easy"', '"easyish"'))
+    with pytest.raises(ProblemError) as caught:
+        load_problem(folder)
+    text = str(caught.value)
+    assert "3 problems" in text
+    assert "unknown field(s) 'sumary' (did you mean 'summary'?)" in text
+    assert "missing field 'summary'" in text and "'easyish' is not one of" in text
+
+
+def test_toml_syntax_errors_give_the_line(tmp_path):
+    folder = tmp_path / "fx-add"
+    shutil.copytree(FIXTURE_PROBLEMS / "fx-add", folder)
+    (folder / "problem.toml").write_text('format = 1\nid = "fx-add\n')
+    with pytest.raises(ProblemError, match="at line 2"):
+        load_problem(folder)
+
+
+def test_broken_pipe_ends_quietly(tmp_path):
+    import subprocess
+    import sys
+
+    command = f"{sys.executable} -m judge check {FIXTURE_PROBLEMS} -j 1 | true"  # the reader is gone at once
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True,
+                          env={**__import__("os").environ, "PYTHONPATH": str(FIXTURE_PROBLEMS.parents[2])})
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
