@@ -8,7 +8,9 @@ calls ``os._exit``, the rest are references). Then, side by side in one run:
 - the loop an instructor would otherwise script: ``python -m judge SUB --json FILE`` once per
   submission, one after the other, each with the default ``-j``.
 
-Reports submissions per minute for both, the ratio (target: grade <= 0.4x the loop) and the peak
+The submissions are split into batches (default 5) and the two are timed batch by batch, one after
+the other, so both see the same machine load over the run (each ``judge grade`` call also judges
+the references once, which the loop does not need). Reports submissions per minute for both, the ratio (target: grade <= 0.4x the loop) and the peak
 memory of each (the sum of the resident sets of the whole process tree, sampled every 50 ms).
 
     python -m bench.grade [--submissions N] [--problems DIR] [--json FILE]
@@ -19,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -52,13 +53,20 @@ def make_submissions(problems: list[Problem], count: int, root: Path) -> Path:
 
 
 def _source(problem: Problem, kind: int, index: int, number: int) -> str:
+    """Untouched starters and the hostile files are byte-identical across students, as in a real class;
+    everything else is made unique (a comment), so the judge cannot reuse one student's Result for another."""
     assert problem.reference_path is not None
     if kind in (4, 5):
         return problem.starter
-    if kind in (6, 7, 8) and problem.wrong_files:
-        return problem.wrong_files[(index + number) % len(problem.wrong_files)].read_text(encoding="utf-8")
     if kind == 9 and number < len(HOSTILE):
         return list(HOSTILE.values())[(index + number) % len(HOSTILE)]
+    return _solution(problem, kind, index, number) + f"\n# submission {index}\n"
+
+
+def _solution(problem: Problem, kind: int, index: int, number: int) -> str:
+    assert problem.reference_path is not None
+    if kind in (6, 7, 8) and problem.wrong_files:
+        return problem.wrong_files[(index + number) % len(problem.wrong_files)].read_text(encoding="utf-8")
     return problem.reference_path.read_text(encoding="utf-8")
 
 
@@ -113,21 +121,32 @@ def _timed(commands: list[list[str]], env: dict[str, str]) -> tuple[float, int]:
     return time.monotonic() - started, peak
 
 
-def measure(problems_dir: Path, count: int) -> dict[str, Any]:
+def measure(problems_dir: Path, count: int, batches: int = 5) -> dict[str, Any]:
+    """Grade and loop over ``batches`` slices in turn, so both see the same machine load over time."""
     problems, _ = discover_problems(problems_dir)
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
+    python = [sys.executable, "-m", "judge"]
+    grade_seconds = loop_seconds = 0.0
+    grade_peak = loop_peak = rows = 0
     with tempfile.TemporaryDirectory(prefix="bench-grade-") as tmp:
         root = Path(tmp)
         subs = make_submissions(problems, count, root)
-        python = [sys.executable, "-m", "judge"]
-        grade_seconds, grade_peak = _timed(
-            [[*python, "grade", str(subs), "-o", str(root / "out"), "--problems", str(problems_dir)]], env)
-        loop = [[*python, str(folder), "--problems", str(problems_dir), "--json", str(root / f"{folder.name}.json")]
-                for folder in sorted(subs.iterdir())]
-        loop_seconds, loop_peak = _timed(loop, env)
-        rows = (root / "out" / "grades.csv").read_text(encoding="utf-8-sig").count("\n") - 1
-        shutil.rmtree(subs, ignore_errors=True)
+        folders = sorted(subs.iterdir())
+        for batch in range(batches):
+            part = root / f"batch{batch}"
+            part.mkdir()
+            for folder in folders[batch::batches]:
+                folder.rename(part / folder.name)
+            seconds, peak = _timed([[*python, "grade", str(part), "-o", str(root / f"out{batch}"),
+                                     "--problems", str(problems_dir)]], env)
+            grade_seconds, grade_peak = grade_seconds + seconds, max(grade_peak, peak)
+            loop = [[*python, str(folder), "--problems", str(problems_dir), "--json", str(root / f"{folder.name}.json")]
+                    for folder in sorted(part.iterdir())]
+            seconds, peak = _timed(loop, env)
+            loop_seconds, loop_peak = loop_seconds + seconds, max(loop_peak, peak)
+            rows += (root / f"out{batch}" / "grades.csv").read_text(encoding="utf-8-sig").count("\n") - 1
     return {"submissions": count, "problems": len(problems), "graded_rows": rows, "cores": os.cpu_count(),
+            "batches": batches,
             "grade_seconds": round(grade_seconds, 2), "loop_seconds": round(loop_seconds, 2),
             "grade_per_minute": round(count / grade_seconds * 60, 1),
             "loop_per_minute": round(count / loop_seconds * 60, 1),
@@ -149,9 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submissions", type=int, default=200)
     parser.add_argument("--problems", type=Path, default=ROOT / "problems")
+    parser.add_argument("--batches", type=int, default=5)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    data = measure(args.problems, args.submissions)
+    data = measure(args.problems, args.submissions, args.batches)
     print_table(data)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

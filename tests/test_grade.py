@@ -272,3 +272,15 @@ def test_problem_points_fields_are_validated(tmp_path, problems):
         toml.write_text(toml.read_text().replace("points = 10\n", "") + extra)
         with pytest.raises(ProblemError, match=phrase):
             load_problem(folder)
+
+
+def test_identical_code_is_judged_once(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    for name in ("a", "b", "c"):
+        shutil.copy(SOLUTIONS / "partly_failing.py", _folder(subs / name / "fx-add") / "adder.py")
+    (_folder(subs / "d" / "fx-add") / "adder.py").write_text(REFERENCE)
+    found, _ = discover_problems(problems)
+    grades = grade_class(subs, tmp_path / "out", found, Options())
+    assert (grades.judged, grades.runs) == (4, 2)
+    rows = _rows(tmp_path / "out")
+    assert [rows[n]["fx-add"] for n in "abcd"] == ["7.5", "7.5", "7.5", "10"]

@@ -1,7 +1,8 @@
 """``judge grade``: grade a whole class's submissions on this machine.
 
 submissions (zips, folders) -> :mod:`.submissions` (safe reading, in memory) -> one native job per
-submitted problem, plus each problem's reference once (the canonical test list and points) ->
+distinct piece of submitted code per problem (untouched starters and copies are judged once), plus
+each problem's reference once (the canonical test list and points) ->
 Results rescored against the canonical ones -> ``grades.csv``, ``results/``, ``feedback/``,
 ``report.html`` in the output folder (:mod:`.outputs`, :mod:`.html_report`).
 
@@ -12,6 +13,7 @@ judged again (``force`` re-judges all).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import sys
@@ -77,6 +79,7 @@ class ClassGrades:
     canonical: dict[str, Result]
     graded: list[Graded]
     judged: int = 0  # submissions judged in this run (the others were unchanged)
+    runs: int = 0  # problem runs this took (identical code for a problem runs once)
     seconds: float = 0.0
 
     def max_points(self, problem_id: str) -> float:
@@ -105,42 +108,49 @@ def grade_class(submissions_dir: Path, out_dir: Path, problems: list[Problem], o
             item.results, item.reused = previous, True
         else:
             todo.append(item)
-    _judge(todo, problems, options, _Progress(progress, len(todo), started))
+    runs = _judge(todo, problems, options, _Progress(progress, len(todo), started))
     for item in graded:
         item.results = [_score(r, canonical[r.problem], problems) for r in item.results]
-    grades = ClassGrades(problems, canonical, graded, judged=len(todo), seconds=time.monotonic() - started)
+    grades = ClassGrades(problems, canonical, graded, judged=len(todo), runs=runs, seconds=time.monotonic() - started)
     write_outputs(grades, out_dir, options.feedback)
     return grades
 
 
-def _judge(todo: list[Graded], problems: list[Problem], options: Options, progress: _Progress) -> None:
+def _judge(todo: list[Graded], problems: list[Problem], options: Options, progress: _Progress) -> int:
+    """Judge every submitted problem of ``todo``; byte-identical code for a problem is judged once."""
     jobs: list[Job] = []
-    owners: list[int] = []
+    job_of: dict[tuple[str, str], int] = {}  # (problem id, sha256 of the code) -> index in jobs
+    wanted: list[list[tuple[str, int]]] = [[] for _ in todo]  # per submission: (problem id, job index)
     for index, item in enumerate(todo):
         for problem in problems:
-            if problem.id in item.submission.sources:
-                jobs.append(Job(problem, None, include_secret=True, time_limit=options.timeout,
-                                source=item.submission.sources[problem.id]))
-                owners.append(index)
-    remaining = [sum(o == i for o in owners) for i in range(len(todo))]
-    for index, count in enumerate(remaining):
-        if count == 0:
+            source = item.submission.sources.get(problem.id)
+            if source is None:
+                continue
+            key = (problem.id, hashlib.sha256(source.encode()).hexdigest())
+            if key not in job_of:
+                job_of[key] = len(jobs)
+                jobs.append(Job(problem, None, include_secret=True, time_limit=options.timeout, source=source))
+            wanted[index].append((problem.id, job_of[key]))
+    waiting: dict[int, list[int]] = {}  # job index -> submissions still waiting for it
+    remaining = [len({j for _, j in w}) for w in wanted]
+    for index, pairs in enumerate(wanted):
+        for job_index in {j for _, j in pairs}:
+            waiting.setdefault(job_index, []).append(index)
+        if not pairs:
             progress.step()
 
     def finished(job_index: int, result: Result) -> None:
-        owner = owners[job_index]
-        remaining[owner] -= 1
-        if remaining[owner] == 0:
-            progress.step()
+        for owner in waiting.get(job_index, []):
+            remaining[owner] -= 1
+            if remaining[owner] == 0:
+                progress.step()
 
     results = judge_many(jobs, options.parallel, on_result=finished)
     progress.done()
-    by_owner: dict[int, dict[str, Result]] = {}
-    for owner, job, result in zip(owners, jobs, results):
-        by_owner.setdefault(owner, {})[job.problem.id] = result
-    for index, item in enumerate(todo):
-        judged = by_owner.get(index, {})
+    for item, pairs in zip(todo, wanted):
+        judged = {pid: copy.deepcopy(results[j]) for pid, j in pairs}
         item.results = [judged.get(p.id) or _not_judged(p, item.submission) for p in problems]
+    return len(jobs)
 
 
 def _not_judged(problem: Problem, submission: Submission) -> Result:
