@@ -16,6 +16,8 @@ to ``--tests-out``, default ``DIR-tests``) and the workflow checks it out with t
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 
 from .. import __version__
@@ -32,23 +34,25 @@ WORKFLOW = Path(".github") / "workflows" / "classroom.yml"
 
 def export(options: ExportOptions) -> list[str]:
     out, private = options.out, options.private_tests
+    tests_out = (options.tests_out or out.with_name(out.name + "-tests")) if private else None
     if private is not None and private.count("/") != 1:
         raise ExportError(f"--private-tests {private}: give the repository as OWNER/REPO")
+    if tests_out is not None and tests_out.exists():
+        raise ExportError(f"{tests_out} exists; give a new folder with --tests-out")
     config = {"platform": "github-classroom", "feedback": options.feedback, "timeout": options.timeout}
     public = canonical_results(options.problems, False, options.timeout, options.parallel)
-    write_bundle(out / PUBLIC_BUNDLE, options.problems, public, config, include_secret=False)
-    [wheel] = prepare_wheels(out / PUBLIC_BUNDLE / "wheels", options.problems, None, options.wheels)
+    full = canonical_results(options.problems, True, options.timeout, options.parallel) if private else {}
+    with tempfile.TemporaryDirectory(prefix="judge-classroom-") as scratch:  # all that can fail, before writing
+        [built] = prepare_wheels(Path(scratch), options.problems, None, options.wheels)
+        write_bundle(out / PUBLIC_BUNDLE, options.problems, public, config, include_secret=False)
+        wheel = Path(shutil.copy2(built, _mkdir(out / PUBLIC_BUNDLE / "wheels") / built.name))
     published, _ = discover_problems(out / PUBLIC_BUNDLE / "problems", published=True)
     create_practice(out, published)
     lines = [f"Wrote the template repository {out}/ (judge wheel {size_text(wheel)}; its dependencies are "
              f"installed from the package index by the workflow)."]
     values = {"judge_version": __version__, "python_version": options.python_version, "wheel": wheel.name,
               "bundle": PRIVATE_BUNDLE if private else PUBLIC_BUNDLE, "repository": private or ""}
-    if private:
-        tests_out = options.tests_out or out.with_name(out.name + "-tests")
-        if tests_out.exists():
-            raise ExportError(f"{tests_out} exists; give a new folder with --tests-out")
-        full = canonical_results(options.problems, True, options.timeout, options.parallel)
+    if tests_out is not None:
         write_bundle(tests_out, options.problems, full, config, include_secret=True)
         (tests_out / "README.md").write_text(template("classroom_tests_README.md", **values), encoding="utf-8")
         lines.append(f"Wrote the private tests repository {tests_out}/ (push it to {private}).")
@@ -69,6 +73,11 @@ def _student_readme(options: ExportOptions, values: dict[str, str], graded_priva
               else "The autograder runs the same public tests as your machine.")
     return template("classroom_README.md", problem_list=", ".join(f"`{p.id}`" for p in problems),
                     problem_table=table, first_problem=problems[0].id, graded_with=graded, **values)
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def _write(path: Path, text: str) -> None:

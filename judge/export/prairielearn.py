@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import json
 import shutil
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -39,7 +40,10 @@ def export(options: ExportOptions) -> list[str]:
     image = options.image or f"python:{options.python_version}-slim"
     canonical = canonical_results(options.problems, True, options.timeout, options.parallel)
     server = out / "serverFilesCourse" / SERVER_FILES
-    wheels = prepare_wheels(server / "wheels", options.problems, options.target, options.wheels)
+    with tempfile.TemporaryDirectory(prefix="judge-prairielearn-") as scratch:  # all that can fail, before writing
+        built = prepare_wheels(Path(scratch), options.problems, options.target, options.wheels)
+        (server / "wheels").mkdir(parents=True)
+        wheels = [Path(shutil.copy2(w, server / "wheels" / w.name)) for w in built]
     values = {"judge_version": __version__, "image": image}
     _write(server / "run.sh", template("prairielearn_run.sh", **values), executable=True)
     _write(out / "Dockerfile", template("prairielearn_Dockerfile", **values))
