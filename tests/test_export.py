@@ -94,7 +94,7 @@ def gradescope(tmp_path_factory, wheelhouse, world_readable_root):
     return out, root, user
 
 
-def run_autograder(root: Path, user: str, files: dict[str, bytes]) -> dict:
+def run_autograder(root: Path, user: str, files: dict[str, bytes], **extra_env: str) -> dict:
     submission, results = root / "submission", root / "results"
     for folder in (submission, results):
         shutil.rmtree(folder, ignore_errors=True)
@@ -102,7 +102,7 @@ def run_autograder(root: Path, user: str, files: dict[str, bytes]) -> dict:
     for name, data in files.items():
         (submission / name).parent.mkdir(parents=True, exist_ok=True)
         (submission / name).write_bytes(data)
-    env = clean_env(AUTOGRADER_ROOT=str(root), JUDGE_STUDENT_USER=user)
+    env = clean_env(AUTOGRADER_ROOT=str(root), JUDGE_STUDENT_USER=user, **extra_env)
     done = subprocess.run(["bash", str(root / "run_autograder")], env=env, capture_output=True, text=True,
                           timeout=300, cwd=root)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -141,9 +141,10 @@ def test_gradescope_zip_has_the_scripts_at_its_root_and_no_solution(gradescope):
         assert "judge/export/templates/gradescope_setup.sh" in judge_wheel.namelist()
 
 
-def test_gradescope_grades_a_web_app_zip_as_an_unprivileged_user(gradescope):
+@pytest.mark.parametrize("spawn", ["", "1"], ids=["fork", "spawn"])
+def test_gradescope_grades_a_web_app_zip_as_an_unprivileged_user(gradescope, spawn):
     _, root, user = gradescope
-    data = run_autograder(root, user, {"practice.zip": web_app_zip(UID_SOLUTION)})
+    data = run_autograder(root, user, {"practice.zip": web_app_zip(UID_SOLUTION)}, JUDGE_SPAWN=spawn)
     assert data["score"] == 4.0
     assert {t["status"] for t in data["tests"]} == {"passed"}
     secret = [t for t in data["tests"] if "large" in t["name"]]
