@@ -119,10 +119,13 @@ def test_github_classroom_result_is_valid_and_adds_up(case, scored, problem):
     assert data["status"] == {"passing": "pass", "partly_failing": "fail", "crash": "error", "timeout": "error"}[case]
 
 
+def secret(data: dict) -> list[dict]:
+    return [t for t in data["tests"] if "secret" in t["name"] or "large" in t["name"]]
+
+
 def test_secret_feedback_levels(scored, problem):
     """names (default): pass/fail only; none: not even the name; full: the message, without the test's code."""
     failing = scored["partly_failing"]
-    secret = lambda data: [t for t in data["tests"] if "secret" in t["name"] or "large" in t["name"]]  # noqa: E731
     [names] = secret(render("prairielearn", [failing], problem))
     assert names["name"] == "adds large numbers" and names["message"] == "" and names["points"] == 0
     [none] = secret(render("prairielearn", [failing], problem, feedback="none"))

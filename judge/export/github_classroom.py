@@ -48,8 +48,8 @@ def export(options: ExportOptions) -> list[str]:
         wheel = Path(shutil.copy2(built, _mkdir(out / PUBLIC_BUNDLE / "wheels") / built.name))
     published, _ = discover_problems(out / PUBLIC_BUNDLE / "problems", published=True)
     create_practice(out, published)
-    lines = [f"Wrote the template repository {out}/ (judge wheel {size_text(wheel)}; its dependencies are "
-             f"installed from the package index by the workflow)."]
+    lines = [(f"Wrote the template repository {out}/ (judge wheel {size_text(wheel)}; its dependencies are "
+              "installed from the package index by the workflow).")]
     values = {"judge_version": __version__, "python_version": options.python_version, "wheel": wheel.name,
               "bundle": PRIVATE_BUNDLE if private else PUBLIC_BUNDLE, "repository": private or ""}
     if tests_out is not None:
@@ -71,8 +71,7 @@ def _student_readme(options: ExportOptions, values: dict[str, str], graded_priva
     table = "\n".join(f"| [{p.id}]({p.id}/README.md): {p.title} | `{p.id}/{p.entry}` |" for p in problems)
     graded = ("The autograder also runs secret tests, which are not in this repository." if graded_privately
               else "The autograder runs the same public tests as your machine.")
-    return template("classroom_README.md", problem_list=", ".join(f"`{p.id}`" for p in problems),
-                    problem_table=table, first_problem=problems[0].id, graded_with=graded, **values)
+    return template("classroom_README.md", problem_table=table, first_problem=problems[0].id, graded_with=graded, **values)
 
 
 def _mkdir(path: Path) -> Path:

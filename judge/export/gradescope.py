@@ -37,9 +37,9 @@ def export(options: ExportOptions) -> list[str]:
         _zip(stage, options.out)
         wheel_size = size_text(stage / BUNDLE / "wheels")
     points = sum(r.max_points for r in canonical.values())
-    return [f"Wrote {options.out} ({size_text(options.out)}; wheels {wheel_size} in {len(wheels)} files): "
-            f"{len(options.problems)} problem(s), {points:g} points, for Python {options.python_version} "
-            f"on {options.platform_tag}.",
+    return [(f"Wrote {options.out} ({size_text(options.out)}; wheels {wheel_size} in {len(wheels)} files): "
+             f"{len(options.problems)} problem(s), {points:g} points, for Python {options.python_version} "
+             f"on {options.platform_tag}."),
             "Upload it on the assignment's Configure Autograder page (docs/platforms.md)."]
 
 

@@ -52,9 +52,9 @@ def export(options: ExportOptions) -> list[str]:
         folder = out / QUESTIONS / problem.id
         write_bundle(folder / "tests", [problem], {problem.id: canonical[problem.id]}, config, include_secret=True)
         _question(folder, problem, image, options.timeout)
-    return [f"Wrote {out}/: {len(options.problems)} question(s) in {QUESTIONS}/, the grader in "
-            f"serverFilesCourse/{SERVER_FILES}/ (wheels {size_text(server / 'wheels')} in {len(wheels)} files), "
-            f"a Dockerfile; grading image {image}.",
+    return [(f"Wrote {out}/: {len(options.problems)} question(s) in {QUESTIONS}/, the grader in "
+             f"serverFilesCourse/{SERVER_FILES}/ (wheels {size_text(server / 'wheels')} in {len(wheels)} files), "
+             f"a Dockerfile; grading image {image}."),
             "Copy questions/ and serverFilesCourse/ into your course repository (docs/platforms.md)."]
 
 

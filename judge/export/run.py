@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..errors import ExitCode, JudgeError, UsageError
 from ..grade.submissions import Submission, read_submission
+from ..problem import Problem
 from ..result import Result
 from ..scoring import rescore
 from .bundle import Bundle, read_bundle
@@ -63,7 +64,7 @@ def grade(bundle: Bundle, submission_path: Path, user: str | None = None, parall
     return Graded(results, _unreadable(submission), time.monotonic() - started)
 
 
-def read_any(path: Path, problems: list) -> Submission:
+def read_any(path: Path, problems: list[Problem]) -> Submission:
     """Read a submission folder or zip; a folder holding nothing but one zip (an upload) is read as that zip."""
     submission = read_submission(path, problems)
     if path.is_dir() and submission.error and not submission.sources:

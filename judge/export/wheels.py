@@ -136,7 +136,7 @@ def _copy_prebuilt(source: Path, dest: Path, with_dependencies: bool) -> list[Pa
 
 def _pip(*args: str) -> None:
     done = subprocess.run([sys.executable, "-m", "pip", *args, "--disable-pip-version-check"],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, check=False)
     if done.returncode != 0:
         tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-8:])
         raise ExportError(f"pip {args[0]} failed:\n{tail}")

@@ -59,15 +59,16 @@ def rows(result: Result, problem: Problem | None = None, feedback: str = "names"
                     "error", "public", result.message or "no test ran", duration=result.duration,
                     whole_problem=True)]
     hidden = _secret_code_lines(problem) if feedback == "full" else set()
-    secret_ids = [t.id for t in result.tests if t.visibility == "secret"]
-    out = [_row(result.problem, test, secret_ids.index(test.id) + 1 if test.id in secret_ids else 0, feedback, hidden)
-           for test in result.tests]
+    out, secret_count = [], 0
+    for test in result.tests:
+        secret_count += test.visibility == "secret"
+        out.append(_row(result.problem, test, secret_count, feedback, hidden))
     missing = _round(result.max_points - sum(r.max_points for r in out))
     if missing > _TOLERANCE * len(out):
         out.append(Row(result.problem, f"{result.problem}: tests that did not run", 0.0, missing, "error",
                        "public", result.message or "these tests did not run (a test file did not load)",
                        whole_problem=True))
-    elif missing:
+    elif missing and abs(missing) <= _TOLERANCE * len(out):
         _absorb_rounding(out[-1], missing)
     return out
 
