@@ -6,6 +6,7 @@
     judge build SITE_DIR          write the static web site
     judge serve                   build and serve the site on localhost
     judge grade SUBMISSIONS -o OUT  grade a class's submissions (instructors)
+    judge export PLATFORM -o OUT    package the problems for Gradescope, GitHub Classroom, PrairieLearn
 
 Exit codes (:class:`judge.errors.ExitCode`): 0 everything passed, 1 something failed, 2 usage or
 setup error. Every command raises :class:`judge.errors.JudgeError` for what the user can fix;
@@ -27,7 +28,7 @@ from .formats import FORMATS, FormatContext
 from .problem import Problem, ProblemError, discover_problems
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE
-_COMMANDS = ("check", "new", "build", "serve", "grade")
+_COMMANDS = ("check", "new", "build", "serve", "grade", "export")
 
 
 def default_problems_dir() -> Path:
@@ -74,7 +75,7 @@ def _setup_errors() -> tuple[type[Exception], ...]:
 def _parsers() -> dict[str, argparse.ArgumentParser]:
     judge = argparse.ArgumentParser(
         prog="judge", description="Judge your solutions to the pipeline-parallelism exercises.",
-        epilog="Other commands: judge check | new | build | serve | grade (each has --help).")
+        epilog="Other commands: judge check | new | build | serve | grade | export (each has --help).")
     judge.add_argument("path", metavar="PATH", help="a practice folder (created from the starters if "
                        "missing), or one problem's folder inside it, e.g. practice/pp-schedule")
     judge.add_argument("-k", dest="keyword", metavar="TEXT", help="only run tests matching TEXT (pytest -k)")
@@ -111,9 +112,11 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     serve.add_argument("--pyodide", choices=("self", "cdn"), default="self")
     serve.add_argument("--problems", type=Path, metavar="DIR")
     grade = _grade_parser()
-    for parser in (judge, check, new, build, serve, grade):
+    export = _export_parser()
+    for parser in (judge, check, new, build, serve, grade, export):
         parser.add_argument("--version", action="version", version=f"judge {__version__}")
-    return {"judge": judge, "check": check, "new": new, "build": build, "serve": serve, "grade": grade}
+    return {"judge": judge, "check": check, "new": new, "build": build, "serve": serve, "grade": grade,
+            "export": export}
 
 
 def _grade_parser() -> argparse.ArgumentParser:
@@ -134,6 +137,42 @@ def _grade_parser() -> argparse.ArgumentParser:
     return grade
 
 
+def _export_parser() -> argparse.ArgumentParser:
+    from .export import PLATFORMS
+    from .export.wheels import DEFAULT_PLATFORM, DEFAULT_PYTHON
+    from .grade import FEEDBACK_LEVELS
+
+    export = argparse.ArgumentParser(
+        prog="judge export", description="Package the problems for a grading platform: the problems without "
+        "their reference and wrong solutions, the references' Results (computed now), the judge's wheel and the "
+        "platform's scripts. Step by step for each platform: docs/platforms.md.")
+    export.add_argument("platform", choices=list(PLATFORMS))
+    export.add_argument("-o", "--out", type=Path, required=True, metavar="OUT",
+                        help="gradescope: the zip to write (e.g. autograder.zip); github-classroom and "
+                        "prairielearn: the folder to write (must not exist)")
+    export.add_argument("--problems", type=Path, metavar="DIR", help="the problems folder, or one problem's "
+                        "folder (default: the project's problems/)")
+    export.add_argument("--problem", dest="only", action="append", metavar="ID",
+                        help="export only this problem (repeat for more)")
+    export.add_argument("--timeout", type=float, metavar="SECONDS", help="override every problem's time limit")
+    export.add_argument("--feedback", choices=FEEDBACK_LEVELS, default="names", help="what students see of "
+                        "the secret tests: full (names and messages), names (pass/fail; the default) or none")
+    export.add_argument("--wheels", type=Path, metavar="DIR", help="take the wheels from DIR (a pp_judge "
+                        "wheel from an earlier export, and its dependencies) instead of building and downloading")
+    export.add_argument("--python-version", default=DEFAULT_PYTHON, metavar="X.Y",
+                        help=f"the platform's Python, for the wheels (default {DEFAULT_PYTHON})")
+    export.add_argument("--platform-tag", default=DEFAULT_PLATFORM, metavar="TAG",
+                        help=f"the platform's machine, as pip's --platform (default {DEFAULT_PLATFORM})")
+    export.add_argument("--private-tests", metavar="OWNER/REPO", help="github-classroom: keep the secret tests "
+                        "in this private repository; the workflow checks it out with the JUDGE_TESTS_TOKEN secret")
+    export.add_argument("--tests-out", type=Path, metavar="DIR", help="github-classroom with --private-tests: "
+                        "where to write that repository's content (default: OUT-tests)")
+    export.add_argument("--image", metavar="IMAGE", help="prairielearn: the grading image (default python:X.Y-slim)")
+    export.add_argument("-j", dest="parallel", type=_positive, default=os.cpu_count() or 1, metavar="N",
+                        help="judge N reference solutions in parallel")
+    return export
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--problems", type=Path, metavar="DIR", help="where the problems come from "
                         "(default: the project's problems/)")
@@ -149,9 +188,9 @@ def _positive(text: str) -> int:
     return value
 
 
-def _load_problems(folder: Path | None) -> list[Problem]:
+def _load_problems(folder: Path | None, published: bool = False) -> list[Problem]:
     root = folder or default_problems_dir()
-    problems, errors = discover_problems(root)
+    problems, errors = discover_problems(root, published=published)
     for error in errors:
         print(f"warning: skipping a broken problem folder: {error}", file=sys.stderr)
     if not problems:
@@ -164,7 +203,7 @@ def _run_judge(args: argparse.Namespace) -> int:
     from .practice import create_practice, find_solutions
     from .report import ReportOptions, print_report
 
-    problems = _load_problems(args.problems)
+    problems = _load_problems(args.problems, published=True)  # judging needs no reference (exported sets have none)
     target = Path(args.path)
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target} is a file; give the practice folder (or one problem's folder in it)")
@@ -312,5 +351,25 @@ def _refuse_inside(out_dir: Path, submissions: Path) -> None:
         raise UsageError(f"{out_dir} is inside the submissions folder {submissions}; choose another output folder")
 
 
+def _run_export(args: argparse.Namespace) -> int:
+    from .export import ExportOptions, export
+
+    problems = _load_problems(args.problems)
+    if args.only:
+        unknown = sorted(set(args.only) - {p.id for p in problems})
+        if unknown:
+            raise UsageError(f"--problem: unknown problem(s) {', '.join(unknown)}")
+        problems = [p for p in problems if p.id in args.only]
+    if args.platform != "gradescope" and args.out.exists():
+        raise UsageError(f"{args.out} exists; give a new folder")
+    options = ExportOptions(out=args.out, problems=problems, wheels=args.wheels, timeout=args.timeout,
+                            feedback=args.feedback, python_version=args.python_version,
+                            platform_tag=args.platform_tag, parallel=args.parallel, private_tests=args.private_tests,
+                            tests_out=args.tests_out, image=args.image)
+    for line in export(args.platform, options):
+        print(line)
+    return EXIT_OK
+
+
 _HANDLERS = {"judge": _run_judge, "check": _run_check, "new": _run_new, "build": _run_build, "serve": _run_serve,
-             "grade": _run_grade}
+             "grade": _run_grade, "export": _run_export}

@@ -49,6 +49,7 @@ class Job:
     time_limit: float | None = None
     memory_limit: int | None = None
     source: str | None = None  # the code itself (class grading reads it from a zip, never writes it out)
+    user: str | None = None  # run the learner's code as this system user (the judge must be root; POSIX)
 
 
 @dataclass
@@ -103,7 +104,10 @@ def _start(job: Job) -> _Running | Result:
     except (OSError, UnicodeDecodeError) as exc:
         return Result.error(problem.id, f"{job.source_path}: cannot be read as UTF-8 text ({exc})",
                             problem.points or 0.0)
+    ids = _user_ids(job.user)
     root = tempfile.mkdtemp(prefix=f"judge-{problem.id}-")
+    if ids is not None:  # the run's private folder belongs to the user the code runs as
+        os.chown(root, *ids)
     token = secrets.token_hex(16)
     payload = {"token": token, "problem_dir": str(problem.path), "source": source, "root": root,
                "include_secret": job.include_secret, "keyword": job.keyword,
@@ -112,15 +116,33 @@ def _start(job: Job) -> _Running | Result:
     read_end, write_end = os.pipe()
     use_fork = hasattr(os, "fork") and not os.environ.get("JUDGE_SPAWN")
     if use_fork:  # the child inherits the loaded Problem: no second parse and syntax check
-        pid = _fork(dict(payload, problem=problem), read_end, write_end, root)
+        pid = _fork(dict(payload, problem=problem), read_end, write_end, root, ids)
     else:
-        pid = _spawn(payload, write_end, root)
+        pid = _spawn(payload, write_end, root, ids)
     os.close(write_end)
     limit = (job.time_limit or problem.time_limit) + (FORK_ALLOWANCE if use_fork else SPAWN_ALLOWANCE)
     return _Running(job, pid, read_end, root, token, time.monotonic() + limit)
 
 
-def _fork(payload: dict, read_end: int, write_end: int, root: str) -> int:
+def _user_ids(user: str | None) -> tuple[int, int] | None:
+    """(uid, gid) of ``user``; None to stay who we are. KeyError for an unknown user (a set-up error)."""
+    if not user:
+        return None
+    import pwd
+
+    entry = pwd.getpwnam(user)
+    return entry.pw_uid, entry.pw_gid
+
+
+def _drop_privileges(ids: tuple[int, int] | None) -> None:
+    """Become the unprivileged user: the learner's code cannot then touch the (root) judge or its results."""
+    if ids is not None:
+        os.setgroups([])
+        os.setgid(ids[1])
+        os.setuid(ids[0])
+
+
+def _fork(payload: dict, read_end: int, write_end: int, root: str, ids: tuple[int, int] | None = None) -> int:
     _preload()
     gc.freeze()  # keep the parent's objects out of the child's collections: fewer copied pages
     pid = os.fork()
@@ -129,6 +151,7 @@ def _fork(payload: dict, read_end: int, write_end: int, root: str) -> int:
             os.setsid()
             os.close(read_end)
             _redirect_output(root)
+            _drop_privileges(ids)
             os.environ.update(_CHILD_ENV)
             sys.dont_write_bytecode = True
         except BaseException:  # noqa: BLE001
@@ -138,13 +161,14 @@ def _fork(payload: dict, read_end: int, write_end: int, root: str) -> int:
     return pid
 
 
-def _spawn(payload: dict, write_end: int, root: str) -> int:
+def _spawn(payload: dict, write_end: int, root: str, ids: tuple[int, int] | None = None) -> int:
     env = dict(os.environ, **_CHILD_ENV)
     env["PYTHONPATH"] = os.pathsep.join([_PACKAGE_ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
+    user = {"user": ids[0], "group": ids[1], "extra_groups": []} if ids else {}
     with open(os.path.join(root, ".stderr"), "wb") as stderr:
         process = subprocess.Popen([sys.executable, "-m", "judge._child"], stdin=subprocess.PIPE,
                                    stdout=subprocess.DEVNULL, stderr=stderr, pass_fds=(write_end,),
-                                   start_new_session=True, env=env, cwd=root)
+                                   start_new_session=True, env=env, cwd=root, **user)
     payload = dict(payload, fd=write_end)
     try:
         process.stdin.write((json.dumps(payload) + "\n").encode())

@@ -26,7 +26,8 @@ _REQUIRED = {
     "difficulty": str, "entry": str, "time_limit": (int, float), "tags": list,
 }
 _OPTIONAL = {"memory_limit": int, "packages": list, "points": (int, float), "scoring": str,
-             "test_time_limit": (int, float)}
+             "test_time_limit": (int, float), "gradescope_secret_visibility": str}
+GRADESCOPE_VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_TEST_TIME_LIMIT = 5.0  # seconds one test may run (natively) before it fails alone
 
 
@@ -54,6 +55,7 @@ class Problem:
     points: float | None = None  # what the problem is worth; None: the sum of its tests' weights
     scoring: str = "proportional"  # or "all-or-nothing" (judge.scoring)
     test_time_limit: float | None = None  # per test; None: min(DEFAULT_TEST_TIME_LIMIT, time_limit)
+    gradescope_secret_visibility: str = "after_due_date"  # when Gradescope shows the secret tests
     public_test_files: list[Path] = field(default_factory=list)
     secret_test_files: list[Path] = field(default_factory=list)
     support_files: list[Path] = field(default_factory=list)
@@ -102,6 +104,7 @@ def load_problem(path: str | Path, published: bool = False) -> Problem:
         points=float(meta["points"]) if "points" in meta else None,
         scoring=meta.get("scoring", "proportional"),
         test_time_limit=float(meta["test_time_limit"]) if "test_time_limit" in meta else None,
+        gradescope_secret_visibility=meta.get("gradescope_secret_visibility", "after_due_date"),
         public_test_files=_python_files(folder / "tests" / "public"),
         secret_test_files=_python_files(folder / "tests" / "secret"),
         support_files=_python_files(folder / "support"),
@@ -232,6 +235,9 @@ def _value_errors(meta: dict[str, Any], folder: Path) -> Iterator[str]:
     if "test_time_limit" in meta and not 0 < meta["test_time_limit"] <= meta["time_limit"]:
         yield (f"field 'test_time_limit': {meta['test_time_limit']} must be more than 0 "
                f"and at most time_limit ({meta['time_limit']})")
+    if meta.get("gradescope_secret_visibility", "after_due_date") not in GRADESCOPE_VISIBILITIES:
+        yield (f"field 'gradescope_secret_visibility': {meta['gradescope_secret_visibility']!r} "
+               f"is not one of {', '.join(GRADESCOPE_VISIBILITIES)}")
     for key in ("tags", "packages"):
         if not all(isinstance(item, str) for item in meta.get(key, [])):
             yield f"field '{key}': every item must be a string"

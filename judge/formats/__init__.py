@@ -26,6 +26,7 @@ class FormatContext:
     problems: Mapping[str, Problem] = field(default_factory=dict)  # by id: points, visibility settings
     execution_time: float = 0.0  # seconds the whole judging took
     feedback: str = "names"  # how much of the secret tests a student sees: full | names | none
+    submission_error: str = ""  # why nothing of the submission could be read ("" when it was read)
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,10 @@ class Format:
 FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("json", "json_results", "write the Results as JSON to FILE"),
     Format("junit", "junit", "write JUnit XML to FILE (one test suite per problem)"),
+    Format("gradescope", "gradescope", "write Gradescope's results.json to FILE"),
+    Format("prairielearn", "prairielearn", "write PrairieLearn's external-grader results.json to FILE"),
+    Format("github-classroom", "github_classroom", "write the GitHub Classroom autograding runner's result "
+           "(JSON) to FILE"),
 )}
 
 

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder image. It installs the judge
+# into a virtual environment from the wheels in pp-judge/wheels/: no package index is needed.
+# Written by `python -m judge export gradescope` (judge @@JUDGE_VERSION@@).
+#
+# Environment (for testing outside Gradescope):
+#   AUTOGRADER_ROOT     where the autograder lives (default /autograder; the bundle is in $AUTOGRADER_ROOT/source)
+#   JUDGE_PYTHON        the Python @@PYTHON_VERSION@@ to use (default: found on PATH, else installed with apt-get)
+#   JUDGE_STUDENT_USER  the unprivileged user learner code runs as (default judge-student, created here;
+#                       set it empty to run learner code as root)
+set -euo pipefail
+
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+SOURCE="$ROOT/source"
+BUNDLE="$SOURCE/pp-judge"
+VENV="$ROOT/pp-judge-venv"
+WANTED="@@PYTHON_VERSION@@"   # the wheels (numpy's) are built for this Python
+
+is_wanted() { "$1" -c "import sys; sys.exit(f'{sys.version_info[0]}.{sys.version_info[1]}' != '$WANTED')" 2>/dev/null; }
+
+PY="${JUDGE_PYTHON:-}"
+if [ -z "$PY" ]; then
+  for candidate in "python$WANTED" python3 python; do
+    if command -v "$candidate" >/dev/null 2>&1 && is_wanted "$candidate"; then PY="$(command -v "$candidate")"; break; fi
+  done
+fi
+if [ -z "$PY" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Installing Python $WANTED with apt-get (the image has no Python $WANTED)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "python$WANTED"
+    PY="$(command -v "python$WANTED")"
+  else
+    echo "error: no Python $WANTED found; set JUDGE_PYTHON or export again with --python-version" >&2
+    exit 1
+  fi
+fi
+is_wanted "$PY" || { echo "error: $PY is not Python $WANTED" >&2; exit 1; }
+
+# --without-pip: Debian and Ubuntu ship ensurepip separately; pip runs from its own wheel instead
+rm -rf "$VENV"
+"$PY" -m venv --without-pip "$VENV"
+PIP_WHEEL="$(ls "$BUNDLE"/wheels/pip-*.whl | head -n 1)"
+PIP_CONFIG_FILE=/dev/null "$VENV/bin/python" "$PIP_WHEEL/pip" install --isolated --no-index \
+  --find-links "$BUNDLE/wheels" --disable-pip-version-check --no-cache-dir --quiet pp-judge
+"$VENV/bin/python" -c "import judge; print('Installed the judge', judge.__version__, 'in $VENV')"
+
+# learner code runs as an unprivileged user: it must be able to read the judge and the problems
+chmod a+x "$ROOT" "$SOURCE"
+chmod -R a+rX "$BUNDLE" "$VENV"
+STUDENT_USER="${JUDGE_STUDENT_USER-judge-student}"
+if [ "$(id -u)" = 0 ] && [ -n "$STUDENT_USER" ] && ! id -u "$STUDENT_USER" >/dev/null 2>&1; then
+  useradd --system --no-create-home --shell /usr/sbin/nologin "$STUDENT_USER"
+fi

@@ -1,0 +1,141 @@
+"""What the grading-platform formats (Gradescope, PrairieLearn, GitHub Classroom) share: rows with points.
+
+A platform lists graded items, each with points; the judge lists tests inside Results. One
+:class:`Row` per test, plus:
+
+- a Result that ran no test (a crash, a timeout, a file that was not submitted) is one failed row
+  worth the problem's ``max_points``, whose message says why;
+- tests of the canonical set that did not run in this Result (a test file that did not load) are
+  one failed row worth what they were worth.
+
+So a platform's total is always the Results' total. The last test of a problem absorbs the
+rounding of :mod:`judge.scoring` (4 decimals per test), so 3 tests of a 10-point problem add up to
+exactly 10, not 9.9999. How much of a secret test a student sees follows ``feedback`` (full |
+names | none), as in ``judge grade``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..result import Result, TestResult
+
+if TYPE_CHECKING:
+    from ..problem import Problem
+
+OUTPUT_CAP = 2000  # characters of a test's captured output shown on a platform
+_TOLERANCE = 0.0001  # per test: what rounding to 4 decimals can leave unaccounted for
+_HIDDEN_LINE = "(a line of the secret test's code is not shown)"
+
+
+@dataclass
+class Row:
+    """One graded item as a platform shows it."""
+
+    problem: str
+    name: str
+    points: float
+    max_points: float
+    outcome: str  # passed | failed | error | skipped
+    visibility: str  # public | secret
+    message: str = ""
+    output: str = ""  # captured stdout and stderr (public tests, and secret ones at feedback "full")
+    file: str = ""
+    line: int = 0
+    duration: float = 0.0
+    whole_problem: bool = False  # a row that stands for the problem (or its tests that did not run)
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "passed"
+
+
+def rows(result: Result, problem: Problem | None = None, feedback: str = "names") -> list[Row]:
+    """The rows of one Result; their points add up to ``result.points`` and ``result.max_points``."""
+    if not result.tests:
+        return [Row(result.problem, f"{result.problem}: {_unjudged_label(result)}", 0.0, result.max_points,
+                    "error", "public", result.message or "no test ran", duration=result.duration,
+                    whole_problem=True)]
+    hidden = _secret_code_lines(problem) if feedback == "full" else set()
+    out, secret_count = [], 0
+    for test in result.tests:
+        secret_count += test.visibility == "secret"
+        out.append(_row(result.problem, test, secret_count, feedback, hidden))
+    missing = _round(result.max_points - sum(r.max_points for r in out))
+    if missing > _TOLERANCE * len(out):
+        out.append(Row(result.problem, f"{result.problem}: tests that did not run", 0.0, missing, "error",
+                       "public", result.message or "these tests did not run (a test file did not load)",
+                       whole_problem=True))
+    elif missing and abs(missing) <= _TOLERANCE * len(out):
+        _absorb_rounding(out[-1], missing)
+    return out
+
+
+def _row(pid: str, test: TestResult, secret_number: int, feedback: str, hidden: set[str]) -> Row:
+    row = Row(pid, f"{pid}: {test.name}", test.points, test.max_points, test.outcome, test.visibility,
+              test.message, _output(test), test.file, _line(test), test.duration)
+    if test.visibility == "secret":
+        if feedback == "none":
+            row.name = f"{pid}: secret test {secret_number}"
+        if feedback != "full":
+            row.message, row.output = "", ""
+        else:
+            row.message = "\n".join(_HIDDEN_LINE if _quotes_code(line, hidden) else line
+                                    for line in test.message.splitlines())
+            row.output = ""
+    return row
+
+
+def _absorb_rounding(row: Row, difference: float) -> None:
+    earned = row.points == row.max_points and row.points > 0
+    row.max_points = _round(row.max_points + difference)
+    if earned:
+        row.points = row.max_points
+
+
+def _unjudged_label(result: Result) -> str:
+    return {"timeout": "timed out", "error": "could not be judged"}.get(result.status, result.status)
+
+
+def _output(test: TestResult) -> str:
+    text = "\n".join(part for part in (test.stdout, test.stderr) if part)
+    return text if len(text) <= OUTPUT_CAP else text[:OUTPUT_CAP] + f"\n... [{len(text) - OUTPUT_CAP} more characters]"
+
+
+def _line(test: TestResult) -> int:
+    """The line in the test file where the test failed (0 when unknown, e.g. a passed test)."""
+    for frame in test.traceback:
+        if frame.file == test.file:
+            return frame.line
+    return 0
+
+
+def _secret_code_lines(problem: Problem | None) -> set[str]:
+    if problem is None:
+        return set()
+    from ..grade.outputs import secret_code_lines
+
+    return secret_code_lines(problem)
+
+
+def _quotes_code(line: str, hidden: set[str]) -> bool:
+    return line.lstrip().startswith(("assert ", "where ")) or any(code in line for code in hidden)
+
+
+def total(all_rows: list[Row]) -> tuple[float, float]:
+    """(points, max_points) of ``all_rows``, rounded like the Results' points."""
+    return _round(sum(r.points for r in all_rows)), _round(sum(r.max_points for r in all_rows))
+
+
+def fence(text: str) -> str:
+    """``text`` as a Markdown code block whose fence no backtick run inside it can close."""
+    text = text.rstrip("\n")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    marks = "`" * max(3, longest + 1)
+    return f"{marks}text\n{text}\n{marks}"
+
+
+def _round(value: float) -> float:
+    return round(value + 0.0, 4)

@@ -1,0 +1,49 @@
+"""``--prairielearn``: PrairieLearn's external-grader ``results.json`` (PrairieLearn docs/externalGrading.md).
+
+``score`` is the fraction of the points earned (0..1); ``points``/``max_points`` and one entry of
+``tests`` per judge test (see :mod:`._platform`) are what ``<pl-external-grader-results>`` shows.
+A submission that could not be read at all is ``gradable: false`` with the reason in
+``format_errors``: PrairieLearn then awards and costs nothing. The file must stay under 1 MB,
+so captured output is capped per test.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..result import Result
+from . import FormatContext
+from ._platform import Row, rows, total
+
+
+def render(results: list[Result], context: FormatContext) -> str:
+    if context.submission_error:
+        data: dict[str, Any] = {"gradable": False, "format_errors": [context.submission_error],
+                                "message": f"Your submission could not be read: {context.submission_error}"}
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    all_rows: list[Row] = []
+    for result in results:
+        all_rows += rows(result, context.problems.get(result.problem), context.feedback)
+    points, max_points = total(all_rows)
+    single = len(results) == 1
+    data = {"gradable": True, "score": round(points / max_points, 4) if max_points else 0.0,
+            "points": points, "max_points": max_points, "message": _message(results),
+            "tests": [_test(row, single) for row in all_rows]}
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _test(row: Row, single_problem: bool) -> dict[str, Any]:
+    name = row.name.split(": ", 1)[1] if single_problem and ": " in row.name else row.name
+    kind = "the whole problem" if row.whole_problem else f"{row.visibility} test"
+    return {"name": name, "description": kind + ("" if row.passed else f", {row.outcome}"),
+            "points": row.points, "max_points": row.max_points, "message": row.message, "output": row.output}
+
+
+def _message(results: list[Result]) -> str:
+    lines = []
+    for result in results:
+        verdict = {"passed": "all tests passed", "failed": f"{result.passed} of {result.total} tests passed",
+                   "timeout": "timed out", "error": "could not be judged"}[result.status]
+        lines.append(f"{result.problem}: {verdict}" + (f" ({result.message.splitlines()[0]})" if result.message else ""))
+    return "\n".join(lines)

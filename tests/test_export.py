@@ -1,0 +1,292 @@
+"""``judge export``: each platform's package, exercised end to end outside the platform.
+
+The wheels (the judge's own, built from the source tree without any solution, and its
+dependencies for this Python) are made once per session. The Gradescope bundle is unzipped,
+its setup.sh installs the judge offline from the bundled wheels into a virtual environment, and
+its run_autograder grades a web-app zip and hostile submissions; PrairieLearn's run.sh and the
+GitHub Classroom workflow's grading step run against their exports the same way. Nothing here
+ran on the real platforms.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from judge.export import ExportError
+from judge.export.wheels import Target, check_judge_wheel, prepare_wheels
+from judge.problem import load_problem
+from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, run_cli
+
+FX = FIXTURE_PROBLEMS / "fx-add"
+SCHEMA_DIR = ROOT / "tests" / "schemas"
+PYTHON_VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"
+UID_SOLUTION = "import os\n\n\ndef add(a, b):\n    print('uid', os.getuid())\n    return a + b\n"
+NEVER_SHIPPED = ("/reference/", "/wrong/")
+
+
+def schema(name: str) -> dict:
+    return json.loads((SCHEMA_DIR / name).read_text())
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The environment without this checkout on the path and without the machine's pip settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_") and k not in ("PYTHONPATH", "JUDGE_PROBLEMS")}
+    return dict(env, **extra)
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory) -> Path:
+    """The judge's wheel (built once) and its dependencies' wheels for this Python and machine."""
+    dest = tmp_path_factory.mktemp("wheels")
+    prepare_wheels(dest, [load_problem(FX)], Target(PYTHON_VERSION), None)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def world_readable_root():
+    """A folder an unprivileged user can traverse (pytest's own tmp folder is private to root)."""
+    root = Path(tempfile.mkdtemp(prefix="pp-export-test-"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _system_python() -> str | None:
+    """A Python of this version whose standard library an unprivileged user can read (Debian's), if any."""
+    candidate = Path(f"/usr/bin/python{PYTHON_VERSION}")
+    return str(candidate) if candidate.is_file() else None
+
+
+@pytest.fixture(scope="session")
+def gradescope(tmp_path_factory, wheelhouse, world_readable_root):
+    """autograder.zip exported, unzipped to an autograder root, and its setup.sh run: (zip, root, user)."""
+    out = tmp_path_factory.mktemp("gradescope") / "autograder.zip"
+    done = run_cli("export", "gradescope", "-o", str(out), "--problems", str(FX), "--wheels", str(wheelhouse),
+                   "--timeout", "2", "--python-version", PYTHON_VERSION)
+    assert done.returncode == 0, done.stdout + done.stderr
+    root = world_readable_root / "autograder"
+    (root / "source").mkdir(parents=True)
+    with zipfile.ZipFile(out) as archive:
+        archive.extractall(root / "source")
+    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")  # as Gradescope does
+    system_python = _system_python()
+    user = "nobody" if system_python and os.geteuid() == 0 else ""
+    env = clean_env(AUTOGRADER_ROOT=str(root), JUDGE_PYTHON=system_python or sys.executable, JUDGE_STUDENT_USER=user,
+                    PIP_CONFIG_FILE=os.devnull)
+    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True,
+                           timeout=600, check=False)
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    assert "Installed the judge" in setup.stdout
+    return out, root, user
+
+
+def run_autograder(root: Path, user: str, files: dict[str, bytes], **extra_env: str) -> dict:
+    submission, results = root / "submission", root / "results"
+    for folder in (submission, results):
+        shutil.rmtree(folder, ignore_errors=True)
+    submission.mkdir()
+    for name, data in files.items():
+        (submission / name).parent.mkdir(parents=True, exist_ok=True)
+        (submission / name).write_bytes(data)
+    env = clean_env(AUTOGRADER_ROOT=str(root), JUDGE_STUDENT_USER=user, **extra_env)
+    done = subprocess.run(["bash", str(root / "run_autograder")], env=env, capture_output=True, text=True,
+                          timeout=300, cwd=root, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads((results / "results.json").read_text())
+    jsonschema.validate(data, schema("gradescope-results.schema.json"))
+    assert sum(t["score"] for t in data["tests"]) == pytest.approx(data["score"])
+    assert sum(t["max_score"] for t in data["tests"]) == pytest.approx(4.0)
+    return data
+
+
+def web_app_zip(solution: str) -> bytes:
+    """The web app's "Download all" zip: <problem-id>/<entry> for every problem."""
+    path = Path(tempfile.mkstemp(suffix=".zip")[1])
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("fx-add/adder.py", solution)
+    data = path.read_bytes()
+    path.unlink()
+    return data
+
+
+def test_gradescope_zip_has_the_scripts_at_its_root_and_no_solution(gradescope):
+    out, _, _ = gradescope
+    with zipfile.ZipFile(out) as archive:
+        names = archive.namelist()
+        modes = {info.filename: info.external_attr >> 16 for info in archive.infolist()}
+        [wheel] = [n for n in names if n.startswith("pp-judge/wheels/pp_judge-")]
+        archive.extract(wheel, out.parent)
+    assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
+    assert "pp-judge/problems/fx-add/tests/secret/test_big.py" in names
+    assert "pp-judge/canonical.json" in names and "pp-judge/config.json" in names
+    assert not [n for n in names if any(part in "/" + n for part in NEVER_SHIPPED)]
+    assert any(n.startswith("pp-judge/wheels/numpy-") for n in names), "dependencies are bundled"
+    assert any(n.startswith("pp-judge/wheels/pip-") for n in names), "pip runs from its wheel"
+    check_judge_wheel(out.parent / wheel)  # raises if the judge's wheel carries a solution
+    with zipfile.ZipFile(out.parent / wheel) as judge_wheel:  # exports also work from an installed judge
+        assert "judge/export/templates/gradescope_setup.sh" in judge_wheel.namelist()
+
+
+@pytest.mark.parametrize("spawn", ["", "1"], ids=["fork", "spawn"])
+def test_gradescope_grades_a_web_app_zip_as_an_unprivileged_user(gradescope, spawn):
+    _, root, user = gradescope
+    data = run_autograder(root, user, {"practice.zip": web_app_zip(UID_SOLUTION)}, JUDGE_SPAWN=spawn)
+    assert data["score"] == 4.0
+    assert {t["status"] for t in data["tests"]} == {"passed"}
+    secret = [t for t in data["tests"] if "large" in t["name"]]
+    assert [t["visibility"] for t in secret] == ["after_due_date"]
+    if user:  # the learner's code ran as that user, not as root
+        assert f"uid {pwd.getpwnam(user).pw_uid}" in data["tests"][0]["output"]
+
+
+def test_gradescope_hostile_submissions_get_a_valid_zero(gradescope):
+    _, root, user = gradescope
+    marker = Path("/tmp/judge-was-here.txt")
+    marker.unlink(missing_ok=True)
+    writes = run_autograder(root, user, {"practice/fx-add/adder.py": (SOLUTIONS / "write_outside.py").read_bytes()})
+    assert writes["score"] == 0 and not marker.exists()
+    assert all("not allow writing outside" in t["output"] for t in writes["tests"] if t["visibility"] == "visible")
+    loops = run_autograder(root, user, {"adder.py": (SOLUTIONS / "timeout.py").read_bytes()})  # a loose entry file
+    [test] = loops["tests"]
+    assert loops["score"] == 0 and test["max_score"] == 4.0 and "timed out after 2 s" in test["output"]
+    nothing = run_autograder(root, user, {"notes.txt": b"I did not do it"})
+    assert nothing["score"] == 0 and "could not be read" in nothing["output"]
+
+
+def test_prairielearn_export_and_run_sh(tmp_path, wheelhouse, gradescope, world_readable_root):
+    out = tmp_path / "course"
+    done = run_cli("export", "prairielearn", "-o", str(out), "--problems", str(FX), "--wheels", str(wheelhouse),
+                   "--python-version", PYTHON_VERSION)
+    assert done.returncode == 0, done.stdout + done.stderr
+    question = out / "questions" / "pp-judge" / "fx-add"
+    info = json.loads((question / "info.json").read_text())
+    uuid.UUID(info["uuid"])
+    assert info["gradingMethod"] == "External" and info["type"] == "v3"
+    options = info["externalGradingOptions"]
+    assert options["enabled"] and options["entrypoint"] == "/grade/serverFilesCourse/pp_judge/run.sh"
+    assert options["serverFilesCourse"] == ["pp_judge/"] and 0 < options["timeout"] <= 600
+    assert options["image"] == f"python:{PYTHON_VERSION}-slim"
+    page = (question / "question.html").read_text()
+    assert 'file-name="adder.py"' in page and "<pl-external-grader-results>" in page
+    assert (question / "starter.py").read_text() == (FX / "starter" / "adder.py").read_text()
+    assert (question / "tests" / "problems" / "fx-add" / "tests" / "secret" / "test_big.py").is_file()
+    assert not [p for p in out.rglob("*") if any(part in p.as_posix() + "/" for part in NEVER_SHIPPED)]
+    # a grading job: /grade laid out as PrairieLearn does, the judge preinstalled (as in the Dockerfile's image)
+    grade = world_readable_root / "grade"
+    shutil.copytree(out / "serverFilesCourse", grade / "serverFilesCourse")
+    shutil.copytree(question / "tests", grade / "tests")
+    (grade / "student").mkdir()
+    _, autograder_root, user = gradescope
+    env = clean_env(GRADE_ROOT=str(grade), JUDGE_VENV=str(autograder_root / "pp-judge-venv"), JUDGE_STUDENT_USER=user)
+    for solution, points in (("partly_failing.py", 3.0), ("crash.py", 0.0)):
+        shutil.copy(SOLUTIONS / solution, grade / "student" / "adder.py")
+        run = subprocess.run(["sh", str(grade / "serverFilesCourse" / "pp_judge" / "run.sh")], env=env,
+                             capture_output=True, text=True, timeout=300, check=False)
+        assert run.returncode == 0, run.stdout + run.stderr
+        data = json.loads((grade / "results" / "results.json").read_text())
+        jsonschema.validate(data, schema("prairielearn-results.schema.json"))
+        assert data["points"] == points and data["max_points"] == 4.0 and data["score"] == points / 4
+
+
+def test_github_classroom_template_and_its_grading_step(tmp_path, wheelhouse):
+    out = tmp_path / "assignment"
+    done = run_cli("export", "github-classroom", "-o", str(out), "--problems", str(FX), "--wheels", str(wheelhouse))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "public tests only" in done.stdout
+    workflow = yaml.safe_load((out / ".github" / "workflows" / "classroom.yml").read_text())
+    steps = _check_workflow(workflow, out)
+    files = [p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()]
+    assert "fx-add/adder.py" in files and "fx-add/README.md" in files and "fx-add/tests/test_add.py" in files
+    assert not [f for f in files if "secret" in f or any(part in "/" + f + "/" for part in NEVER_SHIPPED)]
+    assert "python -m judge . --problems .judge/problems" in (out / "README.md").read_text()
+    shutil.copy(SOLUTIONS / "partly_failing.py", out / "fx-add" / "adder.py")
+    result = _run_step(steps["judge"], out, tmp_path)
+    assert result["status"] == "pass" and result["max_score"] == 3.0  # the public tests only
+    assert sum(t["score"] for t in result["tests"]) == 3.0
+
+
+def test_github_classroom_with_private_tests(tmp_path, wheelhouse):
+    out, tests_out = tmp_path / "assignment", tmp_path / "assignment-tests"
+    done = run_cli("export", "github-classroom", "-o", str(out), "--problems", str(FX), "--wheels", str(wheelhouse),
+                   "--private-tests", "acme/pp-tests")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tests_out / "problems" / "fx-add" / "tests" / "secret" / "test_big.py").is_file()
+    assert not (out / ".judge" / "problems" / "fx-add" / "tests" / "secret").exists()
+    steps = _check_workflow(yaml.safe_load((out / ".github" / "workflows" / "classroom.yml").read_text()), out)
+    checkout = steps["private"]
+    assert checkout["with"] == {"repository": "acme/pp-tests", "token": "${{ secrets.JUDGE_TESTS_TOKEN }}",
+                                "path": ".judge-tests"}
+    shutil.copytree(tests_out, out / ".judge-tests")  # what that checkout step does on GitHub
+    shutil.copy(SOLUTIONS / "partly_failing.py", out / "fx-add" / "adder.py")
+    result = _run_step(steps["judge"], out, tmp_path)
+    assert result["status"] == "fail" and result["max_score"] == 4.0
+    assert sum(t["score"] for t in result["tests"]) == 3.0
+
+
+def _check_workflow(workflow: dict, out: Path) -> dict[str, dict]:
+    """The workflow GitHub Classroom's reporter needs; returns its steps by role."""
+    assert workflow["name"] == "Autograding Tests"
+    assert list(workflow["jobs"]) == ["run-autograding-tests"]
+    assert "push" in workflow[True]  # YAML 1.1 reads the key `on` as true
+    steps = workflow["jobs"]["run-autograding-tests"]["steps"]
+    [judge] = [s for s in steps if s.get("id") == "judge"]
+    [reporter] = [s for s in steps if s.get("uses", "").startswith("classroom-resources/autograding-grading-reporter")]
+    assert reporter["with"]["runners"] == "judge"
+    assert reporter["env"]["JUDGE_RESULTS"] == "${{ steps.judge.outputs.result }}"
+    [install] = [s for s in steps if "pip install" in s.get("run", "")]
+    assert (out / install["run"].split()[-1]).is_file(), "the workflow installs the wheel shipped in the template"
+    private = [s for s in steps if s.get("with", {}).get("token")]
+    return {"judge": judge, "private": private[0] if private else {}}
+
+
+def _run_step(step: dict, cwd: Path, tmp_path: Path) -> dict:
+    """Run a workflow step's command locally, as the Actions runner would, and decode its `result` output."""
+    output = tmp_path / "github_output"
+    output.write_text("")
+    env = dict(os.environ, GITHUB_OUTPUT=str(output), RUNNER_TEMP=str(tmp_path), PYTHONPATH=str(ROOT))
+    done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [line] = output.read_text().splitlines()
+    assert line.startswith("result=")
+    result = json.loads(base64.b64decode(line[len("result="):]))
+    jsonschema.validate(result, schema("github-classroom-result.schema.json"))
+    assert json.loads((tmp_path / "judge-result.json").read_text()) == result
+    return result
+
+
+def test_a_judge_wheel_with_solutions_is_refused(tmp_path):
+    wheel = tmp_path / "pp_judge-0.1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("judge/_problems/fx-add/reference/adder.py", "def add(a, b): return a + b\n")
+    with pytest.raises(ExportError, match="carries solution or secret files"):
+        check_judge_wheel(wheel)
+    done = run_cli("export", "github-classroom", "-o", str(tmp_path / "out"), "--problems", str(FX),
+                   "--wheels", str(tmp_path))
+    assert done.returncode == 2 and "carries solution or secret files" in done.stderr
+    assert not (tmp_path / "out").exists(), "a failed export leaves nothing behind"
+
+
+def test_an_export_refuses_a_reference_that_fails(tmp_path):
+    broken = tmp_path / "fx-add"
+    shutil.copytree(FX, broken)
+    shutil.copy(SOLUTIONS / "partly_failing.py", broken / "reference" / "adder.py")
+    done = run_cli("export", "prairielearn", "-o", str(tmp_path / "out"), "--problems", str(broken),
+                   "--wheels", str(tmp_path))
+    assert done.returncode == 2 and "the reference solution must pass every test" in done.stderr
+    assert "fx-add (failed: 3 of 4 tests passed)" in done.stderr
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,177 @@
+"""The grading-platform formats (Gradescope, PrairieLearn, GitHub Classroom) against schemas from their specs.
+
+Each fixture solution of fx-add is judged once with the secret tests and scored against the
+reference's Result, as ``judge grade`` and the exports do; every format must then validate
+against tests/schemas/ and its points must add up to the Results' points.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+
+import jsonschema
+import pytest
+
+from judge.formats import FORMATS, FormatContext
+from judge.native import Job, judge_many
+from judge.problem import ProblemError, load_problem
+from judge.result import Result
+from judge.scoring import rescore
+from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, run_cli
+
+SCHEMAS = {name: json.loads((ROOT / "tests" / "schemas" / file).read_text()) for name, file in (
+    ("gradescope", "gradescope-results.schema.json"), ("prairielearn", "prairielearn-results.schema.json"),
+    ("github-classroom", "github-classroom-result.schema.json"))}
+CASES = ("passing", "partly_failing", "crash", "timeout")
+EXPECTED_POINTS = {"passing": 4.0, "partly_failing": 3.0, "crash": 0.0, "timeout": 0.0}
+
+
+@pytest.fixture(scope="module")
+def problem():
+    return load_problem(FIXTURE_PROBLEMS / "fx-add")
+
+
+@pytest.fixture(scope="module")
+def scored(problem) -> dict[str, Result]:
+    """Each case's Result, scored against the reference's (canonical) Result."""
+    jobs = [Job(problem, problem.reference_path)] + [
+        Job(problem, SOLUTIONS / f"{case}.py", time_limit=1.0 if case == "timeout" else None) for case in CASES]
+    canonical, *results = judge_many(jobs, 2)
+    assert canonical.status == "passed"
+    out = {}
+    for case, result in zip(CASES, results):
+        result = rescore(result, canonical, problem.points, problem.scoring)
+        result.max_points = canonical.max_points
+        out[case] = result
+    return out
+
+
+def render(name: str, results: list[Result], problem, **context) -> dict:
+    text = FORMATS[name].render(results, FormatContext(problems={problem.id: problem}, execution_time=1.5, **context))
+    data = json.loads(text)
+    jsonschema.validate(data, SCHEMAS[name])
+    return data
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_gradescope_results_are_valid_and_add_up(case, scored, problem):
+    data = render("gradescope", [scored[case]], problem)
+    assert data["score"] == pytest.approx(EXPECTED_POINTS[case]) == pytest.approx(scored[case].points)
+    assert sum(t["score"] for t in data["tests"]) == pytest.approx(data["score"])
+    assert sum(t["max_score"] for t in data["tests"]) == pytest.approx(4.0)
+    assert data["output_format"] == "md" and all(t["output_format"] == "md" for t in data["tests"])
+    assert all(t["status"] == ("passed" if t["score"] == t["max_score"] else "failed") for t in data["tests"])
+    if case in ("crash", "timeout"):  # no test ran: one failed test worth the whole problem, saying why
+        [test] = data["tests"]
+        assert test["max_score"] == 4.0 and test["status"] == "failed" and test["visibility"] == "visible"
+        assert ("timed out after 1 s" if case == "timeout" else "exit code 3") in test["output"]
+        assert ("timed out" if case == "timeout" else "exit code 3") in data["output"]
+
+
+def test_gradescope_visibility_public_visible_secret_after_due_date_or_as_configured(scored, problem):
+    data = render("gradescope", [scored["partly_failing"]], problem)
+    visibility = {t["name"]: t["visibility"] for t in data["tests"]}
+    assert visibility["fx-add: adds large numbers"] == "after_due_date"
+    assert {v for n, v in visibility.items() if "large" not in n} == {"visible"}
+    assert "1 secret test(s), shown after the due date" in data["output"]
+    assert "0 of 1" not in data["output"], "the always-visible summary must not reveal a hidden secret result"
+    published = dataclasses.replace(problem, gradescope_secret_visibility="after_published")
+    data = render("gradescope", [scored["partly_failing"]], published)
+    assert [t["visibility"] for t in data["tests"] if "large" in t["name"]] == ["after_published"]
+
+
+def test_problem_toml_gradescope_visibility_is_validated(tmp_path):
+    folder = tmp_path / "fx-add"
+    shutil.copytree(FIXTURE_PROBLEMS / "fx-add", folder)
+    toml = folder / "problem.toml"
+    toml.write_text(toml.read_text() + 'gradescope_secret_visibility = "hidden"\n')
+    assert load_problem(folder).gradescope_secret_visibility == "hidden"
+    toml.write_text(toml.read_text().replace('"hidden"', '"later"'))
+    with pytest.raises(ProblemError, match="gradescope_secret_visibility.*'later'.*after_due_date"):
+        load_problem(folder)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_prairielearn_results_are_valid_and_add_up(case, scored, problem):
+    data = render("prairielearn", [scored[case]], problem)
+    assert data["gradable"] is True
+    assert data["points"] == pytest.approx(EXPECTED_POINTS[case]) and data["max_points"] == 4.0
+    assert data["score"] == pytest.approx(EXPECTED_POINTS[case] / 4)
+    assert sum(t["points"] for t in data["tests"]) == pytest.approx(data["points"])
+    assert sum(t["max_points"] for t in data["tests"]) == pytest.approx(data["max_points"])
+    assert len(json.dumps(data)) < 1_000_000
+
+
+def test_prairielearn_unreadable_submission_is_not_gradable(problem):
+    data = render("prairielearn", [Result.error("fx-add", "not judged: the zip is corrupt", 4.0)], problem,
+                  submission_error="not a readable zip file")
+    assert data["gradable"] is False and "score" not in data
+    assert data["format_errors"] == ["not a readable zip file"] and "not a readable zip file" in data["message"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_github_classroom_result_is_valid_and_adds_up(case, scored, problem):
+    data = render("github-classroom", [scored[case]], problem)
+    assert data["max_score"] == 4.0
+    assert sum(t["score"] for t in data["tests"]) == pytest.approx(EXPECTED_POINTS[case])
+    assert data["status"] == {"passing": "pass", "partly_failing": "fail", "crash": "error", "timeout": "error"}[case]
+
+
+def secret(data: dict) -> list[dict]:
+    return [t for t in data["tests"] if "secret" in t["name"] or "large" in t["name"]]
+
+
+def test_secret_feedback_levels(scored, problem):
+    """names (default): pass/fail only; none: not even the name; full: the message, without the test's code."""
+    failing = scored["partly_failing"]
+    [names] = secret(render("prairielearn", [failing], problem))
+    assert names["name"] == "adds large numbers" and names["message"] == "" and names["points"] == 0
+    [none] = secret(render("prairielearn", [failing], problem, feedback="none"))
+    assert none["name"] == "secret test 1" and none["message"] == ""
+    [full] = secret(render("prairielearn", [failing], problem, feedback="full"))
+    assert full["message"] == "add(10**6, 1) should be 1000001"
+    public_failure = dataclasses.replace(failing.tests[0], outcome="failed", message="expected 3, got 0")
+    shown = render("github-classroom", [dataclasses.replace(failing, tests=[public_failure, *failing.tests[1:]])],
+                   problem)
+    assert shown["tests"][0]["message"].startswith("expected 3, got 0")
+
+
+def test_rounding_adds_up_to_the_problems_points(problem):
+    """Three tests of a 10-point problem are 3.3333 each: the last absorbs the rounding, the total is 10."""
+    from judge.result import TestResult
+
+    tests = [TestResult(id=f"t{i}", name=f"t{i}", file="tests/public/test_x.py", visibility="public",
+                        outcome="passed", points=3.3333, max_points=3.3333) for i in range(3)]
+    result = Result("fx-add", "passed", tests=tests, points=10.0, max_points=10.0)
+    assert render("gradescope", [result], problem)["score"] == 10.0
+    assert render("prairielearn", [result], problem)["score"] == 1.0
+    assert render("github-classroom", [result], problem)["max_score"] == 10.0
+
+
+def test_tests_that_did_not_run_still_count(problem):
+    """A Result missing some of the canonical tests (a test file that did not load) keeps its total."""
+    from judge.result import TestResult
+
+    ran = TestResult(id="t1", name="t1", file="tests/public/test_x.py", visibility="public", outcome="passed",
+                     points=1.0, max_points=1.0)
+    result = Result("fx-add", "error", message="tests/secret/test_big.py did not load", tests=[ran],
+                    points=1.0, max_points=4.0)
+    data = render("gradescope", [result], problem)
+    assert sum(t["max_score"] for t in data["tests"]) == 4.0 and data["score"] == 1.0
+    assert data["tests"][-1]["name"] == "fx-add: tests that did not run"
+    assert "did not load" in data["tests"][-1]["output"]
+
+
+def test_command_line_writes_every_platform_format(tmp_path):
+    practice = tmp_path / "practice"
+    run_cli(str(practice), "--problems", str(FIXTURE_PROBLEMS))
+    shutil.copy(SOLUTIONS / "partly_failing.py", practice / "fx-add" / "adder.py")
+    outputs = {name: tmp_path / f"{name}.json" for name in SCHEMAS}
+    args = [arg for name, path in outputs.items() for arg in (f"--{name}", str(path))]
+    done = run_cli(str(practice), "--problems", str(FIXTURE_PROBLEMS), *args)
+    assert done.returncode == 1, done.stdout + done.stderr
+    for name, path in outputs.items():
+        jsonschema.validate(json.loads(path.read_text()), SCHEMAS[name])
+    assert json.loads(outputs["gradescope"].read_text())["score"] == 3.0
