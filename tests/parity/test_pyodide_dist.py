@@ -73,7 +73,7 @@ def test_failing_pip_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path:
 
 def test_a_checksum_mismatch_names_the_file() -> None:
     with pytest.raises(dist.DistributionError, match="checksum mismatch for pytest.whl"):
-        dist._check_bytes(b"not a wheel", 11, "0" * 64, "pytest.whl")
+        dist._check_bytes(b"not a wheel", dist.Pin(11, "0" * 64), "pytest.whl")
 
 
 # --- with the real distribution ---------------------------------------------------------------
