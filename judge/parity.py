@@ -328,15 +328,15 @@ def check_parity(root: str | Path, parallel: int = 1, stream: Any = None) -> int
 
     stream = stream or sys.stdout
     problems, _ = discover_problems(root)
-    plan = [(problem, label, path) for problem in problems for label, path in
-            [("reference", problem.reference_path), ("starter", problem.starter_path)]
-            + [(f"wrong/{p.name}", p) for p in problem.wrong_files]]
+    plan = [(problem, label, source) for problem in problems for label, source in _solutions(problem, stream)]
     stream.write(f"Parity: judging {len(plan)} solutions natively and in Pyodide {_pyodide_version()}...\n")
-    native = judge_many([NativeJob(problem, path, include_secret=True) for problem, _, path in plan], parallel)
+    with tempfile.TemporaryDirectory(prefix="pp-judge-parity-") as tmp:
+        paths = [_source_file(Path(tmp) / str(i), problem.entry, source) for i, (problem, _, source) in enumerate(plan)]
+        native = judge_many([NativeJob(problem, path, include_secret=True)
+                             for (problem, _, _), path in zip(plan, paths)], parallel)
     try:
-        browser = run_in_pyodide([Job(problem.path, path.read_text(encoding="utf-8"), include_secret=True,
-                                      time_limit=problem.time_limit * 3, label=f"{problem.id}/{label}")
-                                  for problem, label, path in plan])
+        browser = run_in_pyodide([Job(problem.path, source, include_secret=True, time_limit=problem.time_limit * 3,
+                                      label=f"{problem.id}/{label}") for problem, label, source in plan])
     except HarnessError as exc:
         stream.write(f"error: cannot run Pyodide here: {exc}\n")
         return 2
@@ -348,6 +348,25 @@ def check_parity(root: str | Path, parallel: int = 1, stream: Any = None) -> int
             stream.write(f"DIFFERS {problem.id} {label}\n{diff}\n")
     stream.write(f"{len(plan) - differing} of {len(plan)} solutions give the same Result in both engines.\n")
     return 1 if differing else 0
+
+
+def _solutions(problem: Any, stream: Any) -> list[tuple[str, str]]:
+    """(label, code) of the reference, the starter and every wrong solution that loads."""
+    from .wrong import WrongSolutionError, load_wrong
+
+    found = [("reference", problem.reference_path.read_text(encoding="utf-8")), ("starter", problem.starter)]
+    for path in problem.wrong_files:
+        try:
+            found.append((f"wrong/{path.name}", load_wrong(problem, path).source))
+        except WrongSolutionError as exc:
+            stream.write(f"SKIPPED {problem.id}: {exc}\n")
+    return found
+
+
+def _source_file(folder: Path, entry: str, source: str) -> Path:
+    folder.mkdir(parents=True)
+    (folder / entry).write_text(source, encoding="utf-8")
+    return folder / entry
 
 
 def _pyodide_version() -> str:
