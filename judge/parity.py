@@ -44,7 +44,6 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-import os
 import re
 import shutil
 import subprocess

@@ -17,7 +17,7 @@ REFERENCE = '"""Reference: add two numbers."""\n\n\ndef add(a, b):\n    return a
 SUBTRACT_DIFF = """--- reference/adder.py
 +++ wrong/subtracts.py
 @@ -3,3 +3,3 @@
- 
+
  def add(a, b):
 -    return a + b
 +    return a - b
@@ -107,7 +107,7 @@ def test_a_diffs_declarations_come_before_its_header(tmp_path: Path) -> None:
 def test_check_accepts_wrong_solutions_that_fail_as_declared(tmp_path: Path) -> None:
     folder = fixture(tmp_path, {
         "subtracts.diff": "# judge: caught-by test_small, tests/secret/test_big.py::test_big\n" + SUBTRACT_DIFF,
-        "no_module.py": '"""Imports a module that is not there."""\n# judge: expect status=error\nimport no_such_module\n',
+        "no_module.py": '"""Imports what is not there."""\n# judge: expect status=error\nimport no_such_module\n',
         "multiplies.py": "def add(a, b):\n    return a * b\n",
     })
     code, out = check(folder)

@@ -186,8 +186,14 @@ def write_engine(out: Path, mode: str = "self", cache_dir: Path | None = None, *
     if mode != "self":
         pyodide_config["indexURL"] = pyodide_dist.CDN_URL
         return EngineFiles(config, pyodide_dist.CDN_URL)
-    index_url = f"pyodide/{version}/"
-    pyodide_config["indexURL"] = index_url
+    pyodide_config["indexURL"] = f"pyodide/{version}/"
+    return _write_pyodide(out, config, judge_bytes, cache_dir, require_compiled)
+
+
+def _write_pyodide(out: Path, config: dict[str, Any], judge_bytes: bytes, cache_dir: Path | None,
+                   require_compiled: bool) -> EngineFiles:
+    """The self-hosted distribution and, when they can be made, its compiled twins and the judge's."""
+    index_url = config["pyodide"]["indexURL"]
     dist = pyodide_dist.ensure_distribution(cache_dir)
     (out / index_url).mkdir(parents=True)
     for name in sorted(pyodide_dist.DIST_FILES):
@@ -197,8 +203,8 @@ def write_engine(out: Path, mode: str = "self", cache_dir: Path | None = None, *
         return EngineFiles(config, index_url)
     twins, judge_pyc_bytes = compiled
     folder = _write_compiled(out, twins)
-    pyodide_config["lockFileURL"] = f"pyodide/{folder}/pyodide-lock.json"
-    pyodide_config["stdLibURL"] = f"pyodide/{folder}/python_stdlib.zip"
+    config["pyodide"]["lockFileURL"] = f"pyodide/{folder}/pyodide-lock.json"
+    config["pyodide"]["stdLibURL"] = f"pyodide/{folder}/python_stdlib.zip"
     config["judge_pyc"] = f"assets/{_hashed_name('pyc-judge', '.zip', judge_pyc_bytes)}"
     (out / config["judge_pyc"]).write_bytes(judge_pyc_bytes)
     # the app never loads the plain twins: they stay in the site (the pinned distribution, as

@@ -89,7 +89,8 @@ class CarrierWheel(NamedTuple):
 
 
 #: The npm tarball as the registry serves it (npm pack writes the registry's bytes).
-NPM_TARBALL = PinnedFile("pyodide-0.27.7.tgz", 5898824, "89d5d952675eb08e11286e52c7238f1248ce71726e896db9703e73bef23dc343")
+NPM_TARBALL = PinnedFile("pyodide-0.27.7.tgz", 5898824,
+                         "89d5d952675eb08e11286e52c7238f1248ce71726e896db9703e73bef23dc343")
 
 #: Core files taken from the tarball's ``package/`` folder.
 CORE_FILES: dict[str, Pin] = {
@@ -101,7 +102,8 @@ CORE_FILES: dict[str, Pin] = {
 }
 
 #: Pyodide's original lock file (the source of numpy's entry and of ``info``).
-ORIGINAL_LOCK = PinnedFile("pyodide-lock.json", 112205, "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c")
+ORIGINAL_LOCK = PinnedFile("pyodide-lock.json", 112205,
+                           "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c")
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,8 @@ NUMPY_WHEEL = PinnedFile("numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", 30
                          "ebb61241d962b98b21597d7ce43b67668a6d5bab3acec4fbe958657320d7cd08")
 
 #: The trimmed lock written by :func:`trimmed_lock` (a pure function of the pinned inputs).
-TRIMMED_LOCK = PinnedFile("pyodide-lock.json", 1921, "77f7a5f2d82be1d3c62405a622a3be5b69e168dbeab2fe0566fb8e1209c080f7")
+TRIMMED_LOCK = PinnedFile("pyodide-lock.json", 1921,
+                          "77f7a5f2d82be1d3c62405a622a3be5b69e168dbeab2fe0566fb8e1209c080f7")
 
 #: Every file of a finished distribution.
 DIST_FILES: dict[str, Pin] = {
