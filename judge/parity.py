@@ -4,11 +4,14 @@ The same learner code must give the same Result natively (CPython 3.11, 64-bit) 
 browser (Pyodide 0.27.7, Python 3.12, 32-bit wasm), durations aside. This module is native-only.
 
 - :func:`run_in_pyodide` runs a list of :class:`Job` in Pyodide with one Node.js process and one
-  Pyodide boot for all of them (``judge/pyodide_harness/run_jobs.mjs``), using the self-hosted
-  distribution from :func:`judge.site.pyodide_dist.ensure_distribution`. A job that exceeds its
-  time limit is interrupted (and, if the interrupt does not land, its worker is replaced): its
-  Result is ``Result.timeout``. A job that kills the interpreter gets an error Result; the
-  remaining jobs go on in a fresh interpreter.
+  Pyodide boot for all of them (``judge/pyodide_harness/run_jobs.mjs``). The harness boots from a
+  site folder made by :func:`judge.site.build.build_engine_site`: the files a ``self`` build ships
+  (the pinned distribution's compiled twins, the judge zip and its bytecode) and the site's own
+  ``js/boot.mjs``, so it exercises the engine the browser runs. A job that exceeds its time limit
+  is interrupted (and, if the interrupt does not land, its worker is replaced): its Result is the
+  timeout Result of :func:`judge.engines.unfinished.unfinished_result`. A job that kills the
+  interpreter gets that function's ``crashed`` Result; the remaining jobs go on in a fresh
+  interpreter.
 - :func:`normalise` removes what legitimately differs between the engines; :func:`compare`
   reports what is left, field by field.
 
@@ -23,7 +26,7 @@ Normalisation (applied to both sides before comparing):
    - the judge's work directories, ``<temp>/judge-<id>-<random>`` -> ``<workdir>`` (the runner
      already strips them from messages; this covers reprs and artifacts);
    - the problem folder: the native absolute path given as ``problem_dir`` and Pyodide's copy
-     ``/jobs/<n>/<id>`` -> ``<problem>``;
+     ``/home/pyodide/problems/<id>`` -> ``<problem>``;
    - Python's installation: ``.../site-packages/`` -> ``<site-packages>/``; the standard library,
      ``.../lib/python3.N/`` natively and ``/lib/python312.zip/`` in Pyodide -> ``<stdlib>/``;
    - object addresses, `` at 0x7f...`` -> `` at 0x...``.
@@ -41,7 +44,6 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -50,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .result import Result
+from .engines.unfinished import unfinished_result
 
 HARNESS = Path(__file__).resolve().parent / "pyodide_harness" / "run_jobs.mjs"
 BOOT_ALLOWANCE = 120.0  # seconds allowed for one Pyodide boot on a loaded 2-core machine
@@ -83,40 +85,28 @@ class HarnessError(RuntimeError):
     """The Pyodide harness could not run (node missing, Pyodide failed to boot, ...)."""
 
 
-def run_in_pyodide(jobs: list[Job], *, dist: Path | None = None, verbose: bool = False,
+def run_in_pyodide(jobs: list[Job], *, dist: Path | None = None, site: Path | None = None, verbose: bool = False,
                    timeout: float | None = None) -> list[dict[str, Any]]:
     """Run ``jobs`` in Pyodide (one Node.js process, one boot); return their Result dicts in order."""
-    return run_harness(jobs, dist=dist, verbose=verbose, timeout=timeout).results
+    return run_harness(jobs, dist=dist, site=site, verbose=verbose, timeout=timeout).results
 
 
-def run_harness(jobs: list[Job], *, dist: Path | None = None, verbose: bool = False,
+def run_harness(jobs: list[Job], *, dist: Path | None = None, site: Path | None = None, verbose: bool = False,
                 timeout: float | None = None) -> HarnessRun:
-    """Like :func:`run_in_pyodide`, also returning the harness's records and boot timings."""
+    """Like :func:`run_in_pyodide`, also returning the harness's records and boot timings.
+
+    ``site`` is a site built with ``judge build --pyodide self`` to boot from; by default an
+    engine-only site is built from this judge into a temporary folder (``dist`` is the cache folder
+    of the Pyodide distribution, as in :func:`judge.site.pyodide_dist.ensure_distribution`).
+    """
     if not jobs:
         return HarnessRun(results=[], records=[])
     node = find_node()
-    from .site.pyodide_dist import ensure_distribution
-
-    dist_dir = ensure_distribution(dist)
     if timeout is None:
         timeout = BOOT_ALLOWANCE + sum(float(j.time_limit) + GRACE + 5 for j in jobs)
     with tempfile.TemporaryDirectory(prefix="pp-judge-parity-") as tmp:
-        jobs_file, out_file = Path(tmp) / "jobs.json", Path(tmp) / "results.jsonl"
-        payload = [{"problem_dir": str(Path(j.problem_dir).resolve()), "source": j.source,
-                    "include_secret": bool(j.include_secret), "time_limit": float(j.time_limit),
-                    "label": j.label} for j in jobs]
-        jobs_file.write_text(json.dumps({"jobs": payload}), encoding="utf-8")
-        cmd = [node, str(HARNESS), "--dist", str(dist_dir), "--jobs", str(jobs_file), "--out", str(out_file),
-               "--grace", str(GRACE)]
-        if verbose:
-            cmd.append("--verbose")
-        try:
-            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, text=True, errors="replace", timeout=timeout)
-            log, code = proc.stderr, proc.returncode
-        except subprocess.TimeoutExpired as exc:
-            log, code = _text(exc.stderr) + f"\n[parity] the harness did not finish within {timeout:.0f} s", None
-        lines = out_file.read_text(encoding="utf-8").splitlines() if out_file.exists() else []
+        site_dir = Path(site) if site is not None else _engine_site(Path(tmp) / "site", dist)
+        log, code, lines = _call_harness(node, site_dir, jobs, Path(tmp), verbose, timeout)
     records = [json.loads(line) for line in lines if line.strip()]
     by_index = {r["index"]: r for r in records if r.get("kind") == "job"}
     boots = [r for r in records if r.get("kind") == "boot"]
@@ -146,11 +136,50 @@ def find_node() -> str:
     return node
 
 
+def _engine_site(folder: Path, dist: Path | None) -> Path:
+    from .site.build import build_engine_site
+    from .site.pyodide_dist import DistributionError
+
+    try:
+        build_engine_site(folder, dist)
+    except DistributionError as exc:
+        raise HarnessError(f"cannot prepare Pyodide for the harness: {exc}") from None
+    return folder
+
+
+def _call_harness(node: str, site: Path, jobs: list[Job], tmp: Path, verbose: bool,
+                  timeout: float) -> tuple[str, int | None, list[str]]:
+    """Run ``run_jobs.mjs``; its log, exit status (None: killed at ``timeout``) and JSON lines."""
+    jobs_file, out_file = tmp / "jobs.json", tmp / "results.jsonl"
+    payload = [{"problem_dir": str(Path(j.problem_dir).resolve()), "source": j.source,
+                "include_secret": bool(j.include_secret), "time_limit": float(j.time_limit),
+                "label": j.label} for j in jobs]
+    jobs_file.write_text(json.dumps({"jobs": payload}), encoding="utf-8")
+    cmd = [node, str(HARNESS), "--site", str(site), "--jobs", str(jobs_file), "--out", str(out_file),
+           "--grace", str(GRACE)]
+    if verbose:
+        cmd.append("--verbose")
+    try:
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, errors="replace", timeout=timeout)
+        log, code = proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired as exc:
+        log, code = _text(exc.stderr) + f"\n[parity] the harness did not finish within {timeout:.0f} s", None
+    lines = out_file.read_text(encoding="utf-8").splitlines() if out_file.exists() else []
+    return log, code, lines
+
+
 def _result_of(record: dict[str, Any], job: Job) -> dict[str, Any]:
+    """The job's Result: the engine's own, or the one for how the harness saw it end."""
+    problem = Path(job.problem_dir).name
+    if record.get("interrupted") or record.get("killed"):
+        return unfinished_result(problem, "timeout", float(job.time_limit)).to_dict()
+    if record.get("crash"):
+        return unfinished_result(problem, "crashed", detail=record["crash"]).to_dict()
     if record.get("result") is not None:
         return record["result"]
-    problem = Path(job.problem_dir).name
-    return Result.error(problem, f"Pyodide harness: {record.get('harness_error') or 'no result'}").to_dict()
+    detail = f"Pyodide harness: {record.get('harness_error') or 'no result'}"
+    return unfinished_result(problem, "engine-error", detail=detail).to_dict()
 
 
 def _text(data: str | bytes | None) -> str:
@@ -171,7 +200,7 @@ _TEMP_ROOTS = r"(?:/private)?(?:/tmp|/var/tmp|/var/folders/[^/\s'\"]+/[^/\s'\"]+
 _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(_TEMP_ROOTS + r"/pytest-of-[^/\s'\"]+/pytest-\d+"), "<pytest-tmp>"),
     (re.compile(r"/[^\s'\"]*?/judge-[a-z0-9-]+-[A-Za-z0-9_]{8}"), "<workdir>"),
-    (re.compile(r"/jobs/\d+/[a-z0-9][a-z0-9-]*"), "<problem>"),
+    (re.compile(r"/home/pyodide/problems/[a-z0-9][a-z0-9-]*"), "<problem>"),
     (re.compile(r"/[^\s'\"]*?/site-packages/"), "<site-packages>/"),
     (re.compile(r"/lib/python312\.zip/|/[^\s'\"]*?/lib/python3\.\d+/"), "<stdlib>/"),
     (re.compile(r" at 0x[0-9a-fA-F]+"), " at 0x..."),
@@ -298,15 +327,15 @@ def check_parity(root: str | Path, parallel: int = 1, stream: Any = None) -> int
 
     stream = stream or sys.stdout
     problems, _ = discover_problems(root)
-    plan = [(problem, label, path) for problem in problems for label, path in
-            [("reference", problem.reference_path), ("starter", problem.starter_path)]
-            + [(f"wrong/{p.name}", p) for p in problem.wrong_files]]
+    plan = [(problem, label, source) for problem in problems for label, source in _solutions(problem, stream)]
     stream.write(f"Parity: judging {len(plan)} solutions natively and in Pyodide {_pyodide_version()}...\n")
-    native = judge_many([NativeJob(problem, path, include_secret=True) for problem, _, path in plan], parallel)
+    with tempfile.TemporaryDirectory(prefix="pp-judge-parity-") as tmp:
+        paths = [_source_file(Path(tmp) / str(i), problem.entry, source) for i, (problem, _, source) in enumerate(plan)]
+        native = judge_many([NativeJob(problem, path, include_secret=True)
+                             for (problem, _, _), path in zip(plan, paths)], parallel)
     try:
-        browser = run_in_pyodide([Job(problem.path, path.read_text(encoding="utf-8"), include_secret=True,
-                                      time_limit=problem.time_limit * 3, label=f"{problem.id}/{label}")
-                                  for problem, label, path in plan])
+        browser = run_in_pyodide([Job(problem.path, source, include_secret=True, time_limit=problem.time_limit * 3,
+                                      label=f"{problem.id}/{label}") for problem, label, source in plan])
     except HarnessError as exc:
         stream.write(f"error: cannot run Pyodide here: {exc}\n")
         return 2
@@ -318,6 +347,25 @@ def check_parity(root: str | Path, parallel: int = 1, stream: Any = None) -> int
             stream.write(f"DIFFERS {problem.id} {label}\n{diff}\n")
     stream.write(f"{len(plan) - differing} of {len(plan)} solutions give the same Result in both engines.\n")
     return 1 if differing else 0
+
+
+def _solutions(problem: Any, stream: Any) -> list[tuple[str, str]]:
+    """(label, code) of the reference, the starter and every wrong solution that loads."""
+    from .wrong import WrongSolutionError, load_wrong
+
+    found = [("reference", problem.reference_path.read_text(encoding="utf-8")), ("starter", problem.starter)]
+    for path in problem.wrong_files:
+        try:
+            found.append((f"wrong/{path.name}", load_wrong(problem, path).source))
+        except WrongSolutionError as exc:
+            stream.write(f"SKIPPED {problem.id}: {exc}\n")
+    return found
+
+
+def _source_file(folder: Path, entry: str, source: str) -> Path:
+    folder.mkdir(parents=True)
+    (folder / entry).write_text(source, encoding="utf-8")
+    return folder / entry
 
 
 def _pyodide_version() -> str:

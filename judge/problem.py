@@ -108,7 +108,7 @@ def load_problem(path: str | Path, published: bool = False) -> Problem:
         public_test_files=_python_files(folder / "tests" / "public"),
         secret_test_files=_python_files(folder / "tests" / "secret"),
         support_files=_python_files(folder / "support"),
-        wrong_files=_python_files(folder / "wrong"),
+        wrong_files=_python_files(folder / "wrong", "*.py", "*.diff"),
     )
     reference = folder / "reference" / entry
     if reference.is_file():
@@ -170,8 +170,10 @@ def _read_text(path: Path) -> str:
         raise ProblemError(f"{path}: not UTF-8 text ({exc})") from None
 
 
-def _python_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("*.py") if p.is_file()) if folder.is_dir() else []
+def _python_files(folder: Path, *patterns: str) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for pattern in patterns or ("*.py",) for p in folder.glob(pattern) if p.is_file())
 
 
 def _check_meta(meta: dict[str, Any], folder: Path) -> None:

@@ -6,7 +6,7 @@ Layout (documented in docs/problem-format.md)::
     <workdir>/<support modules>
     <workdir>/tests/public/...      copied from the problem folder
     <workdir>/tests/secret/...      only when grading with secret tests
-    <workdir>/pytest.ini            pins pytest's configuration to the judge's
+    <workdir>/pytest.ini            pins pytest's configuration to the judge's (helpers on pythonpath)
 """
 
 from __future__ import annotations
@@ -19,7 +19,10 @@ from pathlib import Path
 from .problem import Problem
 from .scoring import MARKER_HELP
 
+# Helper modules of tests/public and tests/secret are importable from every test file by name:
+# pytest puts both folders on sys.path for the session (the `pythonpath` setting).
 PYTEST_INI = ("[pytest]\npython_files = test_*.py\npython_functions = test_*\naddopts =\n"
+              "pythonpath = tests/public tests/secret\n"
               f"markers =\n    {MARKER_HELP}\n")
 
 

@@ -1,11 +1,20 @@
-"""A wheel install carries the problems: ``pip install`` + ``python -m judge practice/`` works outside a clone."""
+"""A wheel install carries the problems: ``pip install`` + ``python -m judge practice/`` works outside a clone.
+
+The wheel is installed with ``--no-deps`` into a new virtual environment that sees the packages of
+the environment running the tests (numpy, pytest...): the same test then works from a plain
+interpreter and from inside a virtual environment (``--system-site-packages`` would see the base
+interpreter's packages instead, which a virtual environment's own installs are not part of).
+"""
 
 from __future__ import annotations
 
 import os
+import site
 import subprocess
 import sys
+import sysconfig
 import zipfile
+from pathlib import Path
 
 from tests.conftest import PROBLEMS, ROOT
 
@@ -21,8 +30,7 @@ def test_wheel_carries_problems_and_runs_outside_the_clone(tmp_path):
     assert not [n for n in names if "__pycache__" in n]
     assert "judge/_web/index.html" in names and not [n for n in names if "node_modules" in n]
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-    python = venv / "bin" / "python"
+    python = make_venv_seeing_this_environment(venv)
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True,
                    capture_output=True)
     outside = tmp_path / "elsewhere"
@@ -41,3 +49,22 @@ def test_wheel_carries_problems_and_runs_outside_the_clone(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert site.returncode == 0, site.stdout + site.stderr
     assert (outside / "site" / "index.html").is_file()
+
+
+def make_venv_seeing_this_environment(venv: Path) -> Path:
+    """A virtual environment whose imports fall back to this interpreter's site-packages; its python.
+
+    A ``.pth`` file lists them after the new environment's own site-packages, so what is installed
+    there wins. The ``.pth`` files of those folders are not run (an editable install of the clone
+    stays invisible).
+    """
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    outer = [*site.getsitepackages(), sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]
+    if site.ENABLE_USER_SITE:
+        outer.append(site.getusersitepackages())
+    folders = list(dict.fromkeys(p for p in outer if Path(p).is_dir()))
+    (Path(purelib) / "_outer_environment.pth").write_text("".join(f"{p}\n" for p in folders), encoding="utf-8")
+    return python

@@ -102,7 +102,7 @@ self.addEventListener("fetch", (event) => {
       const cached = await runtime.match(request);
       if (cached) return cached;
       const response = await fetch(request);
-      // importScripts from the CDN is a no-cors request: its response is opaque but usable
+      // (a no-cors request from the CDN gets an opaque response: usable, and cached as well)
       if (response.ok || response.type === "opaque") await runtime.put(request, response.clone());
       return response;
     }

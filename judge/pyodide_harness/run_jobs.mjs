@@ -1,22 +1,27 @@
 #!/usr/bin/env node
 // Run judge jobs in Pyodide under Node.js 20: one boot for all jobs, one JSON line per job.
 //
-//   node run_jobs.mjs --dist DIR --jobs JOBS.json --out RESULTS.jsonl [--judge DIR] [--grace S] [--verbose]
+//   node run_jobs.mjs --site DIR --jobs JOBS.json --out RESULTS.jsonl [--grace S] [--verbose]
+//
+// DIR is a site made by `judge build` (--pyodide self), or the engine-only site that
+// judge.site.build.build_engine_site makes: the harness boots Pyodide from the site's own files
+// (compiled twins included) with the site's own js/boot.mjs, as the browser does.
 //
 // JOBS.json: {"jobs": [{"problem_dir": host path, "source": text, "include_secret": bool,
 //                        "time_limit": seconds, "label": text}, ...]}
 // RESULTS.jsonl, one line per event, written as it happens (a crash loses nothing written):
 //   {"kind": "boot", "worker": n, "timings": {...}}                 a worker booted Pyodide
 //   {"kind": "job", "index": i, "label": ..., "result": {Result} | null, "harness_error": null | text,
-//    "seconds": s, "interrupted": bool, "killed": bool, "worker": n}
+//    "crash": null | text, "seconds": s, "interrupted": bool, "killed": bool, "worker": n}
 //   {"kind": "end", "jobs": n}                                      every job has its line
 //
 // Python runs in a worker thread (Pyodide blocks the thread it runs on). When a job exceeds its
-// time limit the main thread sets Pyodide's interrupt buffer (SIGINT -> KeyboardInterrupt); the
-// job's Result is then the timeout Result that the worker built with judge.result before the job
-// started. If the interrupt does not land within the grace period (time.sleep and output floods
-// are not interruptible) the worker is terminated and a fresh one is booted for the other jobs.
-// A job that kills the interpreter gets an error Result; the other jobs go on in a fresh worker.
+// time limit the main thread sets Pyodide's interrupt buffer (SIGINT -> KeyboardInterrupt) and
+// marks the job "interrupted". If the interrupt does not land within the grace period (time.sleep
+// and output floods are not interruptible) the worker is terminated ("killed") and a fresh one is
+// booted for the other jobs. A job that kills the interpreter gets "crash" (what happened); the
+// other jobs go on in a fresh worker. This program never builds a Result itself: judge.parity
+// turns these records into Results with judge.engines.unfinished.
 // Exit status: 0 when every job has a line, 2 on bad arguments, 3 when Pyodide cannot boot.
 
 import { Worker } from 'node:worker_threads';
@@ -26,31 +31,29 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const START_TIMEOUT = 60; // seconds
-const CRASH_MESSAGE = 'the Pyodide interpreter crashed during this run'; // as in jobs.crash_json
 
 function parseArgs(argv) {
-  const args = { judge: path.dirname(HERE), grace: 2, verbose: false };
+  const args = { grace: 2, verbose: false };
   for (let i = 0; i < argv.length; i++) {
     const key = argv[i];
     const value = () => {
       if (i + 1 >= argv.length) usage(`${key} needs a value`);
       return argv[++i];
     };
-    if (key === '--dist') args.dist = path.resolve(value());
+    if (key === '--site') args.site = path.resolve(value());
     else if (key === '--jobs') args.jobs = path.resolve(value());
     else if (key === '--out') args.out = path.resolve(value());
-    else if (key === '--judge') args.judge = path.resolve(value());
     else if (key === '--grace') args.grace = Number(value());
     else if (key === '--verbose') args.verbose = true;
     else usage(`unknown argument ${key}`);
   }
-  if (!args.dist || !args.jobs || !args.out) usage('--dist, --jobs and --out are required');
+  if (!args.site || !args.jobs || !args.out) usage('--site, --jobs and --out are required');
   return args;
 }
 
 function usage(problem) {
-  process.stderr.write(`run_jobs.mjs: ${problem}\nusage: node run_jobs.mjs --dist DIR --jobs JOBS.json ` +
-    '--out RESULTS.jsonl [--judge DIR] [--grace SECONDS] [--verbose]\n');
+  process.stderr.write(`run_jobs.mjs: ${problem}\nusage: node run_jobs.mjs --site DIR --jobs JOBS.json ` +
+    '--out RESULTS.jsonl [--grace SECONDS] [--verbose]\n');
   process.exit(2);
 }
 
@@ -74,9 +77,19 @@ function readTree(root) {
   return files;
 }
 
+// The site configuration that `judge build` embeds in index.html.
+function siteConfig(site) {
+  const index = path.join(site, 'index.html');
+  const text = fs.readFileSync(index, 'utf8');
+  const match = /<script type="application\/json" id="site-config">([\s\S]*?)<\/script>/.exec(text);
+  if (!match) throw new Error(`${index} holds no site configuration: is ${site} a site made by judge build?`);
+  return JSON.parse(match[1]); // its <\/ is JSON's escape of </
+}
+
 class Runner {
-  constructor(args) {
+  constructor(args, config) {
     this.args = args;
+    this.config = config;
     this.interruptBuffer = null; // one per worker: a pending interrupt must not reach the next one
     this.interrupt = null;
     this.worker = null;
@@ -90,7 +103,7 @@ class Runner {
     this.interruptBuffer = new SharedArrayBuffer(4);
     this.interrupt = new Int32Array(this.interruptBuffer);
     const worker = new Worker(path.join(HERE, 'worker.mjs'), {
-      workerData: { dist: this.args.dist, judgeDir: this.args.judge, interruptBuffer: this.interruptBuffer,
+      workerData: { site: this.args.site, config: this.config, interruptBuffer: this.interruptBuffer,
         verbose: this.args.verbose },
     });
     this.worker = worker;
@@ -120,7 +133,7 @@ class Runner {
   // Run one job in the current worker; always resolves with the job's record.
   runJob(job, index) {
     const problemDir = path.resolve(job.problem_dir);
-    const record = { kind: 'job', index, label: job.label ?? '', result: null, harness_error: null,
+    const record = { kind: 'job', index, label: job.label ?? '', result: null, harness_error: null, crash: null,
       seconds: null, interrupted: false, killed: false, worker: this.workers };
     const limit = Number(job.time_limit) || 10;
     let files;
@@ -131,12 +144,11 @@ class Runner {
       return Promise.resolve(record);
     }
     return new Promise((resolve) => {
-      let fallback = null; // {timeoutJson, crashJson} once the job started
+      let started = 0;
       let timer = null;
       let graceTimer = null;
-      let started = 0;
-      // Writing the files and building the fallback Results takes milliseconds; a worker that
-      // does not start the job within START_TIMEOUT is stuck and gets replaced.
+      // Writing the files takes milliseconds; a worker that does not start the job within
+      // START_TIMEOUT is stuck and gets replaced.
       const startTimer = setTimeout(() => {
         finish({ harness_error: `the Pyodide worker did not start the job within ${START_TIMEOUT} s`, dead: true });
       }, START_TIMEOUT * 1000);
@@ -152,18 +164,11 @@ class Runner {
         resolve(record);
       };
       const crashed = (detail) => {
-        if (fallback) {
-          // Fill the detail into the Result JSON that Python built; JSON.stringify gives a valid literal.
-          const result = fallback.crashJson.replace(JSON.stringify(CRASH_MESSAGE),
-            JSON.stringify(`${CRASH_MESSAGE}: ${detail}`));
-          finish({ result, dead: true });
-        } else {
-          finish({ harness_error: `the Pyodide worker failed before the job started: ${detail}`, dead: true });
-        }
+        if (started) finish({ crash: detail, dead: true });
+        else finish({ harness_error: `the Pyodide worker failed before the job started: ${detail}`, dead: true });
       };
       this.handler = ({ msg, error, exit }) => {
         if (msg && msg.type === 'started' && msg.index === index) {
-          fallback = msg;
           clearTimeout(startTimer);
           started = performance.now();
           timer = setTimeout(() => {
@@ -171,12 +176,11 @@ class Runner {
             Atomics.store(this.interrupt, 0, 2); // SIGINT: Pyodide raises KeyboardInterrupt
             graceTimer = setTimeout(() => {
               log(`job ${index} (${record.label}) ignored the interrupt for ${this.args.grace} s: terminating the worker`);
-              finish({ result: fallback.timeoutJson, killed: true });
+              finish({ killed: true });
             }, this.args.grace * 1000);
           }, limit * 1000);
         } else if (msg && msg.type === 'done' && msg.index === index) {
-          const result = record.interrupted ? fallback.timeoutJson : msg.json;
-          finish({ result });
+          finish({ result: msg.json, interrupted: record.interrupted || msg.interrupted });
         } else if (msg && msg.type === 'job-error' && msg.index === index) {
           crashed(msg.message.split('\n')[0]);
         } else if (error) {
@@ -186,7 +190,7 @@ class Runner {
         }
       };
       this.worker.postMessage({ type: 'job', index, problemId: path.basename(problemDir), files,
-        source: job.source, includeSecret: !!job.include_secret, timeLimit: limit },
+        source: job.source, includeSecret: !!job.include_secret },
       files.map(([, data]) => data.buffer));
     });
   }
@@ -195,6 +199,13 @@ class Runner {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const jobs = JSON.parse(fs.readFileSync(args.jobs, 'utf8')).jobs;
+  let config;
+  try {
+    config = siteConfig(args.site);
+  } catch (err) {
+    log(String(err.message || err));
+    process.exit(2);
+  }
   const out = fs.openSync(args.out, 'w');
   const write = (record) => {
     // The Result stays the JSON text Python wrote (a JS round trip would turn 1.0 into 1).
@@ -203,15 +214,15 @@ async function main() {
       : `${JSON.stringify(rest).slice(0, -1)},"result":${result ?? 'null'}}`;
     fs.writeSync(out, line + '\n');
   };
-  const runner = new Runner(args);
+  const runner = new Runner(args, config);
   for (let index = 0; index < jobs.length; index++) {
     if (!runner.worker) {
       try {
         const timings = await runner.boot();
         write({ kind: 'boot', worker: runner.workers, timings });
-        log(`worker ${runner.workers} booted in ${timings.total} s`);
+        log(`worker ${runner.workers} booted in ${timings.total} ms`);
       } catch (err) {
-        log(`Pyodide could not boot from ${args.dist}: ${err.stack || err}`);
+        log(`Pyodide could not boot from ${args.site}: ${err.stack || err}`);
         await runner.kill();
         fs.closeSync(out);
         process.exit(3);

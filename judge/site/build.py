@@ -44,19 +44,22 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..engines import unfinished
 from ..problem import Problem, ProblemError, discover_problems
 from . import pyodide_dist
 from .markdown import render_markdown
 
-__all__ = ["build_site", "BuildError", "web_source_dir", "MARKER"]
+__all__ = ["build_site", "build_engine_site", "write_engine", "BuildError", "web_source_dir", "MARKER"]
 
 MARKER = ".pp-judge-site"
 PYODIDE_MODES = ("self", "cdn")
 CONFIG_PLACEHOLDER = "<!--SITE_CONFIG-->"
 SW_PLACEHOLDER = "/*__PRECACHE__*/"
+BOOT_PACKAGES = ("numpy", "pytest")  # loaded while Pyodide boots
 
 # web/ entries that are sources or tooling, not site content
 _WEB_EXCLUDE = {"node_modules", "src", "package.json", "package-lock.json", "vendor.sh", ".gitignore",
@@ -134,40 +137,9 @@ def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_
     manifest_name = _hashed_name("problems", ".json", manifest_bytes)
     (assets / manifest_name).write_bytes(manifest_bytes)
 
-    judge_bytes = judge_zip_bytes()
-    judge_name = _hashed_name("judge", ".zip", judge_bytes)
-    (assets / judge_name).write_bytes(judge_bytes)
-
-    version = pyodide_dist.PYODIDE_VERSION
-    pyodide_config: dict[str, Any] = {"mode": mode, "version": version, "packages": ["numpy", "pytest"]}
-    judge_pyc = None
-    not_precached: set[str] = set()
-    if mode == "self":
-        dist = pyodide_dist.ensure_distribution(cache_dir)
-        target = out / "pyodide" / version
-        target.mkdir(parents=True)
-        for name in sorted(pyodide_dist.DIST_FILES):
-            shutil.copyfile(dist / name, target / name)
-        index_url = f"pyodide/{version}/"
-        compiled = _compiled_distribution(cache_dir, judge_bytes)
-        if compiled is not None:
-            twins, judge_pyc_bytes = compiled
-            folder = _write_compiled(out, twins)
-            pyodide_config["lockFileURL"] = f"pyodide/{folder}/pyodide-lock.json"
-            pyodide_config["stdLibURL"] = f"pyodide/{folder}/python_stdlib.zip"
-            judge_pyc = f"assets/{_hashed_name('pyc-judge', '.zip', judge_pyc_bytes)}"
-            (out / judge_pyc).write_bytes(judge_pyc_bytes)
-            # the app never loads the plain twins: they stay in the site (the pinned distribution,
-            # as published), but the service worker does not download them
-            not_precached = {f"{index_url}{name}" for name in twins.files} | {f"{index_url}{pyodide_dist.TRIMMED_LOCK[0]}"}
-    else:
-        index_url = pyodide_dist.CDN_URL
-    pyodide_config["indexURL"] = index_url
-
+    engine = write_engine(out, mode, cache_dir)
     config: dict[str, Any] = {
-        "pyodide": pyodide_config,
-        "judge_zip": f"assets/{judge_name}",
-        "judge_pyc": judge_pyc,
+        **engine.config,
         "manifest": f"assets/{manifest_name}",
         "micropip": wheels.get("micropip"),
         "problems": [{"id": p.id, "title": p.title} for p in problems],
@@ -177,19 +149,94 @@ def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_
     config["build"] = build_id
     _write_index(out, config)
     _write_service_worker(out, build_id,
-                          [f for f in files if f not in ("sw.js", MARKER) and f not in not_precached] + ["index.html"],
-                          cdn_prefix=index_url if mode == "cdn" else None,
+                          [f for f in files if f not in ("sw.js", MARKER) and f not in engine.not_precached]
+                          + ["index.html"],
+                          cdn_prefix=engine.index_url if mode == "cdn" else None,
                           http_cached=["pyodide/"] if mode == "self" else [])
     (out / MARKER).write_text(json.dumps({"build": build_id, "pyodide": mode}) + "\n", encoding="utf-8")
 
 
-def _compiled_distribution(cache_dir: Path | None, judge_bytes: bytes
+@dataclass(frozen=True)
+class EngineFiles:
+    """What :func:`write_engine` wrote: the engine's part of the site configuration, and more."""
+
+    config: dict[str, Any]  # "pyodide", "judge_zip", "judge_pyc", "unfinished"
+    index_url: str  # where Pyodide is loaded from (relative to the site, or the CDN)
+    not_precached: frozenset[str] = frozenset()  # files the app never loads (the plain twins)
+
+
+def write_engine(out: Path, mode: str = "self", cache_dir: Path | None = None, *,
+                 require_compiled: bool = False) -> EngineFiles:
+    """Write the files the Python engine boots from into the site folder ``out``.
+
+    The judge package (and, in ``self`` mode, Pyodide, its compiled twins and the judge's
+    bytecode) under ``assets/`` and ``pyodide/``; ``web/js/boot.mjs`` boots from them in the browser
+    and in the Node.js harness alike. With ``require_compiled`` a failure to compile is an error
+    instead of a warning.
+    """
+    assets = out / "assets"
+    assets.mkdir(parents=True, exist_ok=True)
+    judge_bytes = judge_zip_bytes()
+    judge_name = _hashed_name("judge", ".zip", judge_bytes)
+    (assets / judge_name).write_bytes(judge_bytes)
+    version = pyodide_dist.PYODIDE_VERSION
+    pyodide_config: dict[str, Any] = {"mode": mode, "version": version, "packages": list(BOOT_PACKAGES)}
+    config: dict[str, Any] = {"pyodide": pyodide_config, "judge_zip": f"assets/{judge_name}", "judge_pyc": None,
+                              "unfinished": unfinished.templates()}
+    if mode != "self":
+        pyodide_config["indexURL"] = pyodide_dist.CDN_URL
+        return EngineFiles(config, pyodide_dist.CDN_URL)
+    pyodide_config["indexURL"] = f"pyodide/{version}/"
+    return _write_pyodide(out, config, judge_bytes, cache_dir, require_compiled)
+
+
+def _write_pyodide(out: Path, config: dict[str, Any], judge_bytes: bytes, cache_dir: Path | None,
+                   require_compiled: bool) -> EngineFiles:
+    """The self-hosted distribution and, when they can be made, its compiled twins and the judge's."""
+    index_url = config["pyodide"]["indexURL"]
+    dist = pyodide_dist.ensure_distribution(cache_dir)
+    (out / index_url).mkdir(parents=True)
+    for name in sorted(pyodide_dist.DIST_FILES):
+        shutil.copyfile(dist / name, out / index_url / name)
+    compiled = _compiled_distribution(cache_dir, judge_bytes, require_compiled)
+    if compiled is None:
+        return EngineFiles(config, index_url)
+    twins, judge_pyc_bytes = compiled
+    folder = _write_compiled(out, twins)
+    config["pyodide"]["lockFileURL"] = f"pyodide/{folder}/pyodide-lock.json"
+    config["pyodide"]["stdLibURL"] = f"pyodide/{folder}/python_stdlib.zip"
+    config["judge_pyc"] = f"assets/{_hashed_name('pyc-judge', '.zip', judge_pyc_bytes)}"
+    (out / config["judge_pyc"]).write_bytes(judge_pyc_bytes)
+    # the app never loads the plain twins: they stay in the site (the pinned distribution, as
+    # published), but the service worker does not download them
+    plain = {f"{index_url}{name}" for name in twins.files} | {f"{index_url}{pyodide_dist.TRIMMED_LOCK.name}"}
+    return EngineFiles(config, index_url, frozenset(plain))
+
+
+def build_engine_site(site_dir: Path, cache_dir: Path | None = None) -> dict[str, Any]:
+    """A site folder with the engine alone (no problems), for the Node.js harness; its configuration.
+
+    The same web front end and :func:`write_engine` files as :func:`build_site` in ``self`` mode,
+    compiled bytecode required, with the configuration embedded in ``index.html`` as usual.
+    """
+    site_dir = Path(site_dir)
+    site_dir.mkdir(parents=True, exist_ok=True)
+    _copy_web(web_source_dir(), site_dir)
+    engine = write_engine(site_dir, "self", cache_dir, require_compiled=True)
+    config = {**engine.config, "problems": []}
+    _write_index(site_dir, config)
+    return config
+
+
+def _compiled_distribution(cache_dir: Path | None, judge_bytes: bytes, required: bool = False
                            ) -> tuple[pyodide_dist.CompiledDistribution, bytes] | None:
     """Bytecode-compiled twins of the distribution and the judge's pycs; ``None`` (with a warning)
     when they cannot be made here (no Node.js): the site then loads the plain files."""
     try:
         twins, packages = pyodide_dist.ensure_compiled(cache_dir, {"judge": judge_bytes})
     except pyodide_dist.DistributionError as exc:
+        if required:
+            raise
         print(f"judge build: warning: shipping Pyodide without compiled bytecode (slower start): {exc}",
               file=sys.stderr)
         return None

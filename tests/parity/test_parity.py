@@ -27,6 +27,7 @@ import pytest
 from judge import parity
 from judge.problem import load_problem
 from judge.runner import judge_source
+from judge.wrong import WrongSolutionError, wrong_source
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = ROOT / "problems"
@@ -48,7 +49,7 @@ class Case:
 
     label: str
     problem_dir: Path
-    source_path: Path | None = None
+    source: str = ""
     time_limit: float = 10.0
     error: str = ""
 
@@ -67,8 +68,12 @@ def discover(root: Path) -> list[Case]:
         solutions = [("reference", problem.reference_path), ("starter", problem.starter_path)]
         solutions += [(f"wrong/{path.name}", path) for path in problem.wrong_files]
         for kind, path in solutions:
-            if path is not None:
-                cases.append(Case(f"{problem.id}/{kind}", folder, path, float(problem.time_limit)))
+            try:
+                source = wrong_source(problem, path) if kind.startswith("wrong/") else path.read_text(encoding="utf-8")
+            except WrongSolutionError as exc:
+                cases.append(Case(f"{problem.id}/{kind}", folder, error=str(exc)))
+                continue
+            cases.append(Case(f"{problem.id}/{kind}", folder, source, float(problem.time_limit)))
     return cases
 
 
@@ -132,8 +137,8 @@ def pyodide_run(probe_problem: Path, snapshot: dict[str, Case]) -> dict[str, tup
     if NODE is None:
         pytest.fail("node is not installed but CI=true: the Pyodide parity tests must run in CI; "
                     "install Node.js 20 (apt-get install nodejs npm) in .ci/run", pytrace=False)
-    jobs = [parity.Job(c.problem_dir, c.source_path.read_text(encoding="utf-8"), True,
-                       c.time_limit * TIME_FACTOR, c.label) for c in snapshot.values() if not c.error]
+    jobs = [parity.Job(c.problem_dir, c.source, True, c.time_limit * TIME_FACTOR, c.label)
+            for c in snapshot.values() if not c.error]
     jobs.append(parity.Job(probe_problem, "def answer():\n    return 42\n", True, 30.0, "probe/reference"))
     jobs += [parity.Job(probe_problem, source, True, limit, label) for label, (source, limit) in RUNAWAY.items()]
     run = parity.run_harness(jobs)
@@ -148,9 +153,7 @@ def test_same_result_natively_and_in_pyodide(case: Case, snapshot: dict[str, Cas
     case = snapshot[case.label]
     if case.error:
         pytest.fail(case.error, pytrace=False)
-    assert case.source_path is not None
-    native = judge_source(case.problem_dir, case.source_path.read_text(encoding="utf-8"),
-                          include_secret=True).to_dict()
+    native = judge_source(case.problem_dir, case.source, include_secret=True).to_dict()
     pyodide, _ = pyodide_run[case.label]
     diff = parity.compare(native, pyodide, case.problem_dir)
     if diff:

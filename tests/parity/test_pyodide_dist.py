@@ -73,7 +73,7 @@ def test_failing_pip_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path:
 
 def test_a_checksum_mismatch_names_the_file() -> None:
     with pytest.raises(dist.DistributionError, match="checksum mismatch for pytest.whl"):
-        dist._check_bytes(b"not a wheel", 11, "0" * 64, "pytest.whl")
+        dist._check_bytes(b"not a wheel", dist.Pin(11, "0" * 64), "pytest.whl")
 
 
 # --- with the real distribution ---------------------------------------------------------------
@@ -131,3 +131,41 @@ def test_a_corrupted_cache_is_detected_and_rebuilt(distribution: Path, tmp_path:
     assert dist.ensure_distribution(copy) == copy
     assert dist.verify_distribution(copy) == []
     assert not [p for p in tmp_path.iterdir() if p.name != "pyodide"], "temporary folders were left behind"
+
+
+# --- the programs that compile inside Pyodide -------------------------------------------------
+
+def _compiler():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("compile_archives", dist.COMPILER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_programs_that_run_in_pyodide_are_files() -> None:
+    assert dist.COMPILER.suffix == ".py" and dist.NODE_SCRIPT.suffix == ".cjs"
+    assert dist.COMPILER.read_text().startswith('"""')
+    assert "compile_archive" in dist.NODE_SCRIPT.read_text() and "check_python" in dist.NODE_SCRIPT.read_text()
+    with pytest.raises(RuntimeError, match="inside Pyodide"):
+        _compiler().check_python()  # the host's bytecode would not load in the browser
+
+
+def test_compile_archive_adds_unchecked_pycs_and_lists_them(tmp_path: Path) -> None:
+    import zipfile
+
+    src, dst = tmp_path / "pkg-1.0-py3-none-any.whl", tmp_path / "out.whl"
+    with zipfile.ZipFile(src, "w") as zf:
+        zf.writestr("pkg/__init__.py", "X = 1\n")
+        zf.writestr("pkg/old.py", "print 'python 2'\n")
+        zf.writestr("pkg-1.0.dist-info/RECORD", "pkg/__init__.py,,\n")
+    assert _compiler().compile_archive(str(src), str(dst), "wheel", dist.SITE_PACKAGES) == [1, 1]
+    with zipfile.ZipFile(dst) as zf:
+        names = zf.namelist()
+        [pyc] = [n for n in names if n.endswith(".pyc")]
+        record = zf.read("pkg-1.0.dist-info/RECORD").decode()
+        flags = int.from_bytes(zf.read(pyc)[4:8], "little")
+    assert pyc == f"pkg/__pycache__/__init__.{sys.implementation.cache_tag}.pyc"
+    assert f"{pyc},sha256=" in record and names[-1] == "pkg-1.0.dist-info/RECORD"
+    assert flags == 0b01  # hash-based, unchecked: unpacking gives new mtimes, which must not void it

@@ -6,6 +6,7 @@ import { createEditor, createCodeView } from "./editor.js";
 import { renderResult } from "./results.js";
 import { renderStatement } from "./statement.js";
 import { makeZip, readZip, downloadBytes } from "./zipio.js";
+import { unfinishedResult } from "./unfinished.mjs";
 
 const config = JSON.parse(document.getElementById("site-config").textContent);
 const $ = (id) => document.getElementById(id);
@@ -263,10 +264,9 @@ function workerProblem(p) {
   return { id: p.id, entry: p.entry, files: p.files, wheels: p.wheels, packages: p.packages };
 }
 
-function syntheticResult(problem, status, message, duration) {
-  // Exactly the fields of judge.result.Result.to_dict(), for verdicts the page gives itself.
-  return { schema_version: 1, problem: problem.id, status, score: 0, passed: 0, total: 0, message,
-           duration, tests: [] };
+function unfinished(problem, reason, seconds = 0, detail = "") {
+  // Python's Result for a run that gave none (judge.engines.unfinished, rendered by the build)
+  return unfinishedResult(config.unfinished, reason, { problem: problem.id, seconds, detail });
 }
 
 async function run() {
@@ -292,14 +292,12 @@ async function run() {
     try {
       result = JSON.parse(outcome.json);
     } catch (err) {
-      result = syntheticResult(problem, "error", `the engine returned an unreadable result (${err.message})`, 0);
+      result = unfinished(problem, "unreadable", 0, err.message);
     }
-  } else if (outcome.kind === "timeout") {
-    result = syntheticResult(problem, "timeout", `timed out after ${outcome.seconds} s`, outcome.seconds);
-  } else if (outcome.kind === "stopped") {
-    result = syntheticResult(problem, "error", `stopped by you after ${outcome.seconds} s`, outcome.seconds);
+  } else if (outcome.kind === "timeout" || outcome.kind === "stopped") {
+    result = unfinished(problem, outcome.kind, outcome.seconds);
   } else {
-    result = syntheticResult(problem, "error", `the Python engine failed: ${outcome.message}`, 0);
+    result = unfinished(problem, outcome.kind === "crashed" ? "crashed" : "engine-error", 0, outcome.message);
   }
   if (metrics.firstVerdictMs === null) metrics.firstVerdictMs = Math.round(performance.now() - started);
   state.running = null;

@@ -14,7 +14,7 @@ let engineCounter = 0;
 
 /** A new worker, told to boot at once. */
 function startWorker(config, id, interrupt) {
-  const worker = new Worker("worker.js", { name: `judge-engine-${id}` });
+  const worker = new Worker("worker.js", { name: `judge-engine-${id}`, type: "module" });
   const { indexURL, packages, lockFileURL, stdLibURL } = config.pyodide;
   const url = (path) => (path ? new URL(path, location.href).href : null);
   worker.postMessage({
@@ -101,13 +101,15 @@ class Engine {
       this.fail(`Python could not start: ${msg.message}`);
     } else if (this.handlers && msg.runId === this.handlers.runId) {
       const h = this.handlers;
-      if (msg.type === "started") h.started();
-      else if (msg.type === "engine-error") {
+      if (msg.type === "started") {
+        h.running = true;
+        h.started();
+      } else if (msg.type === "engine-error") {
         // An exception escaped the runner: the interpreter is in doubt (os._exit() ends Pyodide for
         // good), so this engine is replaced and the verdict says what happened.
         this.handlers = null;
-        h.finished({ ...msg, message: `the Python engine stopped during this run (${msg.message}); ` +
-          "a fresh engine takes over. Did the code call os._exit() or end the interpreter?" });
+        h.finished({ ...msg, crashed: Boolean(h.running), message: `${msg.message}; a fresh engine takes over ` +
+          "(did the code call os._exit() or end the interpreter?)" });
         this.terminate();
         this.pool.engineDied(this, null);
       } else if (msg.type === "done") {
@@ -136,7 +138,7 @@ class Engine {
     if (this.state === "dead") return;
     const h = this.handlers;
     this.terminate();
-    if (h) h.finished({ type: "engine-error", runId: h.runId, message });
+    if (h) h.finished({ type: "engine-error", runId: h.runId, message, crashed: Boolean(h.running) });
     this.pool.engineDied(this, message);
   }
 
@@ -246,7 +248,8 @@ export class EnginePool {
    *   {kind: "result", json}            the Result JSON text from the runner
    *   {kind: "timeout", seconds}        the time limit hit (interrupted or worker replaced)
    *   {kind: "stopped", seconds}        the learner pressed Stop
-   *   {kind: "error", message}          the engine failed (crash, boot error, internal error)
+   *   {kind: "crashed", message}        the engine died during the run (it is replaced)
+   *   {kind: "error", message}          the engine failed (boot error, internal error)
    */
   run(problem, source, timeLimit) {
     if (this.current) return Promise.reject(new Error("a run is already in progress"));
@@ -275,7 +278,7 @@ export class EnginePool {
           },
           finished: (msg) => {
             if (ctl.aborting) return; // the verdict was already given
-            if (msg.type === "engine-error") settle({ kind: "error", message: msg.message });
+            if (msg.type === "engine-error") settle({ kind: msg.crashed ? "crashed" : "error", message: msg.message });
             else if (msg.interrupted) settle({ kind: "error", message: "the run was interrupted (KeyboardInterrupt)" });
             else settle({ kind: "result", json: msg.json });
           },

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import math
-import sys
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
-_PUBLIC = str(Path(__file__).resolve().parent.parent / "public")
-if _PUBLIC not in sys.path:
-    sys.path.insert(0, _PUBLIC)
-
-import _pipeline_sim as sim  # noqa: E402  (lives in tests/public)
+import _pipeline_sim as sim  # lives in tests/public
 
 
 def _close(a: float, b: float) -> bool:

@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
-_PUBLIC = str(Path(__file__).resolve().parent.parent / "public")
-if _PUBLIC not in sys.path:  # the shared helpers live beside the public tests
-    sys.path.insert(0, _PUBLIC)
-
-import interleaved  # noqa: E402
-import interleaved_oracle as oracle  # noqa: E402
-from interleaved_check import (assert_schedule, fmt, normalize, schedule_report,  # noqa: E402
+import interleaved
+import interleaved_oracle as oracle
+from interleaved_check import (assert_schedule, fmt, normalize, schedule_report,
                                timeline_artifact, warmup_formula, warmup_hint)
 
 GRID = [(p, v) for p in (1, 2, 3, 4, 5, 8) for v in (1, 2, 3, 4)]

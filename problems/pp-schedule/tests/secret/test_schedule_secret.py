@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-_PUBLIC = str(Path(__file__).resolve().parent.parent / "public")
-if _PUBLIC not in sys.path:
-    sys.path.insert(0, _PUBLIC)
-
-import pp_sim  # noqa: E402
-from schedule_helpers import as_ops, attach, check_schedule, expect_value_error  # noqa: E402
+import pp_sim
+from schedule_helpers import as_ops, attach, check_schedule, expect_value_error
 
 
 def oracle(kind: str, p: int, m: int) -> list[list[tuple[str, int]]]:

@@ -3,20 +3,13 @@ deadlocking orders, validation, and render() on wide and non-aligned timelines."
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-_PUBLIC = str(Path(__file__).resolve().parent.parent / "public")
-if _PUBLIC not in sys.path:
-    sys.path.insert(0, _PUBLIC)
-
-import pp_sim  # noqa: E402
-from simulate_helpers import (attach, build, check_blocks, check_bubble, check_peaks, check_rules,  # noqa: E402
+import pp_sim
+from simulate_helpers import (attach, build, check_blocks, check_bubble, check_peaks, check_rules,
                               expect_value_error, ops, read, run)
-from simulate_oracle import ballot_orders, close, oracle_render, oracle_simulate  # noqa: E402
+from simulate_oracle import ballot_orders, close, oracle_render, oracle_simulate
 
 
 def check_against_oracle(sim, sched, tf, tb, where):

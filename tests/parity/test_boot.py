@@ -1,0 +1,103 @@
+"""One Pyodide boot for every host, and one definition of the Results no run produced.
+
+``web/js/boot.mjs`` (with ``judge/engines/pyodide_boot.py``) sets Pyodide up; the browser's Web
+Worker and the Node.js harness only import it. The harness boots from a site folder, so the parity
+tests run the files a build ships; here it also boots from a full ``judge build`` site. The
+browser fills Python's templates of the unfinished Results (``web/js/unfinished.mjs``): that must
+give exactly what :func:`judge.engines.unfinished.unfinished_result` gives.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from judge import parity
+from judge.engines.unfinished import REASONS, fill, templates, unfinished_result
+from tests.conftest import FIXTURE_PROBLEMS, ROOT
+
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None and os.environ.get("CI") != "true",
+                                reason="node (Node.js 20) is not installed (in CI a missing node is a failure)")
+BOOT = ROOT / "web" / "js" / "boot.mjs"
+HOSTS = [ROOT / "web" / "worker.js", ROOT / "judge" / "pyodide_harness" / "worker.mjs"]
+# what setting Pyodide up for judging consists of: only the boot may do it
+SET_UP = ["setInterruptBuffer", "unpackArchive", "setStdin", "gc.freeze", "invalidate_caches", "warm",
+          "loadedPackages", "SIGINT"]
+CASES = [("pp-x", 0), ("pp-x", 4), ("bt-limits", 2.3), ("a-b", 0.1), ("a-b", 600), ("c", 12.5)]
+
+
+def test_the_boot_exists_once_and_both_hosts_import_it() -> None:
+    for host in HOSTS:
+        text = _code(host)
+        assert "bootJudge" in text and "boot.mjs" in text, f"{host.name} must boot through js/boot.mjs"
+        done_here = [word for word in SET_UP if word in text]
+        assert not done_here, f"{host.relative_to(ROOT)} sets Pyodide up itself ({done_here}): that is boot.mjs's job"
+    others = [p for p in (ROOT / "web" / "js").glob("*js") if p != BOOT]
+    assert not [p.name for p in others if "loadPyodide" in _code(p)]
+
+
+def test_the_harness_python_is_the_shipped_judge() -> None:
+    # the harness unpacks the site's judge zip: no second copy of Python beside the .mjs files
+    assert sorted(p.name for p in (ROOT / "judge" / "pyodide_harness").iterdir()
+                  if p.suffix == ".py") == ["__init__.py"]
+
+
+def test_unfinished_templates_give_python_results() -> None:
+    for reason in REASONS:
+        for problem, seconds in CASES:
+            want = unfinished_result(problem, reason, seconds, "boom {seconds} {problem}").to_dict()
+            assert fill(templates()[reason], problem, seconds, "boom {seconds} {problem}") == want
+
+
+@needs_node
+def test_javascript_fills_the_templates_like_python(tmp_path: Path) -> None:
+    script = tmp_path / "fill.mjs"
+    script.write_text(
+        f"import {{ unfinishedResult }} from {json.dumps((ROOT / 'web' / 'js' / 'unfinished.mjs').as_uri())};\n"
+        "import fs from 'node:fs';\n"
+        "const { templates, cases } = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));\n"
+        "const out = cases.map(([reason, problem, seconds, detail]) =>\n"
+        "  unfinishedResult(templates, reason, { problem, seconds, detail }));\n"
+        "process.stdout.write(JSON.stringify(out));\n", encoding="utf-8")
+    cases = [(reason, problem, seconds, "it {detail} broke")
+             for reason in REASONS for problem, seconds in CASES]
+    data = tmp_path / "cases.json"
+    data.write_text(json.dumps({"templates": templates(), "cases": cases}), encoding="utf-8")
+    run = subprocess.run([NODE or "node", str(script), str(data)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    for got, (reason, problem, seconds, detail) in zip(json.loads(run.stdout), cases):
+        assert got == unfinished_result(problem, reason, seconds, detail).to_dict(), (reason, seconds)
+
+
+@needs_node
+def test_the_harness_boots_from_a_built_site(tmp_path: Path) -> None:
+    from judge.site.build import build_site
+
+    site = tmp_path / "site"
+    build_site(site, pyodide="self", problems_dir=FIXTURE_PROBLEMS)
+    config = _site_config(site)
+    assert config["judge_pyc"] and "compiled-" in config["pyodide"]["lockFileURL"]  # what the browser loads
+    problem = FIXTURE_PROBLEMS / "fx-add"
+    source = (problem / "reference" / "adder.py").read_text(encoding="utf-8")
+    run = parity.run_harness([parity.Job(problem, source, include_secret=True, label="reference")], site=site)
+    assert run.results[0]["status"] == "passed", run.results[0]
+    assert set(run.boots[0]["timings"]) >= {"loadPyodide", "imports", "warmup", "total"}
+
+
+def _site_config(site: Path) -> dict:
+    text = (site / "index.html").read_text(encoding="utf-8")
+    return json.loads(re.search(r'id="site-config">(.*?)</script>', text, re.S).group(1))
+
+
+def _code(path: Path) -> str:
+    """The file without its comments (they may name what the code does not do)."""
+    text = re.sub(r"/\*.*?\*/", "", path.read_text(encoding="utf-8"), flags=re.S)
+    return "\n".join(line.split("//", 1)[0] if not line.lstrip().startswith("//") else ""
+                     for line in text.splitlines())
