@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from judge.problem import Problem, discover_problems  # noqa: E402
+from judge.wrong import wrong_source  # noqa: E402
 
 TARGET_RATIO = 0.4
 HOSTILE = {"loop": "def __getattr__(name):\n    while True:\n        pass\n",
@@ -66,7 +67,7 @@ def _source(problem: Problem, kind: int, index: int, number: int) -> str:
 def _solution(problem: Problem, kind: int, index: int, number: int) -> str:
     assert problem.reference_path is not None
     if kind in (6, 7, 8) and problem.wrong_files:
-        return problem.wrong_files[(index + number) % len(problem.wrong_files)].read_text(encoding="utf-8")
+        return wrong_source(problem, problem.wrong_files[(index + number) % len(problem.wrong_files)])
     return problem.reference_path.read_text(encoding="utf-8")
 
 
