@@ -1,3 +1,4 @@
+# hint: GPipe's order
 """GPipe order returned for 1f1b: every stage runs all forwards before any backward."""
 
 from __future__ import annotations
