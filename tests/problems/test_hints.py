@@ -23,7 +23,7 @@ _HINT = re.compile(r"^\s*#\s*hint:\s*(.+?)\s*$", re.MULTILINE)
 
 # wrong solutions whose file cannot carry a "# hint:" header: (problem id, file stem) -> phrases
 EXTRA_HINTS = {
-    ("pp-schedule", "warmup_off_by_one"): ["one warm-up forward too many"],
+    ("pp-schedule", "warmup_off_by_one"): ["your warm-up looks like min(p - s, m)"],
 }
 
 

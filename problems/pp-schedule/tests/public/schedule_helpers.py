@@ -96,7 +96,8 @@ def diagnose(kind: str, p: int, m: int, got: Any, expected: list[list[tuple[str,
     A diagnosis is given only when the learner's FULL order (every stage) matches it: "GPipe's
     order" only when every stage is F0..F(m-1) B0..B(m-1) and the off-by-one warm-up would not give
     the same order; "one warm-up forward too many" only when every stage is the 1F1B shape with one
-    more leading forward than expected (capped at m).
+    more leading forward than expected (capped at m) and it is not also GPipe's order. When both
+    match (m <= 2), the message says what the order does, not which formula produced it.
     """
     sched = _plain(got)
     if sched is None or len(sched) != p or len(expected) != p:
@@ -114,11 +115,15 @@ def diagnose(kind: str, p: int, m: int, got: Any, expected: list[list[tuple[str,
         return ""
     want = [_leading_forwards(stage) for stage in expected]
     lead = [_leading_forwards(stage) for stage in sched]
-    if lead == [min(w + 1, m) for w in want]:
+    off_by_one, gpipe = lead == [min(w + 1, m) for w in want], lead == [m] * p
+    if off_by_one and gpipe:  # with m <= 2 both mistakes give this order: say only what it is
+        return (" (every stage runs one forward too many before its first backward: stage s does "
+                "min(p - s - 1, m) warm-up forwards, then one steady-state forward, then its first backward)")
+    if off_by_one:
         return (" (every stage runs one warm-up forward too many: stage s does min(p - s - 1, m) warm-up "
                 "forwards, then the first steady-state forward, then its first backward; your warm-up "
                 "looks like min(p - s, m))")
-    if lead == [m] * p:
+    if gpipe:
         return (" (that is GPipe's order on every stage: in 1F1B stage s runs its first backward after "
                 "min(p - s - 1, m) warm-up forwards and one more forward)")
     if lead == [max(w - 1, 0) for w in want]:
