@@ -66,7 +66,7 @@ def test_deadlock_raises(sched):
 
 @pytest.mark.parametrize("p,m", [(2, 4), (4, 8)])
 def test_fused_1f1b_bubble(p, m):
-    res = zero_bubble.simulate(H.one_f_one_b(p, m), 1.0, 2.0, 1.0)
+    res = H.simulate_named(H.one_f_one_b(p, m), 1.0, 2.0, 1.0, f"1F1B with a fused backward (F and B only), p={p}, m={m}")
     got = [float(b) for b in res["bubble"]]
     assert got == [3.0 * (p - 1)] * p, (
         f"1F1B (F and B only, T_F = 1, T_B = 2) with p={p}, m={m}: expected bubble (p - 1)(T_F + T_B) = {3 * (p - 1)} "
