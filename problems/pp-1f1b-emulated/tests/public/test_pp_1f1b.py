@@ -26,7 +26,7 @@ def test_order_is_1f1b(p: int, M: int, record_property) -> None:
     import pp_1f1b
     run = h.good_run(pp_1f1b.stage_loop, p, M)
     record_property("timeline", h.world_timeline(
-        run.world, f"your pipeline: p={p} stages, M={M} micro-batches (F = 1 unit, B = 2 units)"))
+        run.world, f"your pipeline: p={p} stages, m={M} micro-batches (F = 1 unit, B = 2 units)"))
     h.assert_order(run)
 
 
