@@ -205,6 +205,7 @@ def test_p2p_default_v_is_1():
     ("bubble_over_ideal", (4, 0)), ("interleaved_bubble_fraction", (4, 8, 0)),
     ("interleaved_bubble_fraction", (0, 8, 2)), ("interleaved_bubble_over_ideal", (4, 0, 2)),
     ("peak_activations", ("1f1b", 4, 8, 4)), ("peak_activations", ("zb", 4, 8, 0)),
+    ("peak_activations", ("GPipe", 4, 8, 0)), ("peak_activations", ("1F1B", 4, 8, 0)),
     ("min_microbatches", (4, 0.0)), ("min_microbatches", (4, 1.0)), ("min_microbatches", (0, 0.5)),
     ("p2p_elements_per_microbatch", (1024, 1, 4096, 0)),
 ])

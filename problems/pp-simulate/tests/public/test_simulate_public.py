@@ -178,3 +178,18 @@ def test_deadlock_message_names_the_stuck_stage_and_operation():
         f"simulate([[F0 B0 F1 B1], [F1 B1 F0 B0]]) raised ValueError({text!r}); the message should say which "
         f"stage is stuck at which operation: stage 0 waits at B0 for stage 1's B0, stage 1 waits at F1 for "
         f"stage 0's F1 (say which stage is stuck)")
+
+
+def test_types_of_the_result():
+    """The statement's types: times as float (also for int durations), total and bubble float, peaks int."""
+    result = pp_sim.simulate(build("1f1b", 2, 2), tf=1, tb=2)
+    bad = [(s, block) for s, row in enumerate(result.timeline) for block in row
+           if not (isinstance(block, tuple) and len(block) == 4 and type(block[0]) is str and type(block[1]) is int
+                   and type(block[2]) is float and type(block[3]) is float)]
+    assert not bad, (f"simulate(<1F1B p=2 m=2>, tf=1, tb=2): every block must be a tuple (str op, int mb, float start, "
+                     f"float end); stage {bad[0][0]} has {bad[0][1]!r} (times as float, also when tf and tb are ints)")
+    assert type(result.total) is float and type(result.bubble) is float, (
+        f"total and bubble must be floats, got {type(result.total).__name__} {result.total!r} and "
+        f"{type(result.bubble).__name__} {result.bubble!r} (times as float, also when tf and tb are ints)")
+    assert isinstance(result.peak_activations, list) and all(type(x) is int for x in result.peak_activations), (
+        f"peak_activations must be a list of ints, got {result.peak_activations!r}")
