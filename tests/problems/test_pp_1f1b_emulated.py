@@ -372,3 +372,18 @@ def test_stage_checks_and_stash_records():
     assert comm.peak_live == 3
     assert [n for _, n in comm.live_history] == [0, 1, 2, 3, 2, 1, 0]
     assert [(e.start, e.end) for e in comm.trace] == [(0, 1), (1, 2), (2, 3), (3, 5), (5, 7), (7, 9)]
+
+
+def test_activation_saved_inside_a_tuple_counts_as_saved():
+    """Storing (act, x) in comm.stash is saving the activation: the loop passes every test."""
+    from judge.native import Job, judge_isolated
+    from judge.problem import load_problem
+
+    problem = load_problem(PROBLEM)
+    source = problem.reference_path.read_text(encoding="utf-8")
+    assert "comm.stash[mb] = act" in source and "act = comm.stash.pop(mb)" in source
+    source = source.replace("comm.stash[mb] = act", "comm.stash[mb] = (act, mb)")
+    source = source.replace("act = comm.stash.pop(mb)", "act, _ = comm.stash.pop(mb)")
+    result = judge_isolated(Job(problem, None, include_secret=True, source=source))
+    failing = [(t.name, t.message[:300]) for t in result.tests if t.outcome != "passed"]
+    assert result.status == "passed", (result.status, result.message, failing[:3])

@@ -2,7 +2,7 @@
 
 The independent implementation is a discrete-time (tick by tick) pipeline simulator with integer
 times, written separately from both the reference's closed forms and the event-driven simulator in
-the problem's tests/public/_pipeline_sim.py (which is checked against it too). Bubble sizes, peak
+the problem's tests/secret/_pipeline_sim.py (which is checked against it too). Bubble sizes, peak
 activations (counted over time, not over the op order) and link transfers are measured, not derived.
 """
 
@@ -28,7 +28,7 @@ def _load(path: Path, name: str):
 
 
 ref = _load(PROBLEM / "reference" / "bubble_math.py", "_pp_bubble_math_reference")
-helper_sim = _load(PROBLEM / "tests" / "public" / "_pipeline_sim.py", "_pp_bubble_math_helper_sim")
+helper_sim = _load(PROBLEM / "tests" / "secret" / "_pipeline_sim.py", "_pp_bubble_math_helper_sim")
 
 
 def rank_programs(kind: str, p: int, m: int, v: int) -> list[list[tuple[str, int, int]]]:

@@ -28,24 +28,24 @@ def stage_loop(comm: p2p.Comm, stage: Stage, num_microbatches: int,
             ``comm.stash`` is the rank's activation memory (a dict micro-batch -> activation).
         stage: this rank's layers. ``y, act = stage.forward(mb, x)`` and
             ``dx = stage.backward(mb, act, dy)`` (the backward accumulates the weight gradients).
-        num_microbatches: M, the number of micro-batches.
-        inputs: on rank 0, the M input micro-batches; ``None`` on the other ranks.
-        targets: on the last rank, the M target micro-batches; ``None`` on the other ranks.
+        num_microbatches: m, the number of micro-batches.
+        inputs: on rank 0, the m input micro-batches; ``None`` on the other ranks.
+        targets: on the last rank, the m target micro-batches; ``None`` on the other ranks.
         blocking: if True, send with the blocking ``comm.send`` where you would otherwise use
             ``comm.isend`` (the 1F1B loop then deadlocks; the tests check that it does).
 
     Returns:
-        On the last rank, the loss as a float: the sum over micro-batches of ``mse / M`` (equal
+        On the last rank, the loss as a float: the sum over micro-batches of ``mse / m`` (equal
         to the full-batch mean squared error). ``None`` on the other ranks.
 
-    Stage s runs ``min(p - s - 1, M)`` warm-up forwards, then alternates one forward and one
+    Stage s runs ``min(p - s - 1, m)`` warm-up forwards, then alternates one forward and one
     backward, then runs the remaining backwards. Save every activation with
     ``comm.stash[mb] = act`` right after its forward, and free it with ``comm.stash.pop(mb)``
     for its backward. Before returning, wait for every isend handle.
     """
     s, p, M = comm.rank, comm.size, num_microbatches
     raise NotImplementedError(
-        f"stage_loop (rank {s} of {p}, M={M}) is not written yet: warm-up forwards, then one "
+        f"stage_loop (rank {s} of {p}, m={M}) is not written yet: warm-up forwards, then one "
         "forward and one backward at a time, then the remaining backwards (see the README)")
     yield  # the `yield` makes this function a generator, as the runtime requires
 

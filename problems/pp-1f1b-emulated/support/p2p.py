@@ -201,8 +201,11 @@ class ActivationStash(MutableMapping):
         if key in self._data:
             raise P2PError(f"rank {self._comm.rank}: an activation for {key!r} is already saved")
         self._data[key] = value
-        if hasattr(value, "_saved"):
-            value._saved = True
+        # an activation counts as saved also inside a tuple, list or dict value, e.g. (act, x)
+        inner = value.values() if isinstance(value, dict) else value if isinstance(value, (tuple, list)) else ()
+        for item in [value, *inner]:
+            if hasattr(item, "_saved"):
+                item._saved = True
         self._comm._note_live()
 
     def __delitem__(self, key: Hashable) -> None:

@@ -1,3 +1,4 @@
+# hint: ranks wait in sends for partners
 """Wrong: uses blocking sends even with blocking=False, so neighbouring ranks deadlock in 1F1B's steady phase.
 """
 

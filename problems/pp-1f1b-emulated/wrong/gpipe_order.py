@@ -1,3 +1,4 @@
+# hint: that is GPipe's order
 """Wrong: GPipe order (all forwards, then all backwards) instead of 1F1B: too much activation memory.
 """
 

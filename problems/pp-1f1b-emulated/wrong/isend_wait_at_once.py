@@ -1,3 +1,4 @@
+# hint: waiting right after the isend is the same as a blocking send
 """Wrong: waits on every isend right away, which is a blocking send in disguise (deadlock).
 """
 

@@ -1,3 +1,4 @@
+# hint: backwards run in micro-batch order 0, 1, 2
 """Wrong: each backward takes the newest saved activation (LIFO) instead of the oldest micro-batch's.
 """
 

@@ -1,3 +1,4 @@
+# hint: free each activation when its backward is done
 """Wrong: reads activations from the stash without freeing them, so every stage ends up holding all M.
 """
 

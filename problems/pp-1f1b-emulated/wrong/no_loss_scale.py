@@ -1,3 +1,4 @@
+# hint: times the full-batch one
 """Wrong: the micro-batch loss is not scaled by 1/M, so the summed gradients are M times the full-batch gradient.
 """
 

@@ -1,3 +1,4 @@
+# hint: the bubble relative to the IDEAL time
 """Wrong: bubble_fraction returns the bubble over the ideal time, (p - 1) / m, not over the total.
 
 A common mix-up of the two normalisations of the same idle time.

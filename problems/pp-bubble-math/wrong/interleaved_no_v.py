@@ -1,3 +1,4 @@
+# hint: that is plain 1F1B
 """Wrong: the interleaved bubble formulas forget to divide the bubble by v (plain 1F1B values).
 
 Both interleaved functions return the 1F1B numbers, as if chunks did not shorten the ramp.

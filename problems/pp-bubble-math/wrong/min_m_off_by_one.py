@@ -1,3 +1,4 @@
+# hint: one too many: with m =
 """Wrong: min_microbatches uses floor(...) + 1, one too many at exact boundaries (it treats <= as <).
 
 For p = 4, target = 0.5 it returns 4 although m = 3 already gives a bubble of exactly 0.5.

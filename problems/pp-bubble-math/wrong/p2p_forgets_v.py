@@ -1,3 +1,4 @@
+# hint: crosses the link v times in each direction
 """Wrong: p2p_elements_per_microbatch forgets the factor v of interleaving (2 s b h always).
 
 With v chunks per rank a micro-batch crosses each link v times in each direction.

@@ -1,3 +1,4 @@
+# hint: cannot hold more micro-batches than exist
 """Wrong: 1F1B peak activations returns p - s even when there are fewer micro-batches (m < p - s).
 
 The in-flight count cannot exceed the number of micro-batches: it is min(p - s, m).

@@ -1,3 +1,4 @@
+# hint: the backwards run the chunks in forward order
 """WRONG: backwards visit the chunks in forward order (chunk 0 first) instead of reverse order.
 
 The gradient enters at the last chunk, so the k-th backward must run chunk v - 1 - (k mod p*v) // p.

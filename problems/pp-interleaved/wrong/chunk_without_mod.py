@@ -1,3 +1,4 @@
+# hint: without the 'mod p*v'
 """WRONG: chunk index k // p without the "mod p*v": chunks beyond v - 1 appear once m > p.
 
 The k-th forward runs chunk (k mod p*v) // p; k // p keeps growing after the first group.

@@ -1,3 +1,4 @@
+# hint: a chunk is 1/v of a stage's layers
 """WRONG: each chunk takes the full tf and tb instead of tf / v and tb / v.
 
 A chunk holds 1/v of a stage's layers; with full durations the bubble does not shrink with v.

@@ -1,3 +1,4 @@
+# hint: not the interleaved 2 * (p - r - 1)
 """WRONG: for v == 1 uses the interleaved warm-up 2 * (p - r - 1) instead of plain 1F1B's p - r - 1.
 
 Megatron runs its non-interleaved 1F1B schedule when there is a single chunk per rank.

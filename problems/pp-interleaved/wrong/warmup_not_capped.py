@@ -1,3 +1,4 @@
+# hint: is the warm-up count capped at m * v
 """WRONG: warm-up count not capped at m * v.
 
 With few micro-batches (e.g. m == p, p >= 3) the early ranks ask for more forwards than exist.

@@ -1,3 +1,4 @@
+# hint: missing the (v - 1) * p term
 """WRONG: warm-up of 2 * (p - r - 1) without the (v - 1) * p term.
 
 The last rank then asks for the backward of its last chunk before it has run that chunk's forward:

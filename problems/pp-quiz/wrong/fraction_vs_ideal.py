@@ -1,3 +1,4 @@
+# hint: the bubble relative to the IDEAL time
 """Misconception: the bubble over the ideal time and the bubble share of the total time are swapped.
 
 q1 answers (p - 1) / m = 7/8 and q5 answers (p - 1) / (m + p - 1) = 3/15.

@@ -1,3 +1,4 @@
+# hint: that is the ratio of the bubble SHARES
 """Misconception: interleaving is free and cuts the bubble share of the total by v.
 
 q8 answers "nothing, it is free", q7 answers the ratio of bubble fractions instead of bubble times.

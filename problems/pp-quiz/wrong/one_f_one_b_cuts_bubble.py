@@ -1,3 +1,4 @@
+# hint: 1F1B saves activation memory, not time
 """Misconception: 1F1B has a smaller bubble than GPipe (it only saves activation memory).
 
 Answers q2 with "about half of GPipe's, because backwards start earlier".

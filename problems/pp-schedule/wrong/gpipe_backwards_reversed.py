@@ -1,3 +1,4 @@
+# hint: reverse order
 """GPipe backwards in reverse order (B(m-1) first) instead of this chapter's ascending convention."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# hint: that is GPipe's order on every stage
 """GPipe order returned for 1f1b: every stage runs all forwards before any backward."""
 
 from __future__ import annotations

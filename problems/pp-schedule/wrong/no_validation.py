@@ -1,3 +1,4 @@
+# hint: should raise ValueError
 """No validation: an unknown kind falls through to 1F1B and bad sizes are not rejected."""
 
 from __future__ import annotations

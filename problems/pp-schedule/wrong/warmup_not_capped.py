@@ -1,3 +1,4 @@
+# hint: must be capped at m
 """Warm-up not capped at m: with m < p the first stages invent micro-batches m, m+1, ... and negative backwards."""
 
 from __future__ import annotations

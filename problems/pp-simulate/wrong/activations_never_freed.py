@@ -1,3 +1,4 @@
+# hint: does a backward free its micro-batch
 """Activations never freed: a backward does not release its micro-batch, so the peak is m on every stage."""
 
 from __future__ import annotations

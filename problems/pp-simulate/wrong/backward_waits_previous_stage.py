@@ -1,3 +1,4 @@
+# hint: backwards run from the last stage back to stage 0
 """Backward waits for the previous stage: B i on stage s > 0 waits for B i on stage s - 1 (copied from the forward rule)."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# hint: divide the idle stage-time by p * total
 """Bubble computed over total instead of p * total: idle stage-time / total."""
 
 from __future__ import annotations

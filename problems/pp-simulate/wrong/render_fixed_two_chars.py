@@ -1,3 +1,4 @@
+# hint: 3 characters wide
 """render() with fixed two-character cells: fine up to m = 10, garbled (ragged columns) for micro-batch 10 and up."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# hint: a stage runs one operation at a time
 """A stage does not wait for its previous operation: each block starts as soon as its input is ready."""
 
 from __future__ import annotations

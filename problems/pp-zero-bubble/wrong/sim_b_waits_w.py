@@ -1,3 +1,4 @@
+# hint: B waits only for the next stage's B
 """Simulator treats the backward as fused: B on stage s waits for the next stage's W (not its B),
 so deferring W cannot shorten the critical path.
 """

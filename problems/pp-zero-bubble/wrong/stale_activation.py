@@ -1,3 +1,4 @@
+# hint: of its own micro-batch
 """W computed from the wrong stored activation: the weight pass reads the layer inputs cached by the
 stage's most recent forward (like a module that keeps self.x) instead of its own micro-batch's.
 """

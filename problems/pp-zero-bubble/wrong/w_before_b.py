@@ -1,3 +1,4 @@
+# hint: W needs the
 """W scheduled before its B: each round runs W (i - s) before B i, so stage 0 runs W i before B i.
 """
 

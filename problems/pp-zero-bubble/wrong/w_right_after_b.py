@@ -1,3 +1,4 @@
+# hint: W is not deferred
 """Plain 1F1B order with W right after each B: the split backward is not deferred, so the bubble
 is 2(p-1) per stage instead of p-1 with unit times.
 """

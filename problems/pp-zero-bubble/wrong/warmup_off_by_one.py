@@ -1,3 +1,4 @@
+# hint: ZB-H1, like 1F1B, runs f_s = min(p - s, m)
 """Warm-up off by one: stage s runs min(p - s - 1, m) warm-up forwards (one too few), so the last
 stage starts with B0 before its F0.
 """

@@ -26,7 +26,7 @@ def test_order_is_1f1b(p: int, M: int, record_property) -> None:
     import pp_1f1b
     run = h.good_run(pp_1f1b.stage_loop, p, M)
     record_property("timeline", h.world_timeline(
-        run.world, f"your pipeline: p={p} stages, M={M} micro-batches (F = 1 unit, B = 2 units)"))
+        run.world, f"your pipeline: p={p} stages, m={M} micro-batches (F = 1 unit, B = 2 units)"))
     h.assert_order(run)
 
 
@@ -40,3 +40,15 @@ def test_activation_memory(p: int, M: int) -> None:
 def test_blocking_sends_deadlock(p: int, M: int, record_property) -> None:
     import pp_1f1b
     h.assert_blocking_deadlocks(pp_1f1b.stage_loop, p, M, record_property)
+
+
+@pytest.mark.parametrize("p,M", [(2, 4), (4, 2)])
+def test_other_ranks_return_none(p: int, M: int) -> None:
+    """The statement: the last rank returns the summed loss, every other rank returns None."""
+    import pp_1f1b
+    run = h.good_run(pp_1f1b.stage_loop, p, M)
+    got = [comm.result for comm in run.world.ranks[:-1]]
+    bad = {s: value for s, value in enumerate(got) if value is not None}
+    assert not bad, (f"p={p}, m={M}: stage_loop must return None on every rank but the last; rank(s) "
+                     f"{sorted(bad)} returned {[bad[s] for s in sorted(bad)]!r} (only the last rank computes "
+                     f"the loss: return None on the other ranks)")

@@ -1,4 +1,4 @@
-"""Secret tests for pp-1f1b-emulated: other sizes, seeds and micro-batch sizes, M < p, p up to 8."""
+"""Secret tests for pp-1f1b-emulated: other sizes, seeds and micro-batch sizes, m < p, p up to 8."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def test_order_and_memory(p: int, M: int, seed: int, rows: int, record_property)
     import pp_1f1b
     run = h.good_run(pp_1f1b.stage_loop, p, M, seed, rows)
     record_property("timeline", h.world_timeline(
-        run.world, f"your pipeline: p={p} stages, M={M} micro-batches (F = 1 unit, B = 2 units)"))
+        run.world, f"your pipeline: p={p} stages, m={M} micro-batches (F = 1 unit, B = 2 units)"))
     h.assert_order(run)
     h.assert_memory(run)
 

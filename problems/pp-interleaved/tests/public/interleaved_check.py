@@ -190,7 +190,7 @@ def timeline_artifact(rows: list, title: str) -> dict:
     """A judge timeline from simulate_interleaved's rows of (chunk, op, mb, start, end)."""
     from judge.artifacts import timeline
     return timeline([[(op, mb, start, end, chunk) for chunk, op, mb, start, end in row] for row in rows],
-                    title=title)
+                    title=f"{title}; one row per rank: the row drawn as 'stage r' is rank r")
 
 
 def try_timeline(module: Any, sched: list, p: int, v: int, title: str) -> dict | None:
@@ -203,3 +203,20 @@ def try_timeline(module: Any, sched: list, p: int, v: int, title: str) -> dict |
         return timeline_artifact(rows, title)
     except Exception:  # the test reports the real failure; the picture is a bonus
         return None
+
+
+def simulate(module: Any, sched: list, p: int, v: int, what: str, tf: float = 1.0, tb: float = 2.0):
+    """``module.simulate_interleaved(sched, p, v, tf=tf, tb=tb)``; if it raises, the failure says
+    which schedule was simulated (``what``) and whether the tests' own walk of its dependencies
+    finishes (then a deadlock error is the simulation's mistake, not the schedule's)."""
+    try:
+        return module.simulate_interleaved(sched, p, v, tf=tf, tb=tb)
+    except Exception as exc:  # noqa: BLE001 - reported to the learner with the schedule
+        stuck = stuck_ops(sched, p, v)
+        shown = "\n".join(f"  rank {r}: {fmt(row)}" for r, row in enumerate(sched[:8]))
+        verdict = (f"that schedule deadlocks ({'; '.join(stuck)})" if stuck else
+                   "that schedule runs to the end (the tests walked its dependencies: no op waits for one "
+                   "that waits for it), so your simulation must run every op of it; an op starts when its "
+                   "rank is free and its dependency has finished")
+        raise AssertionError(f"simulate_interleaved on {what} (p={p}, v={v}, tf={tf:g}, tb={tb:g}) raised "
+                             f"{type(exc).__name__}: {exc}\n{shown}\n{verdict} {NOTATION}") from None

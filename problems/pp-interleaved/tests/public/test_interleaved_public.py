@@ -8,8 +8,8 @@ from collections import Counter
 import pytest
 
 import interleaved
-from interleaved_check import (NOTATION, assert_schedule, fmt, leading_forwards, normalize, parse, stuck_ops,
-                               timeline_artifact, try_timeline, warmup_hint)
+from interleaved_check import (NOTATION, assert_schedule, fmt, leading_forwards, normalize, parse, simulate,
+                               stuck_ops, timeline_artifact, try_timeline, warmup_hint)
 
 # Expected per-rank lists, written F<mb>c<chunk> (forward of micro-batch mb on local chunk c).
 EXPECTED = {
@@ -133,7 +133,7 @@ def test_schedule_has_no_deadlock(p, m, v, record_property):
         f"Each of these waits for an op that (directly or through other ranks) waits for it. Typical causes: "
         f"too few warm-up forwards (the (v - 1) * p term) or backwards in forward chunk order")
     # the schedule is feasible: your simulation must run every op of it
-    rows, total, _ = interleaved.simulate_interleaved(sched, p, v)
+    rows, total, _ = simulate(interleaved, sched, p, v, f"your interleaved_schedule({p}, {m}, {v})")
     record_property("timeline", timeline_artifact(_rows(rows), f"interleaved 1F1B, p={p} m={m} v={v}"))
     assert sum(len(row) for row in rows) == 2 * m * v * p, "every op of the schedule must appear in the timeline"
 
@@ -153,7 +153,7 @@ def _rows(rows) -> list[list[tuple[int, str, int, float, float]]]:
 
 def test_simulate_worked_example(record_property):
     sched = _expected(2, 4, 2)
-    rows, total, bubble = interleaved.simulate_interleaved(sched, 2, 2)
+    rows, total, bubble = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)")
     rows = _rows(rows)
     record_property("timeline", timeline_artifact(rows, "simulate_interleaved, p=2 m=4 v=2 (tf=1, tb=2)"))
     durations = {o: sorted({e - s for row in rows for _, oo, _, s, e in row if oo == o}) for o in "FB"}
@@ -177,7 +177,7 @@ def test_simulate_worked_example(record_property):
 
 def test_simulate_uses_tf_and_tb():
     sched = _expected(2, 4, 2)
-    rows, total, bubble = interleaved.simulate_interleaved(sched, 2, 2, tf=2.0, tb=2.0)
+    rows, total, bubble = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)", tf=2.0, tb=2.0)
     durations = sorted({float(e) - float(s) for row in rows for _, _, _, s, e in row})
     assert durations == [1.0], f"with tf = tb = 2 and v = 2 every op takes 1.0, got durations {durations}"
     assert float(total) == 18.0, f"total: expected (4 + 1/2) * (2 + 2) = 18.0, got {float(total)}"
@@ -187,7 +187,7 @@ def test_simulate_any_order():
     # Not Megatron's order: every forward first (chunk by chunk), then every backward.
     sched = [[(0, "F", 0), (0, "F", 1), (1, "F", 0), (1, "F", 1), (1, "B", 0), (1, "B", 1), (0, "B", 0), (0, "B", 1)]
              for _ in range(2)]
-    rows, total, bubble = interleaved.simulate_interleaved(sched, 2, 2)
+    rows, total, bubble = simulate(interleaved, sched, 2, 2, "a schedule that is not Megatron's (every forward first)")
     starts = [[float(s) for _, _, _, s, _ in row] for row in rows]
     assert starts == [[0.0, 0.5, 1.0, 1.5, 3.5, 4.5, 5.5, 6.5], [0.5, 1.0, 1.5, 2.0, 2.5, 3.5, 4.5, 5.5]], (
         f"start times per rank: expected [[0, .5, 1, 1.5, 3.5, 4.5, 5.5, 6.5], [.5, 1, 1.5, 2, 2.5, 3.5, 4.5, 5.5]], "
@@ -213,7 +213,9 @@ def test_bubble_shrinks_with_v(tf, tb, record_property):
         sched = normalize(interleaved.interleaved_schedule(p, m, v), p)
         stuck = stuck_ops(sched, p, v)
         assert not stuck, f"v={v}: your interleaved_schedule({p}, {m}, {v}) deadlocks: {'; '.join(stuck)}"
-        rows, total, bubble = interleaved.simulate_interleaved(sched, p, v, tf=tf, tb=tb)
+        what = (f"your interleaved_schedule({p}, {m}, 1) (v = 1: the plain 1F1B baseline, one fused chunk per rank)"
+                if v == 1 else f"your interleaved_schedule({p}, {m}, {v})")
+        rows, total, bubble = simulate(interleaved, sched, p, v, what, tf=tf, tb=tb)
         if v == 4:
             record_property("timeline", timeline_artifact(_rows(rows), f"p={p} m={m} v={v}, tf={tf}, tb={tb}"))
         want_total = (m + (p - 1) / v) * (tf + tb)
@@ -225,3 +227,18 @@ def test_bubble_shrinks_with_v(tf, tb, record_property):
         idle[v] = float(total) - m * (tf + tb)
     assert idle[2] == idle[1] / 2 and idle[4] == idle[1] / 4, (
         f"idle time per rank should shrink by v: v=1 {idle[1]}, v=2 {idle[2]}, v=4 {idle[4]}")
+
+
+@pytest.mark.parametrize("op", ["W", "f", "X"])
+def test_simulate_rejects_unknown_ops(op):
+    """simulate_interleaved raises ValueError for an op other than "F" or "B"."""
+    sched = [[(0, "F", 0), (0, op, 0)]]
+    try:
+        got = interleaved.simulate_interleaved(sched, 1, 1)
+    except ValueError:
+        return
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        raise AssertionError(f"simulate_interleaved([[(0, 'F', 0), (0, {op!r}, 0)]], 1, 1) should raise ValueError "
+                             f"(ops are 'F' or 'B'), but raised {type(exc).__name__}: {exc}") from None
+    raise AssertionError(f"simulate_interleaved([[(0, 'F', 0), (0, {op!r}, 0)]], 1, 1) should raise ValueError "
+                         f"(ops are 'F' or 'B'), but returned {str(got)[:80]}")

@@ -85,7 +85,7 @@ def _compare_rows(got_rows, want_rows, exact: bool, what: str) -> None:
 def test_simulate_megatron_order(p, m, v, tf, tb, record_property):
     sched = oracle.schedule(p, m, v)
     want_rows, want_total, want_bubble = oracle.simulate(sched, p, v, tf, tb)
-    rows, total, bubble = interleaved.simulate_interleaved(sched, p, v, tf=tf, tb=tb)
+    rows, total, bubble = _simulate(interleaved, sched, p, v, f"Megatron's schedule for p={p} m={m} v={v}", tf=tf, tb=tb)
     record_property("timeline", timeline_artifact(
         [[(int(c), str(o), int(mb), float(s), float(e)) for c, o, mb, s, e in row] for row in rows],
         f"simulate_interleaved, p={p} m={m} v={v} tf={tf} tb={tb}"))
@@ -102,7 +102,7 @@ def test_simulate_other_feasible_orders(seed):
     p, m, v = [(2, 3, 2), (3, 2, 2), (2, 2, 4), (4, 3, 1)][seed]
     sched = oracle.random_feasible_schedule(p, m, v, seed)
     want_rows, want_total, want_bubble = oracle.simulate(sched, p, v)
-    rows, total, bubble = interleaved.simulate_interleaved(sched, p, v)
+    rows, total, bubble = _simulate(interleaved, sched, p, v, f"a feasible non-Megatron schedule (seed {seed})")
     _compare_rows(rows, want_rows, True, f"schedule {[fmt(r) for r in sched]}")
     assert float(total) == want_total, f"total: expected {want_total}, got {float(total)}"
     assert math.isclose(float(bubble), want_bubble, rel_tol=1e-9, abs_tol=1e-12)
@@ -128,7 +128,7 @@ def test_simulate_detects_deadlock(p, m, v):
 @pytest.mark.parametrize("p,m,v", [(2, 4, 3), (3, 6, 3), (4, 4, 3)])
 def test_bubble_with_v3(p, m, v):
     sched = normalize(interleaved.interleaved_schedule(p, m, v), p)
-    _, total, bubble = interleaved.simulate_interleaved(sched, p, v)
+    _, total, bubble = _simulate(interleaved, sched, p, v, f"your interleaved_schedule({p}, {m}, {v})")
     want = (m + (p - 1) / v) * 3.0
     assert math.isclose(float(total), want, rel_tol=1e-9), f"p={p} m={m} v={v}: expected total {want:g}, got {float(total)}"
     assert math.isclose(float(bubble), (p - 1) / (v * m + p - 1), rel_tol=1e-9, abs_tol=1e-12), (
@@ -138,7 +138,7 @@ def test_bubble_with_v3(p, m, v):
 def test_single_rank():
     sched = normalize(interleaved.interleaved_schedule(1, 3, 2), 1)
     assert sched == oracle.schedule(1, 3, 2), f"p=1 m=3 v=2: expected {fmt(oracle.schedule(1, 3, 2)[0])}, got {fmt(sched[0])}"
-    _, total, bubble = interleaved.simulate_interleaved(sched, 1, 2)
+    _, total, bubble = _simulate(interleaved, sched, 1, 2, "your interleaved_schedule(1, 3, 2)")
     assert float(total) == 9.0 and math.isclose(float(bubble), 0.0, abs_tol=1e-12), (
         f"one rank never idles: expected total 9.0 and bubble 0, got {float(total)} and {float(bubble)}")
 
@@ -153,3 +153,6 @@ def test_more_invalid_sizes(p, m, v):
 def test_valid_edge_sizes(p, m, v):
     got = normalize(interleaved.interleaved_schedule(p, m, v), p)
     assert_schedule(p, m, v, oracle.schedule(p, m, v), got)
+
+
+from interleaved_check import simulate as _simulate  # noqa: E402  (used by the tests above, at run time)

@@ -75,32 +75,60 @@ def attach(record_property: Any, sched: Any, title: str) -> None:
     record_property("timeline", timeline(unit_timeline(plain), title=f"{title} (unit-time blocks)"))
 
 
-def hint(kind: str, p: int, m: int, s: int, got: list[Any]) -> str:
-    """A likely mistake behind a wrong stage list, or '' when none is recognised."""
-    ops = [op for op in got if isinstance(op, tuple) and len(op) == 2]
-    mbs = [mb for _, mb in ops if isinstance(mb, int)]
-    forwards = [mb for op, mb in ops if op == "F"]
-    backwards = [mb for op, mb in ops if op == "B"]
+def _leading_forwards(ops: list[Any]) -> int:
+    return next((k for k, op in enumerate(ops) if op[0] != "F"), len(ops))
+
+
+def _one_f_one_b_shaped(ops: list[Any], m: int) -> bool:
+    """True when `ops` is F0..F(m-1) and B0..B(m-1), each ascending, and after the first backward
+    it alternates one backward, one forward until the forwards run out (any number of leading forwards)."""
+    if [mb for op, mb in ops if op == "F"] != list(range(m)) or [mb for op, mb in ops if op == "B"] != list(range(m)):
+        return False
+    lead = _leading_forwards(ops)
+    tail = [op for op, _ in ops[lead:]]
+    steady = 2 * (m - lead)
+    return tail[:steady] == ["B", "F"] * (m - lead) and all(op == "B" for op in tail[steady:])
+
+
+def diagnose(kind: str, p: int, m: int, got: Any, expected: list[list[tuple[str, int]]]) -> str:
+    """The likely mistake behind a whole wrong schedule, or '' when none is recognised.
+
+    A diagnosis is given only when the learner's FULL order (every stage) matches it: "GPipe's
+    order" only when every stage is F0..F(m-1) B0..B(m-1) and the off-by-one warm-up would not give
+    the same order; "one warm-up forward too many" only when every stage is the 1F1B shape with one
+    more leading forward than expected (capped at m) and it is not also GPipe's order. When both
+    match (m <= 2), the message says what the order does, not which formula produced it.
+    """
+    sched = _plain(got)
+    if sched is None or len(sched) != p or len(expected) != p:
+        return ""
+    mbs = [mb for stage in sched for _, mb in stage]
     if any(mb < 0 or mb >= m for mb in mbs):
-        return (f" (micro-batch numbers must be in 0..{m - 1}; with m < p the warm-up must be capped: "
-                f"min(p - s - 1, m) forwards)")
-    if len(backwards) > 1 and backwards == sorted(backwards, reverse=True):
+        return (f" (micro-batch numbers must be in 0..{m - 1}; with fewer micro-batches than stages the "
+                f"warm-up must be capped at m: min(p - s - 1, m) forwards)")
+    for stage in sched:
+        if len(stage) != 2 * m or sorted(stage) != sorted([("F", i) for i in range(m)] + [("B", i) for i in range(m)]):
+            return f" (each stage must run F0..F{m - 1} and B0..B{m - 1} exactly once each)"
+    if m > 1 and all([mb for op, mb in stage if op == "B"] == list(range(m - 1, -1, -1)) for stage in sched):
         return " (your backwards run in reverse order; this chapter's convention is ascending: B0 first)"
-    if len(got) != 2 * m or sorted(forwards) != list(range(m)) or sorted(backwards) != list(range(m)):
-        return f" (each stage must run F0..F{m - 1} and B0..B{m - 1} exactly once each)"
-    first_b = next((k for k, op in enumerate(ops) if op[0] == "B"), len(ops))
-    if kind == "gpipe" and first_b < m:
-        return " (GPipe runs all m forwards before the first backward)"
-    if kind == "1f1b":
-        want = min(p - s, m)
-        if first_b == m and want < m:
-            return " (that is GPipe's order: in 1F1B the first backward comes right after the warm-up and one more forward)"
-        if first_b == want + 1:
-            return (f" (one forward too many before the first backward: stage {s} does min(p - s - 1, m) = "
-                    f"{min(p - s - 1, m)} warm-up forwards, not p - s)")
-        if first_b != want:
-            return (f" (stage {s} should run {want} forwards before its first backward: "
-                    f"min(p - s - 1, m) warm-up forwards plus the first steady-state forward)")
+    if kind != "1f1b" or not all(_one_f_one_b_shaped(stage, m) for stage in sched):
+        return ""
+    want = [_leading_forwards(stage) for stage in expected]
+    lead = [_leading_forwards(stage) for stage in sched]
+    off_by_one, gpipe = lead == [min(w + 1, m) for w in want], lead == [m] * p
+    if off_by_one and gpipe:  # with m <= 2 both mistakes give this order: say only what it is
+        return (" (every stage runs one forward too many before its first backward: stage s does "
+                "min(p - s - 1, m) warm-up forwards, then one steady-state forward, then its first backward)")
+    if off_by_one:
+        return (" (every stage runs one warm-up forward too many: stage s does min(p - s - 1, m) warm-up "
+                "forwards, then the first steady-state forward, then its first backward; your warm-up "
+                "looks like min(p - s, m))")
+    if gpipe:
+        return (" (that is GPipe's order on every stage: in 1F1B stage s runs its first backward after "
+                "min(p - s - 1, m) warm-up forwards and one more forward)")
+    if lead == [max(w - 1, 0) for w in want]:
+        return (" (every stage runs one forward too few before its first backward: stage s does "
+                "min(p - s - 1, m) warm-up forwards plus the first steady-state forward)")
     return ""
 
 
@@ -112,8 +140,12 @@ def check_schedule(got: Any, expected: list[list[tuple[str, int]]], kind: str, p
     for s, (stage, want) in enumerate(zip(got, expected)):
         assert isinstance(stage, list), f"{where}, stage {s}: expected a list, got {type(stage).__name__}"
         ops = as_ops(stage)
-        assert ops == want, (f"{where}, stage {s}: expected {fmt(want)}, got {fmt(ops)}"
-                             f"{hint(kind, p, m, s, ops)}")
+        if ops != want:
+            lead, want_lead = _leading_forwards([op for op in ops if isinstance(op, tuple)]), _leading_forwards(want)
+            fact = (f"; stage {s} runs {lead} forwards before its first backward, 1F1B runs min(p - s, m) = {want_lead}"
+                    if kind == "1f1b" and lead != want_lead else "")
+            raise AssertionError(f"{where}, stage {s}: expected {fmt(want)}, got {fmt(ops)}{fact}"
+                                 f"{diagnose(kind, p, m, got, expected)}")
 
 
 def expect_value_error(kind: Any, p: Any, m: Any, why: str) -> None:

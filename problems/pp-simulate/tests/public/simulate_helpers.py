@@ -1,7 +1,6 @@
 """Helpers for the pp-simulate tests: schedules, reading a SimResult, and checks with hints.
 
-The tests build their schedules here (not with your schedule()), so a mistake in schedule() does
-not fail the simulator tests. `check_rules` checks the simulator's defining rules block by block:
+The tests pass their own schedules (the table SCHEDULES below) to your simulate(). `check_rules` checks the simulator's defining rules block by block:
 every block of a stage in list order, the right duration, never two blocks at once on a stage,
 never before its input is ready, and as early as those rules allow.
 """
@@ -17,23 +16,123 @@ from judge.artifacts import timeline
 TOL = 1e-9
 
 
+# The GPipe and 1F1B orders the public tests simulate, written out (the tests do not compute them:
+# writing those orders is the problem pp-schedule).
+SCHEDULES = {
+    ('1f1b', 2, 2): [
+        "F0 F1 B0 B1",
+        "F0 B0 F1 B1",
+    ],
+    ('gpipe', 2, 2): [
+        "F0 F1 B0 B1",
+        "F0 F1 B0 B1",
+    ],
+    ('1f1b', 4, 6): [
+        "F0 F1 F2 F3 B0 F4 B1 F5 B2 B3 B4 B5",
+        "F0 F1 F2 B0 F3 B1 F4 B2 F5 B3 B4 B5",
+        "F0 F1 B0 F2 B1 F3 B2 F4 B3 F5 B4 B5",
+        "F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5",
+    ],
+    ('gpipe', 4, 4): [
+        "F0 F1 F2 F3 B0 B1 B2 B3",
+        "F0 F1 F2 F3 B0 B1 B2 B3",
+        "F0 F1 F2 F3 B0 B1 B2 B3",
+        "F0 F1 F2 F3 B0 B1 B2 B3",
+    ],
+    ('1f1b', 4, 4): [
+        "F0 F1 F2 F3 B0 B1 B2 B3",
+        "F0 F1 F2 B0 F3 B1 B2 B3",
+        "F0 F1 B0 F2 B1 F3 B2 B3",
+        "F0 B0 F1 B1 F2 B2 F3 B3",
+    ],
+    ('gpipe', 4, 8): [
+        "F0 F1 F2 F3 F4 F5 F6 F7 B0 B1 B2 B3 B4 B5 B6 B7",
+        "F0 F1 F2 F3 F4 F5 F6 F7 B0 B1 B2 B3 B4 B5 B6 B7",
+        "F0 F1 F2 F3 F4 F5 F6 F7 B0 B1 B2 B3 B4 B5 B6 B7",
+        "F0 F1 F2 F3 F4 F5 F6 F7 B0 B1 B2 B3 B4 B5 B6 B7",
+    ],
+    ('1f1b', 4, 8): [
+        "F0 F1 F2 F3 B0 F4 B1 F5 B2 F6 B3 F7 B4 B5 B6 B7",
+        "F0 F1 F2 B0 F3 B1 F4 B2 F5 B3 F6 B4 F7 B5 B6 B7",
+        "F0 F1 B0 F2 B1 F3 B2 F4 B3 F5 B4 F6 B5 F7 B6 B7",
+        "F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5 F6 B6 F7 B7",
+    ],
+    ('gpipe', 4, 16): [
+        ("F0 F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 F13 F14 F15 B0 B1 B2 B3 B4 B5 B6 B7 B8 B9 "
+         "B10 B11 B12 B13 B14 B15"),
+        ("F0 F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 F13 F14 F15 B0 B1 B2 B3 B4 B5 B6 B7 B8 B9 "
+         "B10 B11 B12 B13 B14 B15"),
+        ("F0 F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 F13 F14 F15 B0 B1 B2 B3 B4 B5 B6 B7 B8 B9 "
+         "B10 B11 B12 B13 B14 B15"),
+        ("F0 F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 F13 F14 F15 B0 B1 B2 B3 B4 B5 B6 B7 B8 B9 "
+         "B10 B11 B12 B13 B14 B15"),
+    ],
+    ('1f1b', 4, 16): [
+        ("F0 F1 F2 F3 B0 F4 B1 F5 B2 F6 B3 F7 B4 F8 B5 F9 B6 F10 B7 F11 B8 F12 B9 F13 B10 F14 "
+         "B11 F15 B12 B13 B14 B15"),
+        ("F0 F1 F2 B0 F3 B1 F4 B2 F5 B3 F6 B4 F7 B5 F8 B6 F9 B7 F10 B8 F11 B9 F12 B10 F13 B11 "
+         "F14 B12 F15 B13 B14 B15"),
+        ("F0 F1 B0 F2 B1 F3 B2 F4 B3 F5 B4 F6 B5 F7 B6 F8 B7 F9 B8 F10 B9 F11 B10 F12 B11 F13 "
+         "B12 F14 B13 F15 B14 B15"),
+        ("F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5 F6 B6 F7 B7 F8 B8 F9 B9 F10 B10 F11 B11 F12 B12 "
+         "F13 B13 F14 B14 F15 B15"),
+    ],
+    ('gpipe', 4, 32): [
+        ("F0 F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 F13 F14 F15 F16 F17 F18 F19 F20 F21 F22 "
+         "F23 F24 F25 F26 F27 F28 F29 F30 F31 B0 B1 B2 B3 B4 B5 B6 B7 B8 B9 B10 B11 B12 B13 "
+         "B14 B15 B16 B17 B18 B19 B20 B21 B22 B23 B24 B25 B26 B27 B28 B29 B30 B31"),
+        ("F0 F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 F13 F14 F15 F16 F17 F18 F19 F20 F21 F22 "
+         "F23 F24 F25 F26 F27 F28 F29 F30 F31 B0 B1 B2 B3 B4 B5 B6 B7 B8 B9 B10 B11 B12 B13 "
+         "B14 B15 B16 B17 B18 B19 B20 B21 B22 B23 B24 B25 B26 B27 B28 B29 B30 B31"),
+        ("F0 F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 F13 F14 F15 F16 F17 F18 F19 F20 F21 F22 "
+         "F23 F24 F25 F26 F27 F28 F29 F30 F31 B0 B1 B2 B3 B4 B5 B6 B7 B8 B9 B10 B11 B12 B13 "
+         "B14 B15 B16 B17 B18 B19 B20 B21 B22 B23 B24 B25 B26 B27 B28 B29 B30 B31"),
+        ("F0 F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 F13 F14 F15 F16 F17 F18 F19 F20 F21 F22 "
+         "F23 F24 F25 F26 F27 F28 F29 F30 F31 B0 B1 B2 B3 B4 B5 B6 B7 B8 B9 B10 B11 B12 B13 "
+         "B14 B15 B16 B17 B18 B19 B20 B21 B22 B23 B24 B25 B26 B27 B28 B29 B30 B31"),
+    ],
+    ('1f1b', 4, 32): [
+        ("F0 F1 F2 F3 B0 F4 B1 F5 B2 F6 B3 F7 B4 F8 B5 F9 B6 F10 B7 F11 B8 F12 B9 F13 B10 F14 "
+         "B11 F15 B12 F16 B13 F17 B14 F18 B15 F19 B16 F20 B17 F21 B18 F22 B19 F23 B20 F24 B21 "
+         "F25 B22 F26 B23 F27 B24 F28 B25 F29 B26 F30 B27 F31 B28 B29 B30 B31"),
+        ("F0 F1 F2 B0 F3 B1 F4 B2 F5 B3 F6 B4 F7 B5 F8 B6 F9 B7 F10 B8 F11 B9 F12 B10 F13 B11 "
+         "F14 B12 F15 B13 F16 B14 F17 B15 F18 B16 F19 B17 F20 B18 F21 B19 F22 B20 F23 B21 F24 "
+         "B22 F25 B23 F26 B24 F27 B25 F28 B26 F29 B27 F30 B28 F31 B29 B30 B31"),
+        ("F0 F1 B0 F2 B1 F3 B2 F4 B3 F5 B4 F6 B5 F7 B6 F8 B7 F9 B8 F10 B9 F11 B10 F12 B11 F13 "
+         "B12 F14 B13 F15 B14 F16 B15 F17 B16 F18 B17 F19 B18 F20 B19 F21 B20 F22 B21 F23 B22 "
+         "F24 B23 F25 B24 F26 B25 F27 B26 F28 B27 F29 B28 F30 B29 F31 B30 B31"),
+        ("F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5 F6 B6 F7 B7 F8 B8 F9 B9 F10 B10 F11 B11 F12 B12 "
+         "F13 B13 F14 B14 F15 B15 F16 B16 F17 B17 F18 B18 F19 B19 F20 B20 F21 B21 F22 B22 F23 "
+         "B23 F24 B24 F25 B25 F26 B26 F27 B27 F28 B28 F29 B29 F30 B30 F31 B31"),
+    ],
+    ('1f1b', 4, 2): [
+        "F0 F1 B0 B1",
+        "F0 F1 B0 B1",
+        "F0 F1 B0 B1",
+        "F0 B0 F1 B1",
+    ],
+    ('gpipe', 1, 3): [
+        "F0 F1 F2 B0 B1 B2",
+    ],
+    ('1f1b', 1, 3): [
+        "F0 B0 F1 B1 F2 B2",
+    ],
+    ('1f1b', 3, 4): [
+        "F0 F1 F2 B0 F3 B1 B2 B3",
+        "F0 F1 B0 F2 B1 F3 B2 B3",
+        "F0 B0 F1 B1 F2 B2 F3 B3",
+    ],
+}
+
+
 def build(kind: str, p: int, m: int) -> list[list[tuple[str, int]]]:
-    """GPipe or 1F1B per-stage orders: a stage runs the next forward while it holds fewer than
-    its limit of un-backpropagated micro-batches (m for GPipe, p - s for 1F1B), else a backward."""
-    stages = []
-    for s in range(p):
-        limit = m if kind == "gpipe" else p - s
-        fwd = bwd = 0
-        row = []
-        while bwd < m:
-            if fwd < m and fwd - bwd < limit:
-                row.append(("F", fwd))
-                fwd += 1
-            else:
-                row.append(("B", bwd))
-                bwd += 1
-        stages.append(row)
-    return stages
+    """The GPipe or 1F1B per-stage orders for (kind, p, m): from SCHEDULES above; the hidden tests
+    bring their own orders for other sizes."""
+    if (kind, p, m) in SCHEDULES:
+        return [ops(text) for text in SCHEDULES[(kind, p, m)]]
+    from simulate_oracle import orders  # only present with the hidden tests
+
+    return orders(kind, p, m)
 
 
 def ops(text: str) -> list[tuple[str, int]]:

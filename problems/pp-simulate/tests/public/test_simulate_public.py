@@ -138,3 +138,58 @@ def test_render_with_a_time_unit():
             "stage 1 |.. F0 B0 B0 F1 B1 B1 .. ..|")
     got = pp_sim.render(res, unit=0.5)
     assert got == want, f"render(result, unit=0.5) of a tf=0.5, tb=1 timeline:\nexpected\n{want}\ngot\n{got}"
+
+
+@pytest.mark.parametrize("tf, tb", [(True, 2.0), (1.0, float("inf")), (float("nan"), 1.0), ("1", 2.0), (0, 2.0)])
+def test_durations_must_be_positive_finite_numbers(tf, tb):
+    """A duration is an int or float, finite and > 0: not a bool, an infinity, NaN or a string."""
+    sched = build("1f1b", 2, 2)
+    expect_value_error(lambda: pp_sim.simulate(sched, tf=tf, tb=tb), f"simulate(<1F1B p=2 m=2>, tf={tf!r}, tb={tb!r})",
+                       "tf and tb must be positive, finite int or float values, not bool")
+
+
+@pytest.mark.parametrize("unit", [0, -1.0, True, float("inf"), "1"])
+def test_render_unit_must_be_a_positive_finite_number(unit):
+    res = pp_sim.SimResult(timeline=[[("F", 0, 0.0, 1.0), ("B", 0, 1.0, 3.0)]], total=3.0, bubble=0.0,
+                           peak_activations=[1])
+    expect_value_error(lambda: pp_sim.render(res, unit=unit), f"render(result, unit={unit!r})",
+                       "unit must be a positive, finite int or float, not bool")
+
+
+@pytest.mark.parametrize("bad", [("f", 0), ("W", 0), ("F", True), ("F", "0")])
+def test_unknown_operations_raise_value_error(bad):
+    """Only ("F", i) and ("B", i) with an int i >= 0 are operations: no lowercase, no W, no bool or str i."""
+    sched = [[bad, ("B", 0)]]
+    expect_value_error(lambda: pp_sim.simulate(sched), f"simulate([[{bad!r}, ('B', 0)]])",
+                       f"{bad!r} is not an operation of this problem")
+
+
+def test_deadlock_message_names_the_stuck_stage_and_operation():
+    """The statement: say which stage is stuck at which operation."""
+    try:
+        pp_sim.simulate([ops("F0 B0 F1 B1"), ops("F1 B1 F0 B0")])
+    except ValueError as exc:
+        text = str(exc)
+    else:
+        raise AssertionError("simulate([[F0 B0 F1 B1], [F1 B1 F0 B0]]) should raise ValueError (it deadlocks)")
+    # stage 0 waits at B0 for stage 1's B0; stage 1 waits at F1 for stage 0's F1, listed after B0
+    labels = ("B0", "('B', 0)", '("B", 0)', "F1", "('F', 1)", '("F", 1)')
+    assert "stage" in text.lower() and any(label in text for label in labels), (
+        f"simulate([[F0 B0 F1 B1], [F1 B1 F0 B0]]) raised ValueError({text!r}); the message should say which "
+        f"stage is stuck at which operation: stage 0 waits at B0 for stage 1's B0, stage 1 waits at F1 for "
+        f"stage 0's F1 (say which stage is stuck)")
+
+
+def test_types_of_the_result():
+    """The statement's types: times as float (also for int durations), total and bubble float, peaks int."""
+    result = pp_sim.simulate(build("1f1b", 2, 2), tf=1, tb=2)
+    bad = [(s, block) for s, row in enumerate(result.timeline) for block in row
+           if not (isinstance(block, tuple) and len(block) == 4 and type(block[0]) is str and type(block[1]) is int
+                   and type(block[2]) is float and type(block[3]) is float)]
+    assert not bad, (f"simulate(<1F1B p=2 m=2>, tf=1, tb=2): every block must be a tuple (str op, int mb, float start, "
+                     f"float end); stage {bad[0][0]} has {bad[0][1]!r} (times as float, also when tf and tb are ints)")
+    assert type(result.total) is float and type(result.bubble) is float, (
+        f"total and bubble must be floats, got {type(result.total).__name__} {result.total!r} and "
+        f"{type(result.bubble).__name__} {result.bubble!r} (times as float, also when tf and tb are ints)")
+    assert isinstance(result.peak_activations, list) and all(type(x) is int for x in result.peak_activations), (
+        f"peak_activations must be a list of ints, got {result.peak_activations!r}")

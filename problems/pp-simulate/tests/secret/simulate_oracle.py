@@ -99,3 +99,22 @@ def ballot_orders(rng, p: int, m: int) -> list[list[tuple[str, int]]]:
 
 def close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def orders(kind: str, p: int, m: int) -> list[list[tuple[str, int]]]:
+    """GPipe or 1F1B per-stage orders: a stage runs the next forward while it holds fewer than its
+    limit of un-backpropagated micro-batches (m for GPipe, p - s for 1F1B), else a backward."""
+    stages = []
+    for s in range(p):
+        limit = m if kind == "gpipe" else p - s
+        fwd = bwd = 0
+        row = []
+        while bwd < m:
+            if fwd < m and fwd - bwd < limit:
+                row.append(("F", fwd))
+                fwd += 1
+            else:
+                row.append(("B", bwd))
+                bwd += 1
+        stages.append(row)
+    return stages

@@ -147,4 +147,4 @@ def test_render_of_simulate_round_trip(record_property):
     text = pp_sim.render(pp_sim.simulate(sched))
     timeline, total, _, _ = oracle_simulate(sched, 1.0, 2.0)
     assert text == oracle_render(timeline, total), (
-        f"render(simulate(schedule('1f1b', 3, 12))):\nexpected\n{oracle_render(timeline, total)}\ngot\n{text}")
+        f"render(simulate(<1F1B orders, p=3, m=12>)):\nexpected\n{oracle_render(timeline, total)}\ngot\n{text}")

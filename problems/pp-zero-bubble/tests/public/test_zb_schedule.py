@@ -14,41 +14,8 @@ EXPECTED_P4_M8 = [
 ]
 
 
-def _hint(p: int, s: int, m: int, ops) -> str:
-    """Name the likely mistake in stage s's order."""
-    try:
-        ops = [(op, int(i)) for op, i in ops]
-    except (TypeError, ValueError):
-        return ""
-    warm = 0
-    while warm < len(ops) and ops[warm][0] == "F":
-        warm += 1
-    if warm != min(p - s, m):
-        return (f" Stage {s} runs {warm} forwards before its first B; the warm-up is min(p - s, m) = {min(p - s, m)} "
-                "forwards, as in 1F1B.")
-    try:
-        gap = [ops.index(("W", i)) - ops.index(("B", i)) for i in range(m)]
-    except ValueError:
-        return ""
-    early = [i for i in range(m) if gap[i] < 0]
-    if early:
-        return f" W{early[0]} comes before its own B{early[0]}: W needs the gradient that B computes, so each round is B i, then W (i - s), then F."
-    if s > 0 and all(g == 1 for g in gap):
-        return (f" Every W comes right after its own B: that is 1F1B with a split backward; on stage {s} the W that "
-                f"follows B i is W (i - {s}).")
-    return ""
-
-
 def _sim(sched, tf, tb, tw, label):
-    """Run the learner's simulate; if it rejects a valid schedule, say so."""
-    try:
-        return zero_bubble.simulate(sched, tf, tb, tw)
-    except ValueError as exc:
-        if H.check_schedule(sched, len(sched), sum(op == "F" for op, _ in sched[0])) is None:
-            raise AssertionError(
-                f"simulate raised ValueError({exc}) on {label}, a valid schedule:\n{H.fmt_sched(sched)}\n"
-                "B waits only for the next stage's B (not its W), and W only for its own stage's B.") from None
-        raise
+    return H.simulate_named(sched, tf, tb, tw, label)
 
 
 def test_order_p4_m8():
@@ -56,7 +23,8 @@ def test_order_p4_m8():
     assert isinstance(got, list) and len(got) == 4, f"zb_h1_schedule(4, 8) should return a list of 4 stages, got {got!r}"
     for s in range(4):
         assert H.fmt(got[s]) == EXPECTED_P4_M8[s], (
-            f"zb_h1_schedule(4, 8) stage {s}: expected {EXPECTED_P4_M8[s]}, got {H.fmt(got[s])}." + _hint(4, s, 8, got[s]))
+            f"zb_h1_schedule(4, 8) stage {s}: expected {EXPECTED_P4_M8[s]}, got {H.fmt(got[s])}."
+            + H.order_hint(4, s, 8, got[s], [(w[0], int(w[1:])) for w in EXPECTED_P4_M8[s].split()]))
 
 
 @pytest.mark.parametrize("p", [1, 2, 3, 5])
@@ -101,9 +69,12 @@ def test_memory_matches_1f1b(p, m):
     sched = zero_bubble.zb_h1_schedule(p, m)
     for s, ops in enumerate(sched):
         peak_b, peak_w = H.peaks(ops)
+        lead = H.leading_forwards(ops)
         assert peak_b == min(p - s, m), (
             f"stage {s} of zb_h1_schedule({p}, {m}) holds up to {peak_b} micro-batches between F and B; "
-            f"1F1B holds min(p - s, m) = {min(p - s, m)}. Check the warm-up count.")
+            f"1F1B holds min(p - s, m) = {min(p - s, m)}."
+            + (f" Stage {s} runs {lead} forwards before its first B instead of min(p - s, m) = {min(p - s, m)}: "
+               f"check the warm-up count." if lead != min(p - s, m) else ""))
         assert peak_w <= min(p, m), (
             f"stage {s} of zb_h1_schedule({p}, {m}) holds up to {peak_w} micro-batches between F and W; "
             f"ZB-H1 never holds more than min(p, m) = {min(p, m)} (1F1B's peak, reached on its stage 0).")

@@ -66,8 +66,27 @@ def test_deadlock_raises(sched):
 
 @pytest.mark.parametrize("p,m", [(2, 4), (4, 8)])
 def test_fused_1f1b_bubble(p, m):
-    res = zero_bubble.simulate(H.one_f_one_b(p, m), 1.0, 2.0, 1.0)
+    res = H.simulate_named(H.one_f_one_b(p, m), 1.0, 2.0, 1.0, f"1F1B with a fused backward (F and B only), p={p}, m={m}")
     got = [float(b) for b in res["bubble"]]
     assert got == [3.0 * (p - 1)] * p, (
         f"1F1B (F and B only, T_F = 1, T_B = 2) with p={p}, m={m}: expected bubble (p - 1)(T_F + T_B) = {3 * (p - 1)} "
         f"per stage, got {got}")
+
+
+@pytest.mark.parametrize("sched, why", [
+    ([[("F", 0), ("B", 0), ("w", 0)]], "'w' is not an op name: ops are 'F', 'B' and 'W'"),
+    ([[("F", 0), ("X", 0), ("B", 0)]], "'X' is not an op name: ops are 'F', 'B' and 'W'"),
+    ([[("F", 0), ("B", 0), ("W", 0), ("W", 0)]], "W0 appears twice on a stage"),
+    ([[("F", 0), ("F", 0), ("B", 0), ("W", 0)]], "F0 appears twice on a stage"),
+], ids=["lowercase w", "unknown op", "W twice", "F twice"])
+def test_malformed_schedules_raise(sched, why):
+    """The statement: ValueError for an op name other than F, B, W and for an op listed twice on a stage."""
+    try:
+        got = zero_bubble.simulate(sched, 1.0, 1.0, 1.0)
+    except ValueError:
+        return
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        raise AssertionError(f"simulate({H.fmt_sched(sched).strip()}) should raise ValueError ({why}), but raised "
+                             f"{type(exc).__name__}: {exc}") from None
+    raise AssertionError(f"simulate({H.fmt_sched(sched).strip()}) should raise ValueError ({why}), but it "
+                         f"returned a result with total {got.get('total') if isinstance(got, dict) else got!r}")

@@ -19,7 +19,7 @@ def test_order_grid(p):
         for s in range(p):
             assert H.fmt(got[s]) == H.fmt(want[s]), (
                 f"zb_h1_schedule({p}, {m}) stage {s}: expected {H.fmt(want[s])}, got {H.fmt(got[s])}"
-                + (" (m < p: the warm-up is min(p - s, m) forwards)" if m < p else ""))
+                + H.order_hint(p, s, m, got[s], want[s]))
 
 
 @pytest.mark.parametrize("times", [(1.0, 1.0, 1.0), (1.0, 2.0, 1.0), (2.0, 2.0, 1.0), (1.0, 1.0, 0.5), (2.0, 3.0, 1.5)])

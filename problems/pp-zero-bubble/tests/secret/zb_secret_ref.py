@@ -91,3 +91,17 @@ def random_valid_schedule(p: int, m: int, seed: int) -> list[list[tuple[str, int
         placed.add((op, s, i))
         sched[s].append((op, i))
     return sched
+
+
+def one_f_one_b(p: int, m: int) -> list[list[tuple[str, int]]]:
+    """1F1B with a fused backward (only F and B ops), for sizes the public table does not hold."""
+    out = []
+    for s in range(p):
+        warm = min(p - s, m)
+        ops = [("F", i) for i in range(warm)]
+        for i in range(m):
+            ops.append(("B", i))
+            if warm + i < m:
+                ops.append(("F", warm + i))
+        out.append(ops)
+    return out

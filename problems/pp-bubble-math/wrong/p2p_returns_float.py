@@ -1,0 +1,105 @@
+# hint: return an int
+"""Wrong: p2p_elements_per_microbatch returns a float (bytes divided by bytes per element), not an int.
+
+The value is right for small sizes but it is a float, and past 2**53 it is no longer exact.
+"""
+
+from __future__ import annotations
+
+import math
+
+KINDS = ("gpipe", "1f1b")
+
+
+def _check_int(name: str, value: int, minimum: int = 1) -> int:
+    """Return ``value`` if it is an integer >= ``minimum``; raise otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            value = int(value.__index__())  # numpy integers and other integer-likes
+        except (AttributeError, TypeError):
+            raise TypeError(f"{name} must be an integer, got {value!r}") from None
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def bubble_fraction(p: int, m: int) -> float:
+    """Idle share of the total time of GPipe / 1F1B: (p - 1) / (m + p - 1)."""
+    p = _check_int("p (number of stages)", p)
+    m = _check_int("m (number of micro-batches)", m)
+    return (p - 1) / (m + p - 1)
+
+
+def bubble_over_ideal(p: int, m: int) -> float:
+    """Idle time relative to the ideal (bubble-free) time of GPipe / 1F1B: (p - 1) / m."""
+    p = _check_int("p (number of stages)", p)
+    m = _check_int("m (number of micro-batches)", m)
+    return (p - 1) / m
+
+
+def interleaved_bubble_fraction(p: int, m: int, v: int) -> float:
+    """Idle share of the total time of interleaved 1F1B with v chunks per rank: (p - 1) / (v m + p - 1)."""
+    p = _check_int("p (number of ranks)", p)
+    m = _check_int("m (number of micro-batches)", m)
+    v = _check_int("v (virtual stages per rank)", v)
+    return (p - 1) / (v * m + p - 1)
+
+
+def interleaved_bubble_over_ideal(p: int, m: int, v: int) -> float:
+    """Idle time of interleaved 1F1B relative to the ideal time: (1 / v) (p - 1) / m."""
+    p = _check_int("p (number of ranks)", p)
+    m = _check_int("m (number of micro-batches)", m)
+    v = _check_int("v (virtual stages per rank)", v)
+    return (p - 1) / (v * m)
+
+
+def peak_activations(kind: str, p: int, m: int, s: int) -> int:
+    """Most micro-batches whose activations stage ``s`` holds at once: GPipe m, 1F1B min(p - s, m)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    p = _check_int("p (number of stages)", p)
+    m = _check_int("m (number of micro-batches)", m)
+    s = _check_int("s (stage index)", s, minimum=0)
+    if s >= p:
+        raise ValueError(f"s (stage index) must be in 0..p-1 = 0..{p - 1}, got {s}")
+    if kind == "gpipe":
+        return m
+    return min(p - s, m)
+
+
+def min_microbatches(p: int, target: float) -> int:
+    """Smallest m >= 1 with (p - 1) / (m + p - 1) <= target.
+
+    The candidate from the closed form m >= (p - 1)(1 - target) / target can be off by one after
+    floating-point rounding, so it is corrected by testing the defining inequality itself, with the
+    single (correctly rounded) division (p - 1) / (m + p - 1).
+    """
+    p = _check_int("p (number of stages)", p)
+    if isinstance(target, bool):
+        raise TypeError(f"target must be a number, got {target!r}")
+    target = float(target)
+    if not 0.0 < target < 1.0:
+        raise ValueError(f"target must be strictly between 0 and 1, got {target}")
+
+    def ok(m: int) -> bool:
+        return (p - 1) / (m + p - 1) <= target
+
+    m = max(1, math.ceil((p - 1) * (1.0 - target) / target))
+    while m > 1 and ok(m - 1):
+        m -= 1
+    while not ok(m):
+        m += 1
+    return m
+
+
+def p2p_elements_per_microbatch(s: int, b: int, h: int, v: int = 1) -> int:
+    """Elements one micro-batch moves over the link between rank r and rank r + 1, both directions.
+
+    Forward: the activation (s, b, h) from r to r + 1; backward: its gradient (s, b, h) from r + 1
+    to r. With v chunks per rank a micro-batch crosses that link v times each way.
+    """
+    s = _check_int("s (sequence length)", s)
+    b = _check_int("b (micro-batch size)", b)
+    h = _check_int("h (hidden size)", h)
+    v = _check_int("v (virtual stages per rank)", v)
+    return 2 * v * (s * b * h * 2) / 2  # bytes in bf16, divided by the 2 bytes per element

@@ -1,0 +1,186 @@
+# hint: is not an operation of this problem
+"""Operation names are compared case-insensitively: ("f", 0) is taken for a forward."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+KINDS = ("gpipe", "1f1b")
+OPS = ("F", "B")
+
+Block = tuple[str, int, float, float]
+
+
+@dataclass
+class SimResult:
+    """What simulate() returns.
+
+    timeline: per stage (stage 0 first), its blocks (op, mb, start, end) in execution order.
+    total: the time at which the last block ends.
+    bubble: idle stage-time / (p * total), a float in [0, 1).
+    peak_activations: per stage, the largest number of micro-batches whose forward has run
+        on that stage and whose backward has not yet.
+    """
+
+    timeline: list[list[Block]]
+    total: float
+    bubble: float
+    peak_activations: list[int]
+
+
+# ---------------------------------------------------------------------------- schedules
+
+
+def schedule(kind: str, p: int, m: int) -> list[list[tuple[str, int]]]:
+    """Return, for each stage s = 0..p-1, the ordered list of ("F", i) / ("B", i) it runs.
+
+    kind is "gpipe" or "1f1b", p >= 1 the number of stages, m >= 1 the number of micro-batches.
+    Raises ValueError for any other kind, or when p or m is not an int >= 1.
+    """
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    for name, value in (("p", p), ("m", m)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    if kind == "gpipe":
+        return [[("F", i) for i in range(m)] + [("B", i) for i in range(m)] for _ in range(p)]
+    stages = []
+    for s in range(p):
+        warmup = min(p - s - 1, m)
+        ops = [("F", i) for i in range(warmup)]
+        for k in range(m - warmup):
+            ops += [("F", warmup + k), ("B", k)]
+        ops += [("B", i) for i in range(m - warmup, m)]
+        stages.append(ops)
+    return stages
+
+
+# ---------------------------------------------------------------------------- simulation
+
+
+def simulate(sched: list[list[tuple[str, int]]], tf: float = 1.0, tb: float = 2.0) -> SimResult:
+    """Run `sched` (one list of ("F", i) / ("B", i) per stage) and time every operation.
+
+    A forward takes tf, a backward tb. F i on stage s > 0 starts after F i on stage s - 1 ends;
+    B i on stage s < p - 1 starts after B i on stage s + 1 ends; B i on the last stage starts after
+    that stage's F i ends. A stage runs one operation at a time, in its list's order, each as early
+    as these rules allow.
+
+    Raises ValueError when tf or tb is not a positive number, when the schedule is malformed (no
+    stages, an operation other than ("F", i) / ("B", i) with an int i >= 0, an operation twice on a
+    stage, stages that do not all hold F i and B i for the same micro-batches), or when it deadlocks.
+    """
+    durations = {"F": _positive("tf", tf), "B": _positive("tb", tb)}
+    ops = _validated([[(str(op).upper(), mb) if isinstance(op, str) else (op, mb) for op, mb in row] for row in sched])
+    p = len(ops)
+    end: dict[tuple[int, str, int], float] = {}
+    timeline: list[list[Block]] = [[] for _ in range(p)]
+    nxt = [0] * p
+    free = [0.0] * p
+    progress = True
+    while progress:
+        progress = False
+        for s in range(p):
+            while nxt[s] < len(ops[s]):
+                op, mb = ops[s][nxt[s]]
+                need = _input_of(s, op, mb, p)
+                if need is not None and need not in end:
+                    break
+                start = max(free[s], end[need] if need is not None else 0.0)
+                finish = start + durations[op]
+                timeline[s].append((op, mb, start, finish))
+                end[(s, op, mb)] = free[s] = finish
+                nxt[s] += 1
+                progress = True
+    stuck = [s for s in range(p) if nxt[s] < len(ops[s])]
+    if stuck:
+        waits = "; ".join(_describe_wait(s, *ops[s][nxt[s]], p) for s in stuck)
+        raise ValueError(f"the schedule deadlocks: {waits}")
+    total = max(free)
+    busy = sum(b[3] - b[2] for row in timeline for b in row)
+    bubble = (p * total - busy) / (p * total)
+    return SimResult(timeline, total, bubble, [_peak_live(row) for row in ops])
+
+
+def _positive(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    return float(value)
+
+
+def _validated(sched: object) -> list[list[tuple[str, int]]]:
+    """The schedule as lists of (op, mb) tuples, or ValueError saying what is malformed."""
+    if not isinstance(sched, (list, tuple)) or not sched:
+        raise ValueError("the schedule must be a non-empty list with one list of operations per stage")
+    stages = []
+    for s, row in enumerate(sched):
+        ops = []
+        for item in row:
+            if (not isinstance(item, (list, tuple)) or len(item) != 2 or item[0] not in OPS
+                    or isinstance(item[1], bool) or not isinstance(item[1], int) or item[1] < 0):
+                raise ValueError(f"stage {s}: an operation must be ('F', i) or ('B', i) with an int i >= 0, "
+                                 f"got {item!r}")
+            ops.append((item[0], int(item[1])))
+        if len(set(ops)) != len(ops):
+            dup = next(op for op in ops if ops.count(op) > 1)
+            raise ValueError(f"stage {s} runs {dup[0]}{dup[1]} more than once")
+        stages.append(ops)
+    mbs = {mb for op, mb in stages[0]}
+    want = {(op, mb) for op in OPS for mb in mbs}
+    for s, ops in enumerate(stages):
+        if set(ops) != want:
+            raise ValueError(f"stage {s} must run F i and B i exactly once for the micro-batches "
+                             f"{sorted(mbs)} of stage 0")
+    if not mbs:
+        raise ValueError("the schedule has no operations")
+    return stages
+
+
+def _input_of(s: int, op: str, mb: int, p: int) -> tuple[int, str, int] | None:
+    """The operation whose end (s, op, mb) waits for, or None for a forward on stage 0."""
+    if op == "F":
+        return (s - 1, "F", mb) if s > 0 else None
+    return (s + 1, "B", mb) if s < p - 1 else (s, "F", mb)
+
+
+def _describe_wait(s: int, op: str, mb: int, p: int) -> str:
+    ws, wop, wmb = _input_of(s, op, mb, p)
+    return f"stage {s} is stuck at {op}{mb}, which needs {wop}{wmb} on stage {ws}"
+
+
+def _peak_live(ops: list[tuple[str, int]]) -> int:
+    live = peak = 0
+    for op, _ in ops:
+        live += 1 if op == "F" else -1
+        peak = max(peak, live)
+    return peak
+
+
+# ---------------------------------------------------------------------------- rendering
+
+
+def render(result: SimResult, unit: float = 1.0) -> str:
+    """Draw result.timeline as text, one line per stage and one fixed-width cell per `unit` of time.
+
+    Cell k of a stage covers [k * unit, (k + 1) * unit) and shows the block running at its midpoint
+    (k + 0.5) * unit as the op letter followed by the micro-batch number, left-justified to width
+    W = 1 + len(str(largest micro-batch number)); an idle cell is W dots. Cells are separated by one
+    space; a line is "stage <s> |<cells>|" with s right-justified to the width of p - 1. There are n
+    cells, the smallest n with n * unit >= total - 1e-9. Lines are joined with "\\n" (no final newline).
+    Raises ValueError when unit is not a positive number.
+    """
+    unit = _positive("unit", unit)
+    rows = result.timeline
+    width = 1 + len(str(max(mb for row in rows for _, mb, _, _ in row)))
+    cells = math.ceil(result.total / unit - 1e-9)
+    stage_width = len(str(len(rows) - 1))
+    lines = []
+    for s, row in enumerate(rows):
+        text = []
+        for k in range(cells):
+            mid = (k + 0.5) * unit
+            label = next((f"{op}{mb}" for op, mb, start, end in row if start <= mid < end), "")
+            text.append(label.ljust(width) if label else "." * width)
+        lines.append(f"stage {s:>{stage_width}} |{' '.join(text)}|")
+    return "\n".join(lines)

@@ -1,0 +1,86 @@
+"""Every wrong/ solution of every problem gets its own hint, and no other wrong solution's hint.
+
+A hint is a diagnosis: it must appear for the mistake it names and must not fire for a different
+mistake. Each wrong solution declares the phrase(s) its messages must contain in header comments
+``# hint: <phrase>`` (several lines for several phrases). A wrong solution that cannot carry a
+header (a file another branch owns) is listed in ``EXTRA_HINTS``. Every wrong solution is judged
+natively, with the secret tests, exactly as ``python -m judge check`` does; the phrases are looked
+up in the messages of its failing tests (and the run's own message).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from judge.native import Job, judge_many
+from judge.problem import Problem, discover_problems
+
+PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
+_HINT = re.compile(r"^\s*#\s*hint:\s*(.+?)\s*$", re.MULTILINE)
+
+# wrong solutions whose file cannot carry a "# hint:" header: (problem id, file stem) -> phrases
+EXTRA_HINTS = {
+    ("pp-schedule", "warmup_off_by_one"): ["your warm-up looks like min(p - s, m)"],
+}
+
+
+def _problems() -> list[Problem]:
+    problems, errors = discover_problems(PROBLEMS)
+    assert not errors, errors
+    return problems
+
+
+def hint_phrases(problem: Problem, path: Path) -> list[str]:
+    declared = _HINT.findall(path.read_text(encoding="utf-8"))
+    return declared + EXTRA_HINTS.get((problem.id, path.stem), [])
+
+
+ALL = [(problem, path) for problem in _problems() for path in problem.wrong_files]
+IDS = [f"{problem.id}/{path.name}" for problem, path in ALL]
+
+
+@pytest.fixture(scope="module")
+def messages() -> dict[str, str]:
+    """Per wrong solution: the messages of its failing tests and of the run, one per line."""
+    results = judge_many([Job(problem, path, include_secret=True) for problem, path in ALL], parallel=2)
+    out = {}
+    for key, result in zip(IDS, results):
+        lines = [result.message] + [t.message for t in result.tests if t.outcome != "passed"]
+        out[key] = "\n".join(line for line in lines if line)
+    return out
+
+
+def test_every_wrong_solution_declares_a_hint():
+    missing = [key for key, (problem, path) in zip(IDS, ALL) if not hint_phrases(problem, path)]
+    assert not missing, f"wrong/ solutions without a '# hint: <phrase>' header or EXTRA_HINTS entry: {missing}"
+
+
+@pytest.mark.parametrize("problem, path", ALL, ids=IDS)
+def test_own_hint_appears_and_no_other(problem, path, messages):
+    text = messages[f"{problem.id}/{path.name}"]
+    assert text, f"{problem.id}/{path.name}: no failure messages at all"
+    for phrase in hint_phrases(problem, path):
+        assert phrase in text, (f"{problem.id}/{path.name}: expected its hint {phrase!r} in the messages, got:\n"
+                                f"{text[:3000]}")
+    for other in problem.wrong_files:
+        if other == path:
+            continue
+        for phrase in hint_phrases(problem, other):
+            if phrase in hint_phrases(problem, path):
+                continue
+            assert phrase not in text, (f"{problem.id}/{path.name}: the hint of wrong/{other.name} ({phrase!r}) "
+                                        f"fires for a different mistake:\n"
+                                        + "\n".join(line for line in text.splitlines() if phrase in line)[:2000])
+
+
+def test_hint_phrases_are_distinct_within_a_problem():
+    for problem in _problems():
+        seen: dict[str, str] = {}
+        for path in problem.wrong_files:
+            for phrase in hint_phrases(problem, path):
+                assert phrase not in seen or seen[phrase] == path.name, (
+                    f"{problem.id}: {path.name} and {seen.get(phrase)} declare the same hint {phrase!r}")
+                seen[phrase] = path.name
