@@ -3,7 +3,7 @@
 A hint is a diagnosis: it must appear for the mistake it names and must not fire for a different
 mistake. Each wrong solution declares the phrase(s) its messages must contain in header comments
 ``# hint: <phrase>`` (several lines for several phrases). A wrong solution that cannot carry a
-header (a file another branch owns) is listed in ``EXTRA_HINTS``. Every wrong solution is judged
+header (a diff against the reference) is listed in ``EXTRA_HINTS``. Every wrong solution is judged
 natively, with the secret tests, exactly as ``python -m judge check`` does; the phrases are looked
 up in the messages of its failing tests (and the run's own message).
 """
@@ -17,11 +17,12 @@ import pytest
 
 from judge.native import Job, judge_many
 from judge.problem import Problem, discover_problems
+from judge.wrong import wrong_source
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
 _HINT = re.compile(r"^\s*#\s*hint:\s*(.+?)\s*$", re.MULTILINE)
 
-# wrong solutions whose file cannot carry a "# hint:" header: (problem id, file stem) -> phrases
+# wrong solutions stored as diffs, whose applied text has no "# hint:" header: (problem id, stem) -> phrases
 EXTRA_HINTS = {
     ("pp-schedule", "warmup_off_by_one"): ["your warm-up looks like min(p - s, m)"],
 }
@@ -34,7 +35,7 @@ def _problems() -> list[Problem]:
 
 
 def hint_phrases(problem: Problem, path: Path) -> list[str]:
-    declared = _HINT.findall(path.read_text(encoding="utf-8"))
+    declared = _HINT.findall(wrong_source(problem, path))
     return declared + EXTRA_HINTS.get((problem.id, path.stem), [])
 
 
@@ -45,7 +46,8 @@ IDS = [f"{problem.id}/{path.name}" for problem, path in ALL]
 @pytest.fixture(scope="module")
 def messages() -> dict[str, str]:
     """Per wrong solution: the messages of its failing tests and of the run, one per line."""
-    results = judge_many([Job(problem, path, include_secret=True) for problem, path in ALL], parallel=2)
+    jobs = [Job(problem, None, include_secret=True, source=wrong_source(problem, path)) for problem, path in ALL]
+    results = judge_many(jobs, parallel=2)
     out = {}
     for key, result in zip(IDS, results):
         lines = [result.message] + [t.message for t in result.tests if t.outcome != "passed"]
