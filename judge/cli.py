@@ -43,6 +43,12 @@ def default_problems_dir() -> Path:
     return bundled if bundled.is_dir() else here.parent / "problems"
 
 
+PROBLEMS_SOURCE = ("Problems come from the folder given, else $JUDGE_PROBLEMS when set, else ./problems when it "
+                   "holds problem folders, else the example set bundled with the judge.")
+_PROBLEMS_HELP = ("the problems folder (default: $JUDGE_PROBLEMS, else ./problems if it holds problems, else the "
+                  "bundled set)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = argv[0] if argv and argv[0] in _COMMANDS else "judge"
@@ -86,31 +92,50 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     _common(judge)
     judge.add_argument("-v", "--verbose", action="store_true", help="list passing tests and draw timelines")
 
-    check = argparse.ArgumentParser(prog="judge check", description="Verify problem folders: the reference "
-                                    "passes, the starter and every wrong/ solution fail.")
-    check.add_argument("path", nargs="?", type=Path, metavar="PROBLEMS",
-                       help="a problems folder or one problem folder (default: the project's problems/)")
+    check = argparse.ArgumentParser(
+        prog="judge check", epilog=PROBLEMS_SOURCE,
+        description="Verify problem folders: nothing left to FILL IN, the statement's links and images resolve, "
+        "the reference passes every public and secret test, the starter and every wrong/ solution fail.")
+    check.add_argument("path", nargs="?", type=Path, metavar="PROBLEMS", help="a problems folder or one problem's "
+                       "folder (default: $JUDGE_PROBLEMS, else ./problems if it holds problems, else the bundled set)")
+    check.add_argument("-v", "--verbose", action="store_true",
+                       help="show every failing test of every solution, with whole messages")
     check.add_argument("-j", dest="parallel", type=_positive, default=os.cpu_count() or 1, metavar="N",
                        help="run N solutions at a time (default: one per CPU core)")
     check.add_argument("--pyodide", action="store_true",
                        help="also run every solution inside Pyodide (Node.js) and compare the Results")
 
-    new = argparse.ArgumentParser(prog="judge new", description="Scaffold a new problem folder.")
-    new.add_argument("id", help="the problem id (lowercase letters, digits and '-')")
-    new.add_argument("--problems", type=Path, metavar="DIR", help="where to create it (default: problems/)")
+    new = argparse.ArgumentParser(
+        prog="judge new", description="Scaffold a problem folder DIR/ID: a small working example (statement, "
+        "assets/, starter, reference, public and secret tests, a wrong/ solution) in which every FILL IN marks "
+        "what to replace; `judge check` lists them.",
+        epilog="DIR is --problems, else $JUDGE_PROBLEMS, else ./problems (created if missing): run it in your "
+        "course folder. It never writes inside the judge's own package.")
+    new.add_argument("id", help="the problem id (lowercase letters, digits and '-'), also the folder's name")
+    new.add_argument("--entry", default="solution.py", metavar="FILE", help="the file learners edit and the tests "
+                     "import, e.g. act_mem.py (default: solution.py)")
+    new.add_argument("--title", metavar="TEXT", help="the title (default: from the id)")
+    new.add_argument("--problems", type=Path, metavar="DIR", help="where to create it (default: $JUDGE_PROBLEMS, "
+                     "else ./problems)")
 
-    build = argparse.ArgumentParser(prog="judge build", description="Write the static web site.")
+    build = argparse.ArgumentParser(
+        prog="judge build", epilog=PROBLEMS_SOURCE,
+        description="Write the static web site into SITE_DIR, with a _headers file for Netlify and Cloudflare Pages.")
     build.add_argument("site_dir", type=Path, metavar="SITE_DIR")
     build.add_argument("--pyodide", choices=("self", "cdn"), default="self",
                        help="self: ship a trimmed Pyodide (offline); cdn: load it from the official CDN")
-    build.add_argument("--problems", type=Path, metavar="DIR", help="problems folder (default: problems/)")
+    build.add_argument("--problems", type=Path, metavar="DIR", help=_PROBLEMS_HELP)
+    build.add_argument("--github-pages-workflow", action="store_true", help="also write .github/workflows/pages.yml "
+                       "in the current folder (your repository's root): GitHub builds and publishes the site on "
+                       "every push to main")
 
-    serve = argparse.ArgumentParser(prog="judge serve", description="Build the site and serve it on localhost.")
+    serve = argparse.ArgumentParser(prog="judge serve", description="Build the site and serve it on localhost.",
+                                    epilog=PROBLEMS_SOURCE)
     serve.add_argument("--site-dir", type=Path, default=Path("site"), metavar="DIR")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--pyodide", choices=("self", "cdn"), default="self")
-    serve.add_argument("--problems", type=Path, metavar="DIR")
+    serve.add_argument("--problems", type=Path, metavar="DIR", help=_PROBLEMS_HELP)
     grade = _grade_parser()
     export = _export_parser()
     for parser in (judge, check, new, build, serve, grade, export):
@@ -174,8 +199,7 @@ def _export_parser() -> argparse.ArgumentParser:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--problems", type=Path, metavar="DIR", help="where the problems come from "
-                        "(default: the project's problems/)")
+    parser.add_argument("--problems", type=Path, metavar="DIR", help=_PROBLEMS_HELP)
     parser.add_argument("-j", dest="parallel", type=_positive, default=os.cpu_count() or 1, metavar="N",
                         help="judge N problems in parallel (default: one per CPU core)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="override every problem's time limit")
@@ -288,7 +312,7 @@ def _is_practice_root(target: Path, problems: list[Problem]) -> bool:
 def _run_check(args: argparse.Namespace) -> int:
     from .check import check_problems
 
-    code = check_problems(args.path or default_problems_dir(), args.parallel)
+    code = check_problems(args.path or default_problems_dir(), args.parallel, verbose=args.verbose)
     if args.pyodide:
         from .parity import check_parity
         code = max(code, check_parity(args.path or default_problems_dir(), args.parallel))
@@ -298,20 +322,53 @@ def _run_check(args: argparse.Namespace) -> int:
 def _run_new(args: argparse.Namespace) -> int:
     from .scaffold import scaffold
 
+    root = args.problems or Path(os.environ.get("JUDGE_PROBLEMS") or "problems")
     try:
-        folder = scaffold(args.problems or Path("problems"), args.id)
+        written = scaffold(root, args.id, entry=args.entry, title=args.title)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    print(f"Created {folder}. Fill it in, then run: python -m judge check {folder}")
+    folder = root / args.id
+    print(f"Created {folder}/:\n" + "".join(f"  {path.relative_to(folder).as_posix()}\n" for path in written)
+          + f"Every FILL IN marks what to replace (the example is a working problem). Then run:\n"
+          f"  judge check {folder}")
     return EXIT_OK
 
 
 def _run_build(args: argparse.Namespace) -> int:
+    from .scaffold import inside_judge_package
     from .site.build import build_site
 
-    build_site(args.site_dir, pyodide=args.pyodide, problems_dir=args.problems or default_problems_dir())
-    print(f"Wrote the site to {args.site_dir}/ (Pyodide: {args.pyodide}).")
+    if inside_judge_package(args.site_dir):
+        raise UsageError(f"{args.site_dir} is inside the judge's own package; write the site elsewhere")
+    problems = args.problems or default_problems_dir()
+    build_site(args.site_dir, pyodide=args.pyodide, problems_dir=problems)
+    print(f"Wrote the site to {args.site_dir}/ (Pyodide: {args.pyodide}), with {args.site_dir}/_headers for "
+          "Netlify and Cloudflare Pages.")
+    if args.github_pages_workflow:
+        print(_write_pages_workflow(args, problems))
     return EXIT_OK
+
+
+def _write_pages_workflow(args: argparse.Namespace, problems: Path) -> str:
+    """Write the GitHub Pages workflow for this build command into the current folder; what to tell."""
+    from .site.publish import write_pages_workflow
+
+    here = Path.cwd().resolve()
+    site, source = args.site_dir.resolve(), problems.resolve()
+    if here not in site.parents:
+        raise UsageError(f"--github-pages-workflow: {args.site_dir} must be inside the current folder "
+                         "(the repository's root), e.g. `judge build site --github-pages-workflow`")
+    if source != here and here not in source.parents:
+        raise UsageError(f"--github-pages-workflow: the problems ({problems}) must be in the repository: "
+                         "run it from the course folder that holds them")
+    given = None if source == (here / "problems") else source.relative_to(here).as_posix()
+    try:
+        path = write_pages_workflow(here, site.relative_to(here).as_posix(), args.pyodide, given)
+    except FileExistsError as exc:
+        raise UsageError(str(exc)) from None
+    note = "" if (here / ".git").exists() else " (this folder is not a git repository's root: move it to the root)"
+    return (f"Wrote {path.relative_to(here)}{note}. Commit it with the problems, push, and in the repository's "
+            "Settings > Pages set Source to GitHub Actions.")
 
 
 def _run_serve(args: argparse.Namespace) -> int:

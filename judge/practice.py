@@ -11,6 +11,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .assets import asset_files
 from .problem import Problem
 
 
@@ -35,6 +36,9 @@ def create_practice(target: Path, problems: list[Problem]) -> list[Path]:
         (folder / "README.md").write_text(problem.statement, encoding="utf-8")
         for path in problem.public_test_files + problem.support_files:
             shutil.copyfile(path, folder / ("tests" if path in problem.public_test_files else ".") / path.name)
+        for path in asset_files(problem.path):  # what the statement's images and links point at
+            (folder / path.relative_to(problem.path)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, folder / path.relative_to(problem.path))
         created.append(folder)
     return created
 

@@ -15,6 +15,7 @@ least one must fail or error. In a ``.diff`` the declarations go above the ``---
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,13 +100,16 @@ def _expected_status(words: str, where: str) -> str:
     return value.strip()
 
 
-def unmet(expectation: Expectation, result: Result) -> list[str]:
-    """How ``result`` fails to meet ``expectation`` (empty when it meets it)."""
+def unmet(expectation: Expectation, result: Result, describe: Callable[[str], str] | None = None) -> list[str]:
+    """How ``result`` fails to meet ``expectation`` (empty when it meets it).
+
+    ``describe`` turns the Result's message into the detail shown (default: its first line).
+    """
     problems = []
     if result.status != expectation.status:
-        detail = (result.message or "").strip().splitlines()
-        problems.append(f"gives status {result.status}, not {expectation.status}"
-                        + (f" ({detail[0][:160]})" if detail else ""))
+        message = (result.message or "").strip()
+        detail = (describe or _first_line)(message) if message else ""
+        problems.append(f"gives status {result.status}, not {expectation.status}" + (f" ({detail})" if detail else ""))
     for name in expectation.caught_by:
         matching = [t for t in result.tests if name in (t.id, _function_name(t.id))]
         if not matching:
@@ -113,6 +117,10 @@ def unmet(expectation: Expectation, result: Result) -> list[str]:
         elif all(t.outcome in ("passed", "skipped") for t in matching):
             problems.append(f"declares it is caught by {name}, but that test passes")
     return problems
+
+
+def _first_line(text: str) -> str:
+    return text.splitlines()[0]
 
 
 def _function_name(test_id: str) -> str:

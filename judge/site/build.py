@@ -12,6 +12,8 @@ browser libraries under ``web/vendor/``), plus what this build generates::
                                     tests/public/, support/) the worker writes into Pyodide's FS
       assets/judge-<hash>.zip   the judge package (same source as the native one), unpacked into
                                 Pyodide's site-packages by the worker
+      assets/problem-<id>-<hash>/   a problem's assets/ folder (images the statement shows), where
+                                the rendered statement's ``assets/...`` links now point
       assets/wheels/            extra pure-Python wheels that problems declare (``packages``) and
                                 micropip, which installs them (only when some problem needs them)
       pyodide/0.27.7/           ``self`` mode only: the trimmed, pinned Pyodide distribution
@@ -20,13 +22,16 @@ browser libraries under ``web/vendor/``), plus what this build generates::
                                 sources) and a ``pyodide-lock.json`` listing them with their own
                                 sha256; the page loads these (``lockFileURL``, ``stdLibURL``)
       assets/pyc-judge-<hash>.zip   ``self`` mode only: the judge package's ``__pycache__``
+      _headers                  the response headers for Netlify / Cloudflare Pages (see
+                                :mod:`judge.site.publish`); not precached, not a page's file
 
 The compiled files are made inside Pyodide itself (its CPython 3.12; the host's differs), by
 Node.js, once: :func:`judge.site.pyodide_dist.ensure_compiled` caches them on disk. Without
 Node.js the build warns and the site loads the plain files (slower start, same behaviour).
 
 What is never written: reference solutions, secret tests, wrong solutions (only the published
-files listed above are read from a problem folder at all). The build is staged in a temporary
+files listed above are read from a problem folder at all; an asset that is a symbolic link, or
+holds one of those files' content, stops the build). The build is staged in a temporary
 sibling folder and renamed into place; an existing SITE_DIR is replaced only if it is empty or
 was made by this function (it holds the marker file ``.pp-judge-site``).
 """
@@ -48,10 +53,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import assets as problem_assets
 from ..engines import unfinished
 from ..problem import Problem, ProblemError, discover_problems
 from . import pyodide_dist
 from .markdown import render_markdown
+from .publish import write_headers
 
 __all__ = ["build_site", "build_engine_site", "write_engine", "BuildError", "web_source_dir", "MARKER"]
 
@@ -130,6 +137,7 @@ def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_
     _copy_web(web, out)
     assets = out / "assets"
     assets.mkdir(exist_ok=True)
+    _copy_problem_assets(out, problems)
 
     wheels = _package_wheels(problems, assets / "wheels", cache_dir)
     manifest = {"problems": [_problem_entry(p, wheels) for p in problems]}
@@ -154,6 +162,7 @@ def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_
                           cdn_prefix=engine.index_url if mode == "cdn" else None,
                           http_cached=["pyodide/"] if mode == "self" else [])
     (out / MARKER).write_text(json.dumps({"build": build_id, "pyodide": mode}) + "\n", encoding="utf-8")
+    write_headers(out)
 
 
 @dataclass(frozen=True)
@@ -287,11 +296,24 @@ def _problem_entry(problem: Problem, wheels: dict[str, Any]) -> dict[str, Any]:
         "difficulty": problem.difficulty, "entry": problem.entry, "time_limit": problem.time_limit,
         "memory_limit": problem.memory_limit, "tags": list(problem.tags), "packages": list(problem.packages),
         "wheels": [w for pkg in problem.packages for w in wheels.get("by_package", {}).get(pkg, [])],
-        "statement_html": render_markdown(problem.statement),
+        "statement_html": render_markdown(problem.statement, problem_assets.site_folder(problem.id, folder)),
         "starter": problem.starter,
         "public_tests": public, "support": support,
         "files": files,
     }
+
+
+def _copy_problem_assets(out: Path, problems: list[Problem]) -> None:
+    """Every problem's assets/ into its content-hashed site folder, after the same leak checks as check's."""
+    for problem in problems:
+        refused = problem_assets.unpublishable(problem.path) + problem_assets.leaks(problem.path)
+        if refused:
+            raise BuildError(f"{problem.path}: assets/ cannot be published:\n" + "\n".join(f"  {r}" for r in refused))
+        folder = problem_assets.site_folder(problem.id, problem.path)
+        for path in problem_assets.asset_files(problem.path) if folder else []:
+            target = out / folder / path.relative_to(problem.path / problem_assets.ASSETS)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
 
 
 def _file_record(path: str, data: bytes) -> dict[str, str]:

@@ -6,17 +6,28 @@ here: it is emitted as ``<span class="math inline">TeX</span>`` / ``<div class="
 with the TeX HTML-escaped, and KaTeX typesets those elements in the browser. Raw HTML in the
 Markdown is escaped (statements are text, not markup). Fenced code keeps its ``language-*`` class
 so the page can highlight Python.
+
+Links and images with a relative target are found on markdown-it's token stream
+(:func:`statement_links`, which ``judge check`` resolves against the practice folder), and
+``render_markdown(text, assets_url=...)`` points those into the problem's ``assets/`` folder at
+where the site serves that folder.
 """
 
 from __future__ import annotations
+
+import posixpath
+import urllib.parse
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-__all__ = ["render_markdown", "make_renderer"]
+__all__ = ["render_markdown", "make_renderer", "statement_links", "relative_path", "Link"]
 
 
 def _bracket_inline(state: StateInline, silent: bool) -> bool:
@@ -96,6 +107,62 @@ def make_renderer() -> MarkdownIt:
 _MD = make_renderer()
 
 
-def render_markdown(text: str) -> str:
-    """Render a statement to an HTML fragment (math left for KaTeX in the browser)."""
-    return _MD.render(text)
+def render_markdown(text: str, assets_url: str | None = None) -> str:
+    """Render a statement to an HTML fragment (math left for KaTeX in the browser).
+
+    With ``assets_url`` (e.g. ``"assets/problem-x-1a2b/"``), relative links and images into the
+    statement's ``assets/`` folder are rewritten to point there instead.
+    """
+    if assets_url is None:
+        return _MD.render(text)
+    env: dict[str, object] = {}
+    tokens = _MD.parse(text, env)
+    for token, attr, _line in _link_tokens(tokens):
+        token.attrSet(attr, _rebase(str(token.attrGet(attr)), assets_url))
+    return _MD.renderer.render(tokens, _MD.options, env)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link or image of a statement: its target as written (URL-encoded) and its line (1-based)."""
+
+    kind: str  # "image" or "link"
+    url: str
+    line: int
+
+
+def statement_links(text: str) -> list[Link]:
+    """Every link and image of a statement, in order (reference-style links resolved)."""
+    return [Link("image" if token.type == "image" else "link", str(token.attrGet(attr)), line)
+            for token, attr, line in _link_tokens(_MD.parse(text))]
+
+
+def relative_path(url: str) -> str | None:
+    """The file a relative link points at (decoded, normalised), or None for a URL, an absolute
+    path or an anchor on the same page."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme or parts.netloc or not parts.path or parts.path.startswith("/"):
+        return None
+    return posixpath.normpath(urllib.parse.unquote(parts.path))
+
+
+def _link_tokens(tokens: list[Token]) -> Iterator[tuple[Token, str, int]]:
+    """(token, attribute, line) for every image (``src``) and link (``href``) token."""
+    line = 1
+    for block in tokens:
+        if block.map:
+            line = block.map[0] + 1
+        for child in block.children or ():
+            if child.type == "image":
+                yield child, "src", line
+            elif child.type == "link_open":
+                yield child, "href", line
+
+
+def _rebase(url: str, assets_url: str) -> str:
+    path = relative_path(url)
+    if path is None or not path.startswith("assets/"):
+        return url
+    parts = urllib.parse.urlsplit(url)
+    rest = urllib.parse.quote(path[len("assets/"):], safe="/")
+    return urllib.parse.urlunsplit(("", "", assets_url + rest, parts.query, parts.fragment))
