@@ -186,8 +186,8 @@ def entry_file_name(entry: str) -> str:
     if module.startswith("test_"):
         raise ValueError(f"--entry {entry!r}: pytest would collect it as a test file; choose another name")
     if module in sys.stdlib_module_names or module in _SHADOWED:
-        raise ValueError(f"--entry {entry!r}: would hide the module `{module}` the tests or the judge import; "
-                         "choose another name")
+        raise ValueError(f"--entry {entry!r}: the learner's file would hide the module `{module}` from the judge, "
+                         "pytest and the tests; choose another name")
     return entry
 
 

@@ -1,4 +1,5 @@
-"""``judge check`` knows how a wrong solution must fail: wrong/*.py and wrong/*.diff, declared expectations."""
+"""``judge check``: how a wrong solution must fail (wrong/*.py and wrong/*.diff, declared expectations), what is
+left to fill in, the statement's links and assets, and messages an instructor can act on."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from judge.check import check_problems
+from judge.check import MESSAGE_WIDTH, ProblemCheck, check_files, check_problems, practice_paths
+from judge.practice import create_practice
 from judge.problem import load_problem
 from judge.wrong import WrongSolutionError, apply_unified_diff, load_wrong, parse_expectation
-from tests.conftest import FIXTURE_PROBLEMS
+from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS
 
 REFERENCE = '"""Reference: add two numbers."""\n\n\ndef add(a, b):\n    return a + b\n'
 SUBTRACT_DIFF = """--- reference/adder.py
@@ -35,10 +37,17 @@ def fixture(tmp_path: Path, wrong: dict[str, str]) -> Path:
     return folder
 
 
-def check(folder: Path) -> tuple[int, str]:
+def check(folder: Path, verbose: bool = False) -> tuple[int, str]:
     out = io.StringIO()
-    code = check_problems(folder.parent, parallel=2, stream=out)
+    code = check_problems(folder.parent, parallel=2, stream=out, verbose=verbose)
     return code, out.getvalue()
+
+
+def findings(folder: Path) -> ProblemCheck:
+    """What check says of the folder's files alone (no solution is run)."""
+    found = ProblemCheck(load_problem(folder))
+    check_files(found)
+    return found
 
 
 # --- diffs -----------------------------------------------------------------------------------
@@ -113,8 +122,9 @@ def test_check_accepts_wrong_solutions_that_fail_as_declared(tmp_path: Path) -> 
     code, out = check(folder)
     assert code == 0, out
     assert "OK      fx-add" in out
-    assert "wrong/subtracts.diff fails as it should (failed" in out
-    assert "wrong/no_module.py fails as it should (error" in out
+    assert "wrong/subtracts.diff fails as it should (status failed): 3 of 4 tests failed; test_small (public): " \
+           "add(1, 2): expected 3, got -1" in out
+    assert "wrong/no_module.py fails as it should (status error)" in out
 
 
 def test_check_rejects_a_wrong_solution_that_is_only_a_syntax_error(tmp_path: Path) -> None:
@@ -146,3 +156,103 @@ def test_check_holds_a_wrong_solution_to_the_tests_it_names(tmp_path: Path) -> N
     assert "wrong/subtracts.py declares it is caught by test_missing, but no test has that name" in out
     assert "test_zero, but that test passes" not in out.split("wrong/subtracts.py", 1)[1].split("\n", 1)[0]
     assert "wrong/off_by_one.py declares it is caught by test_zero, but that test passes" in out
+
+
+# --- messages: which tests, how many, whole with -v -----------------------------------------
+
+def test_a_failing_reference_shows_its_failing_tests_public_or_secret_with_messages(tmp_path: Path) -> None:
+    folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF})
+    shutil.copy(SOLUTIONS / "partly_failing.py", folder / "reference" / "adder.py")  # wrong from 100 on
+    code, out = check(folder)
+    assert code == 1, out
+    assert "the reference does not pass (status failed): 1 of 4 tests failed (1 secret)" in out
+    assert "test_big (secret): add(10**6, 1) should be 1000001" in out
+
+
+def test_long_messages_are_cut_at_a_word_and_shown_whole_with_verbose(tmp_path: Path) -> None:
+    long = " ".join(f"word{i}" for i in range(60))
+    folder = fixture(tmp_path, {"chatty.py": f"def add(a, b):\n    return {long!r}\n"})
+    code, out = check(folder)
+    line = next(row for row in out.splitlines() if "wrong/chatty.py fails as it should" in row)
+    message = line.split("(public): ", 1)[1]
+    assert message.endswith(" …") and len(message) <= MESSAGE_WIDTH + 2, line
+    assert message[:-2].split()[-1] in long.split(), f"cut inside a word: {line}"
+    assert "`judge check -v` shows them whole" in out
+    code, verbose = check(folder, verbose=True)
+    assert long in verbose and "…" not in verbose.split("wrong/chatty.py", 1)[1]
+    assert "test_big (secret): add(10**6, 1) should be 1000001" in verbose  # every failing test, with -v
+
+
+def test_tests_importing_another_module_than_the_entry_are_named(tmp_path: Path) -> None:
+    folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF})
+    toml = folder / "problem.toml"
+    toml.write_text(toml.read_text().replace('entry = "adder.py"', 'entry = "summer.py"'))
+    for part in ("starter", "reference"):
+        (folder / part / "adder.py").rename(folder / part / "summer.py")
+    code, out = check(folder)
+    assert code == 1, out
+    assert ("the tests cannot import `adder` (tests/public/test_add.py:5, tests/secret/test_big.py:3 import it): "
+            "it is not the entry module `summer` (entry = \"summer.py\" in problem.toml)") in out
+    assert "write `import summer`" in out
+    assert "starter not judged: its tests fail only because they cannot import `adder`" in out
+    assert "fails as it should" not in out
+
+
+# --- the files: FILL IN, links, assets -------------------------------------------------------
+
+def test_fill_in_markers_are_listed_with_what_to_do(tmp_path: Path) -> None:
+    folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF})
+    starter = folder / "starter" / "adder.py"
+    starter.write_text("# FILL IN: the starter learners see\n" + starter.read_text())
+    assert findings(folder).failures == ["starter/adder.py:1: fill in: the starter learners see"]
+
+
+def test_statement_links_must_resolve_in_the_practice_folder(tmp_path: Path) -> None:
+    folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF})
+    (folder / "README.md").write_text(
+        "# Add\n\n![the figure](assets/figure.svg)\n\n"
+        "See [the tests](tests/test_add.py), [the same, as in the problem folder](tests/public/test_add.py),\n"
+        "[the secret ones](tests/secret/test_big.py), [notes](notes.md), [a sibling](../other/README.md),\n"
+        "[a page](https://example.org/x.png), [a heading](#add) and [your file](adder.py).\n\n"
+        "![remote](https://example.org/x.png)\n")
+    found = findings(folder)
+    assert found.failures == [
+        "README.md:3: the image assets/figure.svg points at assets/figure.svg, which does not exist; "
+        "add it to assets/ (or fix the link)",
+        "README.md:5: the link tests/public/test_add.py points at tests/public/test_add.py, which is in the problem "
+        "folder but not in the learner's practice folder, where README.md is read (practice/fx-add/); "
+        "did you mean tests/test_add.py?",
+        "README.md:5: the link tests/secret/test_big.py points at tests/secret/test_big.py, which is never "
+        "published: learners cannot open it",
+        "README.md:5: the link notes.md points at notes.md, which does not exist; add it to assets/ (or fix the link)",
+        "README.md:5: the link ../other/README.md points outside the problem folder: put the file in assets/ "
+        "(or link a full URL)",
+    ]
+    assert [n.split(" works")[0] for n in found.notes if "works in the practice folder" in n] == [
+        "README.md:5: the link tests/test_add.py", "README.md:5: the link adder.py"]
+    assert any("the image https://example.org/x.png comes from another site" in n for n in found.notes)
+    (folder / "assets").mkdir()
+    (folder / "assets" / "figure.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    assert not [f for f in findings(folder).failures if "figure.svg" in f]
+
+
+def test_practice_paths_are_what_the_practice_folder_holds(tmp_path: Path) -> None:
+    folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF})
+    (folder / "assets" / "img").mkdir(parents=True)
+    (folder / "assets" / "img" / "a.png").write_bytes(b"\x89PNG")
+    problem = load_problem(folder)
+    create_practice(tmp_path / "practice", [problem])
+    made = tmp_path / "practice" / "fx-add"
+    on_disk = {p.relative_to(made).as_posix() for p in made.rglob("*")} | {"."}
+    assert practice_paths(problem) == on_disk
+
+
+def test_assets_that_would_leak_or_are_links_are_refused(tmp_path: Path) -> None:
+    folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF})
+    (folder / "assets").mkdir()
+    shutil.copy(folder / "tests" / "secret" / "test_big.py", folder / "assets" / "notes.txt")
+    (folder / "assets" / "answer.py").symlink_to(folder / "reference" / "adder.py")
+    failures = findings(folder).failures
+    assert "assets/answer.py is a symbolic link: the site and the practice folder get regular files only; " \
+           "copy the file into assets/" in failures
+    assert "assets/notes.txt holds the content of tests/secret/test_big.py, which must never be published" in failures

@@ -136,19 +136,6 @@ def test_check_fails_clearly(tmp_path, breakage, expected):
     assert expected in result.stdout
 
 
-def test_new_scaffolds_a_folder_that_check_explains(tmp_path):
-    created = run_cli("new", "my-problem", "--problems", str(tmp_path))
-    assert created.returncode == 0, created.stderr
-    result = run_cli("check", str(tmp_path / "my-problem"))
-    assert result.returncode == 1
-    assert "no wrong/ solutions" in result.stdout and "README.md still contains TODO" in result.stdout
-    assert "reference passes 2/2 tests" in result.stdout
-    again = run_cli("new", "my-problem", "--problems", str(tmp_path))
-    assert again.returncode == 2 and "already exists" in again.stderr
-    bad = run_cli("new", "Bad_Id", "--problems", str(tmp_path))
-    assert bad.returncode == 2 and "not a valid id" in bad.stderr
-
-
 def test_parallel_judging_keeps_order(tmp_path):
     problems = tmp_path / "problems"
     for name in ("fx-a", "fx-b", "fx-c"):

@@ -43,7 +43,7 @@ def headers_text(site: Path) -> str:
               for pattern, headers in rules]
     return (f"# Response headers for Netlify and Cloudflare Pages, written by `judge build` (judge {__version__}):\n"
             "# cross-origin isolation everywhere; versioned files cached for a year, the rest revalidated.\n"
-            + "\n".join(blocks) + "\n")
+            + "\n\n".join(blocks) + "\n")
 
 
 def write_headers(site: Path) -> None:
