@@ -16,7 +16,7 @@ from judge.site import pyodide_dist
 from judge.site.build import MARKER, BuildError, build_site
 from judge.site.markdown import render_markdown
 from tests.browser.conftest import Served
-from tests.conftest import PROBLEMS
+from tests.conftest import FIXTURE_PROBLEMS, PROBLEMS
 
 
 @pytest.fixture(scope="module")
@@ -220,3 +220,172 @@ def test_the_leak_scan_finds_a_planted_reference(cdn_site: Path, tmp_path: Path)
     manifest.write_text(json.dumps(data))
     with pytest.raises(AssertionError, match="appears in"):
         _assert_nothing_secret(planted, PROBLEMS)
+
+
+# --- problem assets --------------------------------------------------------------------------
+
+def _problems_with_assets(root: Path) -> Path:
+    """fx-add with an image in assets/ that its statement shows, under ``root/problems``."""
+    import shutil
+
+    folder = root / "problems" / "fx-add"
+    shutil.copytree(FIXTURE_PROBLEMS / "fx-add", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "assets" / "img").mkdir(parents=True)
+    (folder / "assets" / "img" / "stages.svg").write_text(SVG, encoding="utf-8")
+    readme = folder / "README.md"
+    readme.write_text(readme.read_text() + "\n![two stages](assets/img/stages.svg)\n[the picture](./assets/img/stages.svg#top)\n")
+    return folder.parent
+
+
+SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>\n'
+
+
+def test_assets_are_served_from_a_hashed_folder_the_statement_points_at(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    build_site(site, pyodide="cdn", problems_dir=_problems_with_assets(tmp_path))
+    [folder] = (site / "assets").glob("problem-fx-add-*")
+    assert (folder / "img" / "stages.svg").read_text() == SVG
+    manifest = json.loads(next((site / "assets").glob("problems-*.json")).read_text())
+    html = manifest["problems"][0]["statement_html"]
+    url = f"assets/{folder.name}/img/stages.svg"
+    assert f'<img src="{url}" alt="two stages" />' in html and f'<a href="{url}#top">' in html
+    assert f'"{url}"' in (site / "sw.js").read_text()  # precached: the statement works offline
+    _assert_nothing_secret(site, tmp_path / "problems")
+
+
+@pytest.mark.parametrize("leak", ["copy of the secret test", "symbolic link to the reference"])
+def test_an_asset_that_would_publish_a_private_file_stops_the_build(tmp_path: Path, leak: str) -> None:
+    problems = _problems_with_assets(tmp_path)
+    folder = problems / "fx-add"
+    if leak.startswith("copy"):
+        (folder / "assets" / "data.txt").write_bytes((folder / "tests" / "secret" / "test_big.py").read_bytes())
+        words = "holds the content of tests/secret/test_big.py"
+    else:
+        (folder / "assets" / "adder.py").symlink_to(folder / "reference" / "adder.py")
+        words = "is a symbolic link"
+    with pytest.raises(BuildError, match=words):
+        build_site(tmp_path / "site", pyodide="cdn", problems_dir=problems)
+    assert not (tmp_path / "site").exists()
+
+
+# --- publishing: _headers, the GitHub Pages workflow ------------------------------------------
+
+def _header_rules(text: str) -> list[tuple[str, dict[str, str]]]:
+    """The rules of a Netlify / Cloudflare Pages ``_headers`` file: (URL pattern, headers)."""
+    rules: list[tuple[str, dict[str, str]]] = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            rules.append((line.strip(), {}))
+        else:
+            name, value = line.strip().split(":", 1)
+            rules[-1][1][name.strip()] = value.strip()
+    return rules
+
+
+def _headers_for(rules: list[tuple[str, dict[str, str]]], path: str) -> dict[str, str]:
+    """What the hosts send for ``path``; a header set by two matching rules would be merged, so it is an error."""
+    headers: dict[str, str] = {}
+    for pattern, values in rules:
+        if path == pattern or (pattern.endswith("*") and path.startswith(pattern[:-1])):
+            twice = set(values) & set(headers)
+            assert not twice, f"{path}: {twice} set by two rules (the hosts would merge the values)"
+            headers.update(values)
+    return headers
+
+
+def _assert_headers_match_the_server(site: Path) -> None:
+    rules = _header_rules((site / "_headers").read_text())
+    served = Served(site)
+    try:
+        paths = ["/"] + ["/" + p.relative_to(site).as_posix() for p in sorted(site.rglob("*"))
+                         if p.is_file() and not p.name.startswith((".", "_"))]
+        for path in paths:
+            with urllib.request.urlopen(served.url + path.lstrip("/")) as response:
+                response.read()
+                sent = response.headers
+            wanted = _headers_for(rules, path)
+            for name in ("Cross-Origin-Opener-Policy", "Cross-Origin-Embedder-Policy", "Cross-Origin-Resource-Policy",
+                         "X-Content-Type-Options", "Cache-Control"):
+                assert wanted.get(name) == sent[name], f"{path}: _headers gives {name}: {wanted.get(name)}, " \
+                                                       f"judge serve sends {sent[name]}"
+    finally:
+        served.stop()
+
+
+def test_headers_file_asks_hosts_for_what_judge_serve_sends(cdn_site: Path) -> None:
+    text = (cdn_site / "_headers").read_text()
+    assert "/*\n  Cross-Origin-Opener-Policy: same-origin\n  Cross-Origin-Embedder-Policy: require-corp\n" in text
+    assert "/assets/*\n  Cache-Control: public, max-age=31536000, immutable\n" in text
+    assert "/sw.js\n  Cache-Control: no-cache\n" in text
+    assert "_headers" not in (cdn_site / "sw.js").read_text()  # the hosts do not serve it: never precached
+    _assert_headers_match_the_server(cdn_site)
+
+
+def test_headers_file_of_a_self_hosted_site_caches_pyodide(site_dir: Path) -> None:
+    assert "/pyodide/*\n  Cache-Control: public, max-age=31536000, immutable\n" in (site_dir / "_headers").read_text()
+    _assert_headers_match_the_server(site_dir)
+
+
+def test_github_pages_workflow(tmp_path: Path) -> None:
+    import shlex
+    import shutil
+
+    import yaml
+
+    from judge import __version__
+    from judge.cli import _parsers
+    from tests.conftest import run_cli
+
+    repo = tmp_path / "course"
+    shutil.copytree(FIXTURE_PROBLEMS, repo / "problems", ignore=shutil.ignore_patterns("__pycache__"))
+    done = run_cli("build", "site", "--pyodide", "cdn", "--github-pages-workflow", cwd=repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Wrote .github/workflows/pages.yml" in done.stdout and "Source to GitHub Actions" in done.stdout
+    path = repo / ".github" / "workflows" / "pages.yml"
+    workflow = yaml.safe_load(path.read_text())
+    assert workflow[True]["push"]["branches"] == ["main"]  # YAML 1.1 reads the key `on` as true
+    assert "workflow_dispatch" in workflow[True]
+    assert workflow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    steps = {step["name"]: step for step in build["steps"]}
+    assert steps["Install the judge"]["run"] == f"python -m pip install pp-judge=={__version__}"
+    assert steps["Cache the Pyodide distribution"]["with"]["path"] == "~/.cache/pp-judge"
+    check = shlex.split(steps["Check the problems"]["run"])
+    assert check == ["judge", "check"]
+    command = shlex.split(steps["Build the site"]["run"])
+    assert command[:2] == ["judge", "build"]
+    args = _parsers()["build"].parse_args(command[2:])  # the judge's own parser accepts the step's command
+    assert (args.site_dir, args.pyodide, args.problems) == (Path("site"), "cdn", None)
+    assert steps["Upload the site"]["uses"].startswith("actions/upload-pages-artifact@")
+    assert steps["Upload the site"]["with"]["path"] == "site"
+    assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
+    assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
+    again = run_cli("build", "site", "--pyodide", "cdn", "--github-pages-workflow", cwd=repo)
+    assert again.returncode == 0, again.stderr  # the same workflow: rewriting it changes nothing
+    path.write_text(path.read_text() + "# my own step\n")
+    changed = run_cli("build", "site", "--pyodide", "cdn", "--github-pages-workflow", cwd=repo)
+    assert changed.returncode == 2 and "exists and differs" in changed.stderr
+    assert path.read_text().endswith("# my own step\n")
+
+
+def test_the_workflow_names_a_problems_folder_other_than_the_default(tmp_path: Path) -> None:
+    import shutil
+
+    import yaml
+
+    from tests.conftest import run_cli
+
+    repo = tmp_path / "course"
+    shutil.copytree(FIXTURE_PROBLEMS, repo / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
+    done = run_cli("build", "out/site", "--pyodide", "cdn", "--problems", "exercises", "--github-pages-workflow",
+                   cwd=repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    steps = {s["name"]: s for s in yaml.safe_load((repo / ".github/workflows/pages.yml").read_text())["jobs"]["build"]["steps"]}
+    assert steps["Check the problems"]["run"] == "judge check exercises"
+    assert steps["Build the site"]["run"] == "judge build out/site --pyodide cdn --problems exercises"
+    assert steps["Upload the site"]["with"]["path"] == "out/site"
+    outside = run_cli("build", str(tmp_path / "elsewhere"), "--pyodide", "cdn", "--problems", "exercises",
+                      "--github-pages-workflow", cwd=repo)
+    assert outside.returncode == 2 and "must be inside the current folder" in outside.stderr
