@@ -90,6 +90,10 @@ jobs:
         uses: actions/setup-python@v5
         with:
           python-version: "3.12"
+      - name: Set up Node.js (npm fetches Pyodide once; node compiles its bytecode)
+        uses: actions/setup-node@v4
+        with:
+          node-version: "20"
       - name: Install the judge
         run: python -m pip install @@REQUIREMENT@@
       - name: Cache the Pyodide distribution
