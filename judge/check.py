@@ -1,6 +1,6 @@
 """``python -m judge check``: an instructor's verification of problem folders.
 
-For every problem folder: it validates; nothing in it still says ``FILL IN`` (what ``judge new``
+For every problem folder: it validates; nothing in it still says ``FILL IN (instructor)`` (what ``judge new``
 leaves for the instructor) and the statement no ``TODO``; every relative link and image of the
 statement points at a file the learner has (the practice folder's layout, see
 :func:`practice_paths`) and ``assets/`` publishes nothing private (:mod:`judge.assets`); the
@@ -33,7 +33,8 @@ from .result import Result, TestResult
 from .wrong import WrongSolution, WrongSolutionError, load_wrong, unmet
 
 TIME_BUDGET = 0.5  # the reference may use at most this fraction of the time limit
-FILL_IN = "FILL IN"  # what `judge new` marks for the instructor to replace
+FILL_IN = "FILL IN (instructor)"  # what `judge new` marks for the instructor to replace (a starter may
+# well say "FILL IN" to learners: the marker is distinct)
 MESSAGE_WIDTH = 150  # characters of a test's message shown without -v
 FAILURES_SHOWN = 5  # failing reference tests listed without -v
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
@@ -178,7 +179,7 @@ def check_files(check: ProblemCheck) -> None:
 
 
 def fill_ins(folder: Path) -> list[str]:
-    """Every line of the problem folder's text files that still says FILL IN, with what to do."""
+    """Every line of the problem folder's text files that still has the FILL_IN marker, with what to do."""
     found = []
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder)

@@ -107,8 +107,8 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
 
     new = argparse.ArgumentParser(
         prog="judge new", description="Scaffold a problem folder DIR/ID: a small working example (statement, "
-        "assets/, starter, reference, public and secret tests, a wrong/ solution) in which every FILL IN marks "
-        "what to replace; `judge check` lists them.",
+        "assets/, starter, reference, public and secret tests, a wrong/ solution) in which every "
+        "FILL IN (instructor) line says what to replace; `judge check` lists them.",
         epilog="DIR is --problems, else $JUDGE_PROBLEMS, else ./problems (created if missing): run it in your "
         "course folder. It never writes inside the judge's own package.")
     new.add_argument("id", help="the problem id (lowercase letters, digits and '-'), also the folder's name")
@@ -329,7 +329,7 @@ def _run_new(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     folder = root / args.id
     print(f"Created {folder}/:\n" + "".join(f"  {path.relative_to(folder).as_posix()}\n" for path in written)
-          + f"Every FILL IN marks what to replace (the example is a working problem). Then run:\n"
+          + f"Every FILL IN (instructor) line says what to replace (the example is a working problem). Then run:\n"
           f"  judge check {folder}")
     return EXIT_OK
 

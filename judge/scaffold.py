@@ -1,7 +1,7 @@
 """``judge new <id> [--entry FILE] [--title TEXT]``: scaffold a problem folder for an instructor.
 
 The folder is a small working example (the GPipe bubble fraction) that validates and passes
-``judge check`` except for one thing: every file says ``FILL IN`` where the instructor's own
+``judge check`` except for one thing: every file has a ``FILL IN (instructor):`` line where the instructor's own
 content goes, and ``check`` lists each of those lines with what to write. The entry file's name
 is chosen here once: problem.toml, starter/, reference/, wrong/ and the tests' imports all use it.
 A folder is never created inside the judge's own package (an installed judge is not a course).
@@ -22,7 +22,7 @@ _SHADOWED = {"judge", "pytest", "numpy", "conftest", "_pytest", "pluggy"}  # mod
 _TOML = '''format = 1
 id = "@@ID@@"
 title = @@TITLE_TOML@@
-summary = "FILL IN: one line that says what the learner will write"
+summary = "FILL IN (instructor): one line that says what the learner will write"
 order = 100                 # position in the problem list
 difficulty = "easy"         # easy | medium | hard
 entry = "@@ENTRY@@"         # the file the learner edits; the tests `import @@MODULE@@`
@@ -32,7 +32,7 @@ tags = []
 
 _README = r'''# @@TITLE@@
 
-FILL IN: your statement (the idea, the task, the signatures, an example, what the tests check), not this example.
+FILL IN (instructor): your statement (idea, task, signatures, an example, what the tests check), not this one.
 
 A pipeline of \( p \) stages that runs \( m \) micro-batches with GPipe leaves every stage idle
 for a fraction of the time, the *bubble*:
@@ -82,7 +82,7 @@ _SVG = """\
 
 _STARTER = '''"""@@TITLE@@: the starter, what the learner sees first.
 
-FILL IN: your starter: the functions the statement asks for, raising NotImplementedError (it must import and fail).
+FILL IN (instructor): your starter: the statement's functions, raising NotImplementedError (it must import and fail).
 """
 
 
@@ -93,7 +93,7 @@ def bubble_fraction(p: int, m: int) -> float:
 
 _REFERENCE = '''"""@@TITLE@@: the reference solution; never published.
 
-FILL IN: your solution; it must pass every public and secret test within half of time_limit.
+FILL IN (instructor): your solution; it must pass every public and secret test within half of time_limit.
 """
 
 
@@ -103,7 +103,7 @@ def bubble_fraction(p: int, m: int) -> float:
 
 _PUBLIC = '''"""Public tests of @@ID@@: learners read them (practice/@@ID@@/tests/) and the web app runs them.
 
-FILL IN: your public tests; `import @@MODULE@@` (the entry), call it inside each test, say what was expected and got.
+FILL IN (instructor): your public tests: `import @@MODULE@@` (the entry), call it in each test, say expected and got.
 """
 
 import @@MODULE@@
@@ -117,7 +117,7 @@ def test_four_stages_four_micro_batches():
 
 _SECRET = '''"""Secret tests of @@ID@@: native grading only (judge grade, export); never on the site or in practice/.
 
-FILL IN: the tests learners must not see (more sizes, edge cases), written like the public tests.
+FILL IN (instructor): the tests learners must not see (more sizes, edge cases), written like the public tests.
 """
 
 import @@MODULE@@
@@ -131,7 +131,7 @@ def test_one_stage_has_no_bubble():
 
 _WRONG = '''"""Counts m + p time slots instead of m + p - 1 (an off-by-one in the schedule's length).
 
-FILL IN: one file per common mistake: a copy of @@ENTRY@@ that makes it, or a diff of reference/@@ENTRY@@ (NAME.diff).
+FILL IN (instructor): one file per common mistake: a copy of @@ENTRY@@ making it, or a diff of the reference (.diff).
 """
 # judge: caught-by test_four_stages_four_micro_batches
 

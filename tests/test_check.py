@@ -203,7 +203,8 @@ def test_tests_importing_another_module_than_the_entry_are_named(tmp_path: Path)
 def test_fill_in_markers_are_listed_with_what_to_do(tmp_path: Path) -> None:
     folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF})
     starter = folder / "starter" / "adder.py"
-    starter.write_text("# FILL IN: the starter learners see\n" + starter.read_text())
+    starter.write_text("# FILL IN (instructor): the starter learners see\n"
+                       "# FILL IN: your code (this one is for learners)\n" + starter.read_text())
     assert findings(folder).failures == ["starter/adder.py:1: fill in: the starter learners see"]
 
 

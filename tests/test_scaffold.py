@@ -30,7 +30,8 @@ def test_a_fresh_scaffold_fails_check_only_with_fill_ins_and_passes_once_they_ar
     assert files == sorted(["problem.toml", "README.md", "assets/bubble.svg", "starter/act_mem.py",
                             "reference/act_mem.py", "tests/public/test_act_mem.py",
                             "tests/secret/test_act_mem_secret.py", "wrong/off_by_one.py"])
-    assert all(name in created.stdout for name in files) and "judge check problems/pp-activation-memory" in created.stdout
+    assert all(name in created.stdout for name in files)
+    assert "judge check problems/pp-activation-memory" in created.stdout
     meta = tomllib.loads((folder / "problem.toml").read_text())
     assert (meta["entry"], meta["title"]) == ("act_mem.py", 'Activation "memory"')
     for test in ("tests/public/test_act_mem.py", "tests/secret/test_act_mem_secret.py"):
@@ -39,7 +40,7 @@ def test_a_fresh_scaffold_fails_check_only_with_fill_ins_and_passes_once_they_ar
     result = run_cli("check", "-j", "2", cwd=tmp_path)  # no folder given: ./problems
     assert result.returncode == 1, result.stdout + result.stderr
     failures = [line for line in result.stdout.splitlines() if line.startswith("    x ")]
-    assert len(failures) == len(FILES) - 1, result.stdout  # every file but the image says FILL IN
+    assert len(failures) == len(FILES) - 1, result.stdout  # every file but the image has a FILL IN line
     assert all(": fill in: " in line for line in failures), result.stdout
     assert "reference passes 2/2 tests" in result.stdout
     assert "starter fails as it should (status failed): 2 of 2 tests failed" in result.stdout
@@ -47,7 +48,7 @@ def test_a_fresh_scaffold_fails_check_only_with_fill_ins_and_passes_once_they_ar
 
     for path in folder.rglob("*"):
         if path.is_file() and path.suffix != ".svg":
-            kept = [line for line in path.read_text().splitlines(keepends=True) if "FILL IN" not in line]
+            kept = [line for line in path.read_text().splitlines(keepends=True) if "FILL IN (instructor)" not in line]
             path.write_text("".join(kept))
     toml = folder / "problem.toml"
     toml.write_text(toml.read_text().replace("title =", 'summary = "The bubble fraction."\ntitle ='))

@@ -14,7 +14,6 @@ import http.server
 import shutil
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 

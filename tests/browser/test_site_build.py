@@ -233,7 +233,8 @@ def _problems_with_assets(root: Path) -> Path:
     (folder / "assets" / "img").mkdir(parents=True)
     (folder / "assets" / "img" / "stages.svg").write_text(SVG, encoding="utf-8")
     readme = folder / "README.md"
-    readme.write_text(readme.read_text() + "\n![two stages](assets/img/stages.svg)\n[the picture](./assets/img/stages.svg#top)\n")
+    readme.write_text(readme.read_text() + "\n![two stages](assets/img/stages.svg)\n"
+                      "[the picture](./assets/img/stages.svg#top)\n")
     return folder.parent
 
 
@@ -382,7 +383,8 @@ def test_the_workflow_names_a_problems_folder_other_than_the_default(tmp_path: P
     done = run_cli("build", "out/site", "--pyodide", "cdn", "--problems", "exercises", "--github-pages-workflow",
                    cwd=repo)
     assert done.returncode == 0, done.stdout + done.stderr
-    steps = {s["name"]: s for s in yaml.safe_load((repo / ".github/workflows/pages.yml").read_text())["jobs"]["build"]["steps"]}
+    workflow = yaml.safe_load((repo / ".github" / "workflows" / "pages.yml").read_text())
+    steps = {s["name"]: s for s in workflow["jobs"]["build"]["steps"]}
     assert steps["Check the problems"]["run"] == "judge check exercises"
     assert steps["Build the site"]["run"] == "judge build out/site --pyodide cdn --problems exercises"
     assert steps["Upload the site"]["with"]["path"] == "out/site"
