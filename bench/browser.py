@@ -2,7 +2,7 @@
 
 One run builds a ``self`` site (``python -m judge build``), copies the bare floor page
 (``bench/floor/``) into it as ``bench-floor/`` so both load the *same* Pyodide files from the same
-server, serves it with :func:`judge.site.serve.make_server` on 127.0.0.1 (the real headers), and
+server, serves it with :func:`judge.commands.site.serve.make_server` on 127.0.0.1 (the real headers), and
 drives Debian's Chromium with Playwright. Each repeat, interleaved (the floor first on odd repeats,
 the app first on even ones):
 
@@ -49,15 +49,16 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from judge.problem import Problem, discover_problems  # noqa: E402
-from judge.site import pyodide_dist  # noqa: E402
+from judge.commands.site import pyodide_dist  # noqa: E402
+from judge.core.problem import Problem, discover_problems  # noqa: E402
 
 CHROMIUM = Path("/usr/lib/chromium/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-dev-shm-usage"]
@@ -183,7 +184,7 @@ def _counting_handler(base: type, log: ByteLog) -> type:
 
 @contextmanager
 def serving(site: Path, log: ByteLog) -> Iterator[str]:
-    from judge.site.serve import make_server, server_url
+    from judge.commands.site.serve import make_server, server_url
 
     server = make_server(site, "127.0.0.1", 0)
     partial = server.RequestHandlerClass
@@ -346,7 +347,7 @@ def app_verdicts(page: Any, problems: list[Problem], reruns: int) -> tuple[dict[
 
 
 def build(problems_dir: Path, dest: Path) -> tuple[Path, float]:
-    from judge.site.build import build_site
+    from judge.commands.site.build import build_site
 
     site = dest / "site"
     started = time.perf_counter()

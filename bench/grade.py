@@ -32,8 +32,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from judge.problem import Problem, discover_problems  # noqa: E402
-from judge.wrong import wrong_source  # noqa: E402
+from judge.core.problem import Problem, discover_problems  # noqa: E402
+from judge.core.wrong import wrong_source  # noqa: E402
 
 TARGET_RATIO = 0.4
 HOSTILE = {"loop": "def __getattr__(name):\n    while True:\n        pass\n",

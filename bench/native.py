@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from judge.problem import discover_problems  # noqa: E402
-from judge.workdir import make_workdir  # noqa: E402
+from judge.core.problem import discover_problems  # noqa: E402
+from judge.core.workdir import make_workdir  # noqa: E402
 
 BARE = r"""
 import sys, pytest

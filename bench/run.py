@@ -35,7 +35,7 @@ DEFAULT_JSON = ROOT / "bench" / "results" / "latest.json"
 def machine() -> dict[str, Any]:
     return {"nproc": os.cpu_count(), "load": [round(x, 2) for x in os.getloadavg()],
             "platform": platform.platform(), "python": platform.python_version(),
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+            "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,7 @@
-"""``python -m judge``: see :mod:`judge.cli`."""
+"""``python -m judge``: see :mod:`judge.commands.cli`."""
 
 import sys
 
-from .cli import main
+from .commands.cli import main
 
 sys.exit(main())

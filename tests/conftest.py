@@ -32,5 +32,15 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subpro
 
 @pytest.fixture
 def fixture_problem():
-    from judge.problem import load_problem
+    from judge.core.problem import load_problem
     return load_problem(FIXTURE_PROBLEMS / "fx-add")
+
+
+def folder_job(folder: Path | str, source: str, include_secret: bool = False, time_limit: float | None = None,
+               label: str = ""):
+    """A :class:`judge.engines.Job` for the problem folder at ``folder`` (loaded as published)."""
+    from judge.core.problem import load_problem
+    from judge.engines import Job
+
+    return Job(load_problem(folder, published=True), source=source, include_secret=include_secret,
+               time_limit=time_limit, label=label)

@@ -74,7 +74,7 @@ def test_bench_run_measures_native_and_browser_on_a_tiny_case(tmp_path: Path) ->
 import hashlib  # noqa: E402
 import zipfile  # noqa: E402
 
-from judge.site import pyodide_dist as dist  # noqa: E402
+from judge.commands.site import pyodide_dist as dist  # noqa: E402
 
 IN_CI = os.environ.get("CI") == "true"
 
@@ -97,7 +97,7 @@ def test_compiled_twins_carry_pycs_beside_the_sources_and_honest_hashes(distribu
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     if not dist.node_available() and not IN_CI:
         pytest.skip("Node.js is not installed")
-    from judge.site.build import judge_zip_bytes
+    from judge.commands.site.build import judge_zip_bytes
 
     judge_zip = judge_zip_bytes()
     compiled, packages = dist.ensure_compiled(None, {"judge": judge_zip})
@@ -123,7 +123,7 @@ def test_compiled_twins_carry_pycs_beside_the_sources_and_honest_hashes(distribu
         assert entry["file_name"].startswith("../compiled-x/") and entry["sha256"] == compiled.files[name][1]
     with zipfile.ZipFile(io.BytesIO(packages["judge"])) as zf:
         names = zf.namelist()
-    assert "judge/__pycache__/runner.cpython-312.pyc" in names and all(n.endswith(".pyc") for n in names)
+    assert "judge/core/__pycache__/runner.cpython-312.pyc" in names and all(n.endswith(".pyc") for n in names)
     # a second call finds everything on disk: no Node.js run
     def forbidden(*args: object, **kwargs: object) -> None:
         raise AssertionError("ensure_compiled ran a subprocess although its cache is complete")
@@ -137,7 +137,7 @@ def test_compiled_twins_carry_pycs_beside_the_sources_and_honest_hashes(distribu
 def test_self_site_loads_the_compiled_files(distribution: Path, tmp_path: Path) -> None:
     if not dist.node_available() and not IN_CI:
         pytest.skip("Node.js is not installed")
-    from judge.site.build import build_site
+    from judge.commands.site.build import build_site
 
     site = tmp_path / "site"
     build_site(site, pyodide="self", problems_dir=FIXTURE_PROBLEMS)
@@ -164,7 +164,7 @@ def test_self_site_loads_the_compiled_files(distribution: Path, tmp_path: Path) 
 
 def test_without_node_the_site_ships_the_plain_files(distribution: Path, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    from judge.site.build import build_site
+    from judge.commands.site.build import build_site
 
     cache = tmp_path / "cache" / "pyodide"  # a distribution with no compiled twins cached yet
     shutil.copytree(distribution, cache)

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.check import MESSAGE_WIDTH, ProblemCheck, check_files, check_problems, practice_paths
-from judge.practice import create_practice
-from judge.problem import load_problem
-from judge.wrong import WrongSolutionError, apply_unified_diff, load_wrong, parse_expectation
+from judge.commands.check import MESSAGE_WIDTH, ProblemCheck, check_files, check_problems, practice_paths
+from judge.commands.practice import create_practice
+from judge.core.problem import load_problem
+from judge.core.wrong import WrongSolutionError, apply_unified_diff, load_wrong, parse_expectation
 from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS
 
 REFERENCE = '"""Reference: add two numbers."""\n\n\ndef add(a, b):\n    return a + b\n'

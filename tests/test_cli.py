@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -13,7 +12,7 @@ import pytest
 from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, run_cli
 
 FX = ("--problems", str(FIXTURE_PROBLEMS))
-SCHEMA = json.loads((ROOT / "judge" / "schema" / "result.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "judge" / "core" / "schema" / "result.schema.json").read_text())
 
 
 def test_version():

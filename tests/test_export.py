@@ -26,9 +26,9 @@ import jsonschema
 import pytest
 import yaml
 
-from judge.export import ExportError
-from judge.export.wheels import Target, check_judge_wheel, prepare_wheels
-from judge.problem import load_problem
+from judge.commands.export import ExportError
+from judge.commands.export.wheels import Target, check_judge_wheel, prepare_wheels
+from judge.core.problem import load_problem
 from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, run_cli
 
 FX = FIXTURE_PROBLEMS / "fx-add"
@@ -138,7 +138,7 @@ def test_gradescope_zip_has_the_scripts_at_its_root_and_no_solution(gradescope):
     assert any(n.startswith("pp-judge/wheels/pip-") for n in names), "pip runs from its wheel"
     check_judge_wheel(out.parent / wheel)  # raises if the judge's wheel carries a solution
     with zipfile.ZipFile(out.parent / wheel) as judge_wheel:  # exports also work from an installed judge
-        assert "judge/export/templates/gradescope_setup.sh" in judge_wheel.namelist()
+        assert "judge/commands/export/templates/gradescope_setup.sh" in judge_wheel.namelist()
 
 
 @pytest.mark.parametrize("spawn", ["", "1"], ids=["fork", "spawn"])

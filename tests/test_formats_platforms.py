@@ -14,11 +14,11 @@ import shutil
 import jsonschema
 import pytest
 
+from judge.core.problem import ProblemError, load_problem
+from judge.core.result import Result
+from judge.core.scoring import rescore
+from judge.engines.native import Job, judge_many
 from judge.formats import FORMATS, FormatContext
-from judge.native import Job, judge_many
-from judge.problem import ProblemError, load_problem
-from judge.result import Result
-from judge.scoring import rescore
 from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, run_cli
 
 SCHEMAS = {name: json.loads((ROOT / "tests" / "schemas" / file).read_text()) for name, file in (
@@ -140,7 +140,7 @@ def test_secret_feedback_levels(scored, problem):
 
 def test_rounding_adds_up_to_the_problems_points(problem):
     """Three tests of a 10-point problem are 3.3333 each: the last absorbs the rounding, the total is 10."""
-    from judge.result import TestResult
+    from judge.core.result import TestResult
 
     tests = [TestResult(id=f"t{i}", name=f"t{i}", file="tests/public/test_x.py", visibility="public",
                         outcome="passed", points=3.3333, max_points=3.3333) for i in range(3)]
@@ -152,7 +152,7 @@ def test_rounding_adds_up_to_the_problems_points(problem):
 
 def test_tests_that_did_not_run_still_count(problem):
     """A Result missing some of the canonical tests (a test file that did not load) keeps its total."""
-    from judge.result import TestResult
+    from judge.core.result import TestResult
 
     ran = TestResult(id="t1", name="t1", file="tests/public/test_x.py", visibility="public", outcome="passed",
                      points=1.0, max_points=1.0)

@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import jsonschema
 import pytest
 
-from judge.native import Job, judge_isolated
+from judge.engines.native import Job, judge_isolated
 from tests.conftest import ROOT, SOLUTIONS, normalise
 
 GOLDEN = ROOT / "tests" / "golden"
-SCHEMA = json.loads((ROOT / "judge" / "schema" / "result.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "judge" / "core" / "schema" / "result.schema.json").read_text())
 TIME_LIMITS = {"timeout": 1.0, "loop_at_import": 1.0, "sleep": 1.0}
 MEMORY_LIMITS = {"memory_bomb": 300}
 CASES = sorted(p.stem for p in SOLUTIONS.glob("*.py"))
@@ -55,7 +54,7 @@ def test_only_honest_solutions_pass():
 
 @pytest.mark.parametrize("case", ["partly_failing", "os_exit", "write_outside", "timeout"])
 def test_spawn_mode_matches_the_golden_result(case, fixture_problem, monkeypatch):
-    """The fallback that starts ``python -m judge._child`` instead of forking gives the same Result."""
+    """The fallback that starts ``python -m judge.engines.native_child`` instead of forking gives the same Result."""
     monkeypatch.setenv("JUDGE_SPAWN", "1")
     result = judge_isolated(Job(fixture_problem, SOLUTIONS / f"{case}.py", include_secret=True,
                                 time_limit=TIME_LIMITS.get(case)))

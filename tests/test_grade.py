@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.grade import Options, grade_class
-from judge.grade.submissions import MAX_MEMBERS
-from judge.problem import discover_problems, load_problem
-from judge.result import Result
+from judge.commands.grade import Options, grade_class
+from judge.commands.grade.submissions import MAX_MEMBERS
+from judge.core.problem import discover_problems, load_problem
+from judge.core.result import Result
 from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS, run_cli
 
 REFERENCE = (FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py").read_text()
@@ -262,7 +262,7 @@ def test_cli_grade_end_to_end(tmp_path, problems):
 
 
 def test_problem_points_fields_are_validated(tmp_path, problems):
-    from judge.problem import ProblemError
+    from judge.core.problem import ProblemError
 
     for extra, phrase in (('scoring = "best"\n', "scoring"), ("points = -1\n", "points"),
                           ("test_time_limit = 99\n", "test_time_limit")):

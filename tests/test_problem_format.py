@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.problem import ProblemError, discover_problems, load_problem
+from judge.core.problem import ProblemError, discover_problems, load_problem
 from tests.conftest import FIXTURE_PROBLEMS
 
 

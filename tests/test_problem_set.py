@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from judge.problem import discover_problems, load_problem
-from judge.workdir import make_workdir, remove_workdir
+from judge.core.problem import discover_problems, load_problem
+from judge.core.workdir import make_workdir, remove_workdir
 from tests.conftest import PROBLEMS, ROOT, run_cli
 
 FOLDERS = sorted(p.name for p in PROBLEMS.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
@@ -33,7 +33,7 @@ def test_every_problem_folder_is_valid():
 
 def test_problem_tests_find_their_helpers_through_the_pytest_configuration():
     offenders = [str(p.relative_to(ROOT)) for p in PROBLEMS.glob("*/tests/**/*.py") if "sys.path" in p.read_text()]
-    assert not offenders, f"helper modules are on pytest's pythonpath (judge/workdir.py); remove: {offenders}"
+    assert not offenders, f"helper modules are on pytest's pythonpath (judge/core/workdir.py); remove: {offenders}"
 
 
 @pytest.mark.parametrize("problem_id", [f for f in FOLDERS if (PROBLEMS / f / "tests" / "secret").is_dir()])

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from judge.runner import judge_source_json
 import json
 
+from judge.core.runner import judge_source_json
 from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS
 
 PROBLEM = str(FIXTURE_PROBLEMS / "fx-add")
 
 
 def test_a_patched_collector_is_restored_for_the_next_run():
-    import judge.collector
+    import judge.core.collector
 
-    original = judge.collector.Collector.pytest_runtest_logreport
+    original = judge.core.collector.Collector.pytest_runtest_logreport
     first = json.loads(judge_source_json(PROBLEM, (SOLUTIONS / "patch_collector.py").read_text()))
     assert first["status"] == "error" and "replaced parts of the judge" in first["message"]
-    assert judge.collector.Collector.pytest_runtest_logreport is original
+    assert judge.core.collector.Collector.pytest_runtest_logreport is original
     second = json.loads(judge_source_json(PROBLEM, (SOLUTIONS / "partly_failing.py").read_text(), True))
     assert second["status"] == "failed" and second["passed"] == 3
 
@@ -32,7 +32,7 @@ def test_a_patched_import_is_restored_even_when_the_import_fails():
 
 
 def test_the_guard_is_off_after_a_run_in_this_process(tmp_path):
-    from judge import guard
+    from judge.core import guard
 
     json.loads(judge_source_json(PROBLEM, (SOLUTIONS / "write_outside.py").read_text()))
     assert guard.active_root() is None

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import judge
-from judge.scaffold import FILES
+from judge.commands.scaffold import FILES
 from tests.conftest import run_cli
 
 PACKAGE = Path(judge.__file__).resolve().parent

@@ -11,7 +11,7 @@
  *   page -> worker  {type: "run", runId, problem: {id, entry, files, wheels}, source, micropip}
  *   worker -> page  {type: "started", runId}          Python starts running the tests now
  *                   {type: "done", runId, json, interrupted}
- *                     json: the Result JSON text of judge.runner.judge_source_json (null when a
+ *                     json: the Result JSON text of judge.core.runner.judge_source_json (null when a
  *                     KeyboardInterrupt escaped the runner: interrupted is then true)
  *                   {type: "engine-error", runId, message}
  *

@@ -1,7 +1,7 @@
 """The Python half of Pyodide's set-up for judging; the JavaScript half is ``web/js/boot.mjs``.
 
 Both hosts of the browser engine, the page's Web Worker (``web/worker.js``) and the Node.js harness
-behind ``judge check --pyodide`` and the parity tests (``judge/pyodide_harness/``), boot Pyodide
+behind ``judge check --pyodide`` and the parity tests (``judge/engines/pyodide_harness/``), boot Pyodide
 through ``boot.mjs``, which unpacks the judge and calls these functions. So the engine those tests
 exercise is the one the site ships. Runs on Pyodide's Python 3.12 (and on CPython, for tests).
 """
@@ -38,7 +38,7 @@ def prepare(problems_root: str = PROBLEMS_ROOT) -> None:
     import numpy  # noqa: F401
     import pytest  # noqa: F401
 
-    import judge.runner  # noqa: F401
+    import judge.core.runner  # noqa: F401
 
     os.makedirs(problems_root, exist_ok=True)
 
@@ -76,7 +76,7 @@ def run(problem_dir: str, source: str, include_secret: bool = False) -> str | No
     :func:`judge.engines.unfinished.unfinished_result`. Any other exception escapes: the
     interpreter is then in doubt and the host replaces it.
     """
-    from judge.runner import judge_source_json
+    from ..core.runner import judge_source_json
 
     # an earlier run may have changed the handler; the host's interrupt needs the default one
     signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -1,7 +1,7 @@
 """Results that no run produced: the time limit, Stop, a crashed or failed engine.
 
 :func:`unfinished_result` is the one definition of these Results. Native Python code calls it
-(``judge.parity`` for the Node.js harness); the browser gets them from :func:`templates`, which the
+(``judge.engines.pyodide`` for the Node.js harness); the browser gets them from :func:`templates`, which the
 site build renders into the site configuration and ``web/js/unfinished.mjs`` fills in, so the page
 never spells out the Result format itself.
 """
@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from ..result import Result
+from ..core.result import Result
 
 #: reason -> message; ``{seconds}`` and ``{detail}`` are filled in.
 MESSAGES: dict[str, str] = {

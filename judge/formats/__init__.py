@@ -2,7 +2,7 @@
 
 Each format is one module of this package with a ``render(results, context) -> str`` function;
 the registry names it, its command-line option and its help, and imports it only when used. The
-terminal report is not a format (it is :mod:`judge.report`). Adding a format is one entry here
+terminal report is not a format (it is :mod:`judge.formats.terminal`). Adding a format is one entry here
 and one module; the command line (``judge PATH --NAME FILE``) and ``judge grade`` pick it up.
 """
 
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..problem import Problem
-    from ..result import Result
+    from ..core.problem import Problem
+    from ..core.result import Result
 
 
 @dataclass(frozen=True)

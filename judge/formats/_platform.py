@@ -9,7 +9,7 @@ A platform lists graded items, each with points; the judge lists tests inside Re
   one failed row worth what they were worth.
 
 So a platform's total is always the Results' total. The last test of a problem absorbs the
-rounding of :mod:`judge.scoring` (4 decimals per test), so 3 tests of a 10-point problem add up to
+rounding of :mod:`judge.core.scoring` (4 decimals per test), so 3 tests of a 10-point problem add up to
 exactly 10, not 9.9999. How much of a secret test a student sees follows ``feedback`` (full |
 names | none), as in ``judge grade``.
 """
@@ -20,10 +20,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..result import Result, TestResult
+from ..core.result import Result, TestResult
 
 if TYPE_CHECKING:
-    from ..problem import Problem
+    from ..core.problem import Problem
 
 OUTPUT_CAP = 2000  # characters of a test's captured output shown on a platform
 _TOLERANCE = 0.0001  # per test: what rounding to 4 decimals can leave unaccounted for
@@ -115,7 +115,7 @@ def _line(test: TestResult) -> int:
 def _secret_code_lines(problem: Problem | None) -> set[str]:
     if problem is None:
         return set()
-    from ..grade.outputs import secret_code_lines
+    from ..commands.grade.outputs import secret_code_lines
 
     return secret_code_lines(problem)
 

@@ -4,7 +4,7 @@ The shape the classroom-resources runners (autograding-command-grader, autogradi
 write and classroom-resources/autograding-grading-reporter reads, base64-encoded, from the
 ``<RUNNER>_RESULTS`` environment variable: ``{version: 1, status: pass|fail|error, max_score,
 tests: [{name, status, score, message, test_code, filename, line_no, duration}]}``. The reporter
-adds up the tests' ``score`` against the top-level ``max_score``. ``python -m judge.export.run
+adds up the tests' ``score`` against the top-level ``max_score``. ``python -m judge.commands.export.run
 github-classroom ... --github-output`` also writes ``result=<base64>`` to ``$GITHUB_OUTPUT``.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..result import Result
+from ..core.result import Result
 from . import FormatContext
 from ._platform import Row, rows, total
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..result import Result
+from ..core.result import Result
 from . import FormatContext
 from ._platform import Row, fence, rows, total
 

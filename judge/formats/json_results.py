@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from .. import __version__
-from ..result import Result
+from ..core.result import Result
 from . import FormatContext
 
 

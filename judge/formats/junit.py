@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
-from ..result import Result, TestResult
+from ..core.result import Result, TestResult
 from . import FormatContext
 
 

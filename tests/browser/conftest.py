@@ -2,7 +2,7 @@
 
 The site is built once per session from ``problems/`` plus the small fixture problem under
 ``tests/browser/fixtures/problems`` (a 3 s time limit and an extra package, so the time-limit,
-Stop and micropip paths are quick to exercise). It is served by :func:`judge.site.serve.make_server`
+Stop and micropip paths are quick to exercise). It is served by :func:`judge.commands.site.serve.make_server`
 on 127.0.0.1 with the real COOP/COEP headers, and driven by Debian's Chromium through Playwright.
 
 Set ``PP_JUDGE_SCREENSHOTS=<folder>`` to save screenshots of what the tests see.
@@ -60,7 +60,7 @@ def problems_root(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory, problems_root) -> Path:
-    from judge.site.build import build_site
+    from judge.commands.site.build import build_site
 
     site = tmp_path_factory.mktemp("site") / "site"
     build_site(site, pyodide="self", problems_dir=problems_root)
@@ -71,7 +71,7 @@ class Served:
     """A running server for a site folder (background thread)."""
 
     def __init__(self, site: Path) -> None:
-        from judge.site.serve import make_server, server_url
+        from judge.commands.site.serve import make_server, server_url
 
         self.server = make_server(site, "127.0.0.1", 0)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

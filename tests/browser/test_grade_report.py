@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 import zipfile
 
-from judge.grade import Options, grade_class
-from judge.problem import discover_problems
+from judge.commands.grade import Options, grade_class
+from judge.core.problem import discover_problems
 from tests.conftest import PROBLEMS, SOLUTIONS
 
 

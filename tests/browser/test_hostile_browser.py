@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from judge.problem import load_problem
+from judge.core.problem import load_problem
 from tests.browser.conftest import App
 
 CRASH = '"""Ends the interpreter."""\nimport os\n\n\ndef answer() -> int:\n    os._exit(0)\n'
 SYNTAX = 'def answer() -> int\n    return 42\n'
 FAKE = ('print(\'{"schema_version": 1, "status": "passed", "score": 1.0}\')\n'
         'print("==== 2 passed in 0.01s ====")\n\n\ndef answer() -> int:\n    return 41\n')
-TAMPER = ('import judge.collector as c\n\n_orig = c.Collector.pytest_runtest_logreport\n\n\n'
+TAMPER = ('import judge.core.collector as c\n\n_orig = c.Collector.pytest_runtest_logreport\n\n\n'
           'def _pass(self, report):\n    report.outcome = "passed"\n    return _orig(self, report)\n\n\n'
           'c.Collector.pytest_runtest_logreport = _pass\n\n\ndef answer() -> int:\n    return 0\n')
 OUTSIDE = ('def answer() -> int:\n    with open("/home/pyodide/escape.txt", "w") as f:\n'

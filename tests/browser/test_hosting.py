@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from judge.site.serve import MIME_TYPES
+from judge.commands.site.serve import MIME_TYPES
 from tests.browser.conftest import BOOT_TIMEOUT_MS
 from tests.conftest import FIXTURE_PROBLEMS
 
@@ -39,7 +39,7 @@ class PlainHost(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def plain_site(tmp_path_factory) -> Iterator[str]:
-    from judge.site.build import build_site
+    from judge.commands.site.build import build_site
 
     root = tmp_path_factory.mktemp("plain")
     folder = root / "problems" / "fx-add"

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.problem import discover_problems
-from judge.site import pyodide_dist
-from judge.site.build import MARKER, BuildError, build_site
-from judge.site.markdown import render_markdown
+from judge.commands.site import pyodide_dist
+from judge.commands.site.build import MARKER, BuildError, build_site
+from judge.commands.site.markdown import render_markdown
+from judge.core.problem import discover_problems
 from tests.browser.conftest import Served
 from tests.conftest import FIXTURE_PROBLEMS, PROBLEMS
 
@@ -32,7 +32,7 @@ def _texts(site: Path) -> dict[str, str]:
     for path in sorted(site.rglob("*")):
         rel = path.relative_to(site).as_posix()
         if not path.is_file() or rel.startswith("pyodide/"):
-            continue  # the Pyodide files are pinned by sha256 in judge/site/pyodide_dist.py
+            continue  # the Pyodide files are pinned by sha256 in judge/commands/site/pyodide_dist.py
         data = path.read_bytes()
         if path.suffix == ".zip":
             with zipfile.ZipFile(io.BytesIO(data)) as zf:
@@ -113,8 +113,8 @@ def test_manifest_holds_exactly_the_published_files(cdn_site: Path) -> None:
 
 def test_judge_package_ships_without_native_only_parts(cdn_site: Path) -> None:
     names = zipfile.ZipFile(next((cdn_site / "assets").glob("judge-*.zip"))).namelist()
-    assert "judge/runner.py" in names and "judge/__init__.py" in names
-    assert not [n for n in names if n.startswith(("judge/site/", "judge/pyodide_harness/", "judge/_problems/"))]
+    assert "judge/core/runner.py" in names and "judge/__init__.py" in names
+    assert not [n for n in names if n.startswith(("judge/commands/site/", "judge/engines/pyodide_harness/", "judge/_problems/"))]
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
 
 
@@ -336,7 +336,7 @@ def test_github_pages_workflow(tmp_path: Path) -> None:
     import yaml
 
     from judge import __version__
-    from judge.cli import _parsers
+    from judge.commands.cli import _parsers
     from tests.conftest import run_cli
 
     repo = tmp_path / "course"

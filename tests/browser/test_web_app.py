@@ -14,8 +14,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from judge.problem import load_problem
-from judge.runner import judge_source
+from judge.core.problem import load_problem
+from judge.core.runner import judge_source
 from tests.browser.conftest import RUN_TIMEOUT_MS, App, Served, real_problem_ids
 from tests.conftest import run_cli
 
@@ -25,7 +25,7 @@ STUBBORN = ('"""Ignores the interrupt."""\nimport signal\n\nsignal.signal(signal
             'def answer() -> int:\n    while True:\n        pass\n')
 
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "judge" / "schema" / "result.schema.json").read_text())
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "judge" / "core" / "schema" / "result.schema.json").read_text())
 
 
 def valid(result: dict) -> dict:
@@ -258,7 +258,7 @@ def test_works_offline_on_a_second_visit(browser, site_dir: Path, problems_root:
 
 
 def test_a_new_build_is_offered_then_taken_on_request(browser, tmp_path: Path, problems_root: Path) -> None:
-    from judge.site.build import build_site
+    from judge.commands.site.build import build_site
 
     first, second = tmp_path / "first", tmp_path / "second"
     for folder, ids in ((first, ["pp-schedule"]), (second, ["pp-schedule", "bt-limits"])):

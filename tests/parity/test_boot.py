@@ -18,15 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from judge import parity
+from judge.engines import pyodide as parity
 from judge.engines.unfinished import REASONS, fill, templates, unfinished_result
-from tests.conftest import FIXTURE_PROBLEMS, ROOT
+from tests.conftest import FIXTURE_PROBLEMS, ROOT, folder_job
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None and os.environ.get("CI") != "true",
                                 reason="node (Node.js 20) is not installed (in CI a missing node is a failure)")
 BOOT = ROOT / "web" / "js" / "boot.mjs"
-HOSTS = [ROOT / "web" / "worker.js", ROOT / "judge" / "pyodide_harness" / "worker.mjs"]
+HOSTS = [ROOT / "web" / "worker.js", ROOT / "judge" / "engines" / "pyodide_harness" / "worker.mjs"]
 # what setting Pyodide up for judging consists of: only the boot may do it
 SET_UP = ["setInterruptBuffer", "unpackArchive", "setStdin", "gc.freeze", "invalidate_caches", "warm",
           "loadedPackages", "SIGINT"]
@@ -45,7 +45,7 @@ def test_the_boot_exists_once_and_both_hosts_import_it() -> None:
 
 def test_the_harness_python_is_the_shipped_judge() -> None:
     # the harness unpacks the site's judge zip: no second copy of Python beside the .mjs files
-    assert sorted(p.name for p in (ROOT / "judge" / "pyodide_harness").iterdir()
+    assert sorted(p.name for p in (ROOT / "judge" / "engines" / "pyodide_harness").iterdir()
                   if p.suffix == ".py") == ["__init__.py"]
 
 
@@ -78,7 +78,7 @@ def test_javascript_fills_the_templates_like_python(tmp_path: Path) -> None:
 
 @needs_node
 def test_the_harness_boots_from_a_built_site(tmp_path: Path) -> None:
-    from judge.site.build import build_site
+    from judge.commands.site.build import build_site
 
     site = tmp_path / "site"
     build_site(site, pyodide="self", problems_dir=FIXTURE_PROBLEMS)
@@ -86,7 +86,7 @@ def test_the_harness_boots_from_a_built_site(tmp_path: Path) -> None:
     assert config["judge_pyc"] and "compiled-" in config["pyodide"]["lockFileURL"]  # what the browser loads
     problem = FIXTURE_PROBLEMS / "fx-add"
     source = (problem / "reference" / "adder.py").read_text(encoding="utf-8")
-    run = parity.run_harness([parity.Job(problem, source, include_secret=True, label="reference")], site=site)
+    run = parity.run_harness([folder_job(problem, source, include_secret=True, label="reference")], site=site)
     assert run.results[0]["status"] == "passed", run.results[0]
     assert set(run.boots[0]["timings"]) >= {"loadPyodide", "imports", "warmup", "total"}
 

@@ -1,4 +1,4 @@
-"""Unit tests of judge.parity's normalisation and comparison (no Node.js needed)."""
+"""Unit tests of judge.engines.pyodide's normalisation and comparison (no Node.js needed)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from judge import parity
-from judge import result as results
-from judge.result import Frame, Result
+from judge.core import result as results
+from judge.core.result import Frame, Result
+from judge.engines import pyodide as parity
+from tests.conftest import FIXTURE_PROBLEMS, folder_job
 
 
 def _result(**changes: Any) -> dict[str, Any]:
@@ -114,7 +115,7 @@ def test_artifacts_are_compared() -> None:
 def test_missing_node_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parity.shutil, "which", lambda name: None)
     with pytest.raises(parity.HarnessError, match=r"node \(Node.js 20\) is not installed"):
-        parity.run_in_pyodide([parity.Job("problems/x", "pass")])
+        parity.run_in_pyodide([folder_job(FIXTURE_PROBLEMS / "fx-add", "pass")])
 
 
 def test_no_jobs_needs_no_harness() -> None:

@@ -3,7 +3,7 @@
 All fixtures of tests/fixtures/solutions run in one harness call (Pyodide 0.27.7 under Node.js,
 the browser engine's entry point ``judge_source_json``), with the same time limits as the native
 golden tests. Rows marked "same Result" must equal the native golden Result after
-:func:`judge.parity.normalise`; the others must have the documented (non-passing) status.
+:func:`judge.engines.pyodide.normalise`; the others must have the documented (non-passing) status.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import shutil
 
 import pytest
 
-from judge import parity
-from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS
+from judge.engines import pyodide as parity
+from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, folder_job
 from tests.test_golden import TIME_LIMITS
 from tests.test_hostile_table import hostile_table
 
@@ -30,7 +30,7 @@ PROBLEM = FIXTURE_PROBLEMS / "fx-add"
 
 @pytest.fixture(scope="module")
 def pyodide_results() -> dict[str, dict]:
-    jobs = [parity.Job(PROBLEM, (SOLUTIONS / f"{name}.py").read_text(), include_secret=True,
+    jobs = [folder_job(PROBLEM, (SOLUTIONS / f"{name}.py").read_text(), include_secret=True,
                        time_limit=TIME_LIMITS.get(name, 5.0), label=name) for name in FIXTURES]
     return dict(zip(FIXTURES, parity.run_in_pyodide(jobs)))
 

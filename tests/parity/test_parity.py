@@ -2,8 +2,8 @@
 
 For each problem folder in ``problems/`` (discovered at run time) and each solution kind
 (reference, starter, every ``wrong/`` file), the test judges the code natively in this process
-with :func:`judge.runner.judge_source` and in Pyodide 0.27.7 under Node.js (one harness call for
-all cases, in a session fixture), then compares the Results with :func:`judge.parity.compare`.
+with :func:`judge.core.runner.judge_source` and in Pyodide 0.27.7 under Node.js (one harness call for
+all cases, in a session fixture), then compares the Results with :func:`judge.engines.pyodide.compare`.
 Secret tests are included: the native grader runs them, so they must agree too.
 
 It also checks that the comparison catches a real difference (a test asserting numpy's default
@@ -24,10 +24,11 @@ from typing import Any
 
 import pytest
 
-from judge import parity
-from judge.problem import load_problem
-from judge.runner import judge_source
-from judge.wrong import WrongSolutionError, wrong_source
+from judge.core.problem import load_problem
+from judge.core.runner import judge_source
+from judge.core.wrong import WrongSolutionError, wrong_source
+from judge.engines import pyodide as parity
+from tests.conftest import folder_job
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = ROOT / "problems"
@@ -137,10 +138,10 @@ def pyodide_run(probe_problem: Path, snapshot: dict[str, Case]) -> dict[str, tup
     if NODE is None:
         pytest.fail("node is not installed but CI=true: the Pyodide parity tests must run in CI; "
                     "install Node.js 20 (apt-get install nodejs npm) in .ci/run", pytrace=False)
-    jobs = [parity.Job(c.problem_dir, c.source, True, c.time_limit * TIME_FACTOR, c.label)
+    jobs = [folder_job(c.problem_dir, c.source, True, c.time_limit * TIME_FACTOR, c.label)
             for c in snapshot.values() if not c.error]
-    jobs.append(parity.Job(probe_problem, "def answer():\n    return 42\n", True, 30.0, "probe/reference"))
-    jobs += [parity.Job(probe_problem, source, True, limit, label) for label, (source, limit) in RUNAWAY.items()]
+    jobs.append(folder_job(probe_problem, "def answer():\n    return 42\n", True, 30.0, "probe/reference"))
+    jobs += [folder_job(probe_problem, source, True, limit, label) for label, (source, limit) in RUNAWAY.items()]
     run = parity.run_harness(jobs)
     return {job.label: (result, record) for job, result, record in zip(jobs, run.results, run.records)}
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from judge.native import Job, judge_many
-from judge.problem import Problem, discover_problems
-from judge.wrong import wrong_source
+from judge.core.problem import Problem, discover_problems
+from judge.core.wrong import wrong_source
+from judge.engines.native import Job, judge_many
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
 _HINT = re.compile(r"^\s*#\s*hint:\s*(.+?)\s*$", re.MULTILINE)

@@ -1,6 +1,6 @@
 """What a learner sees in the practice folder: no answer to another problem, and no path that is not there.
 
-The practice folder (``judge.practice.create_practice``) puts side by side, for every problem, the
+The practice folder (``judge.commands.practice.create_practice``) puts side by side, for every problem, the
 starter, the statement, the public tests (in ``tests/``) and the support modules. So:
 
 - a starter must not pass another problem's tests (two problems share the entry ``pp_sim.py``);
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from judge.native import Job, judge_many
-from judge.practice import create_practice
-from judge.problem import discover_problems
+from judge.commands.practice import create_practice
+from judge.core.problem import discover_problems
+from judge.engines.native import Job, judge_many
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = ROOT / "problems"

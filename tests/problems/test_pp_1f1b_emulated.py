@@ -376,8 +376,8 @@ def test_stage_checks_and_stash_records():
 
 def test_activation_saved_inside_a_tuple_counts_as_saved():
     """Storing (act, x) in comm.stash is saving the activation: the loop passes every test."""
-    from judge.native import Job, judge_isolated
-    from judge.problem import load_problem
+    from judge.core.problem import load_problem
+    from judge.engines.native import Job, judge_isolated
 
     problem = load_problem(PROBLEM)
     source = problem.reference_path.read_text(encoding="utf-8")

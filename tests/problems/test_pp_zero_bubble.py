@@ -93,7 +93,7 @@ def longest_path(sched, tf: float, tb: float, tw: float):
     class Cycle(Exception):
         pass
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def finish(s: int, k: int) -> float:
         if (s, k) in on_stack:
             raise Cycle

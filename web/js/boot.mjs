@@ -1,5 +1,5 @@
 // Pyodide's set-up for judging, once for every host: the page's Web Worker (../worker.js) and the
-// Node.js harness behind `judge check --pyodide` and the parity tests (judge/pyodide_harness/).
+// Node.js harness behind `judge check --pyodide` and the parity tests (judge/engines/pyodide_harness/).
 //
 // bootJudge() loads Pyodide with the site's files (the distribution, or its bytecode-compiled
 // twins through lockFileURL and stdLibURL), checks the packages really loaded, unpacks the judge

@@ -21,7 +21,7 @@ function startWorker(config, id, interrupt) {
     type: "boot",
     indexURL: url(indexURL),
     packages,
-    // self-hosted builds: bytecode-compiled standard library and packages (see judge/site/build.py)
+    // self-hosted builds: bytecode-compiled standard library and packages (see judge/commands/site/build.py)
     lockFileURL: url(lockFileURL),
     stdLibURL: url(stdLibURL),
     judgeZip: url(config.judge_zip),

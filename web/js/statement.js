@@ -36,7 +36,7 @@ export function highlightPython(root) {
 }
 
 export function renderStatement(container, html) {
-  container.innerHTML = html; // rendered by judge/site/markdown.py with raw HTML escaped
+  container.innerHTML = html; // rendered by judge/commands/site/markdown.py with raw HTML escaped
   typesetMath(container);
   highlightPython(container);
   for (const a of container.querySelectorAll("a[href^='http']")) {

@@ -9,7 +9,6 @@ from collections.abc import Generator, Sequence
 from typing import Any
 
 import numpy as np
-
 import p2p
 from mlp import Stage, mse
 

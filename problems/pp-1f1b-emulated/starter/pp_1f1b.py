@@ -10,9 +10,8 @@ from collections.abc import Generator, Sequence
 from typing import Any
 
 import numpy as np
-
 import p2p
-from mlp import Stage, mse
+from mlp import Stage
 
 
 def stage_loop(comm: p2p.Comm, stage: Stage, num_microbatches: int,

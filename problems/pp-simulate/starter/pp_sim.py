@@ -7,7 +7,6 @@ the tests do not call it: they pass their own orders.)
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 OPS = ("F", "B")

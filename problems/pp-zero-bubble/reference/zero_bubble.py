@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from zb_mlp import loss_and_grad, stage_forward, tanh_backward
 
 Op = tuple[str, int]

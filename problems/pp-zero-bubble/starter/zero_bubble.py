@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from zb_mlp import loss_and_grad, stage_forward, tanh_backward  # noqa: F401  (you will need these)
 
 Op = tuple[str, int]

@@ -8,11 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import mlp
 import numpy as np
+import p2p
 import pytest
 
-import mlp
-import p2p
 from judge.artifacts import timeline
 
 
@@ -64,7 +64,7 @@ def run_pipeline(loop: Callable[..., Any], p: int, M: int, seed: int = 0, rows: 
     return PipelineRun(p, M, world, layers, params, x, y)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def good_run(loop: Callable[..., Any], p: int, M: int, seed: int = 0, rows: int = 2) -> PipelineRun:
     """A non-blocking run that must not deadlock (fails the test with an explanation if it does)."""
     __tracebackhide__ = True
@@ -213,7 +213,7 @@ def assert_order(run: PipelineRun) -> None:
                    "micro-batch order 0, 1, 2, ..., each with the oldest activation still saved")
         else:
             warm = next((i for i, o in enumerate(got) if o.startswith("B")), len(got))
-            why = (f"stage {s} should do min(p - s - 1, m) = {min(p - s - 1, m)} warm-up forwards "
+            why = (f"stage {s} should do min(p - s - 1, m) = {min(p - s - 1, M)} warm-up forwards "
                    f"before its first backward (yours did {warm}), then alternate one forward and "
                    f"one backward, then drain the remaining backwards")
         pytest.fail(f"p={p}, m={M}, stage {s}: expected {fmt(want)}, got {fmt(got)} ({why})",

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import pp1f1b_harness as h
+import pytest
 
 CASES = [(1, 1), (1, 3), (2, 1), (2, 4), (3, 2), (3, 5), (4, 8)]
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import pp1f1b_harness as h
+import pytest
 
 # (p, M, seed, rows per micro-batch)
 CASES = [(1, 5, 1, 3), (2, 2, 2, 1), (3, 1, 3, 2), (4, 3, 4, 1), (5, 5, 5, 2), (6, 12, 6, 1),

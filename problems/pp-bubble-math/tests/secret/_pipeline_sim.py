@@ -83,7 +83,7 @@ class SimResult:
         """Messages per micro-batch over the link rank r <-> r + 1: activations r -> r + 1 plus
         gradients r + 1 -> r (the wrap-around traffic rank p - 1 -> rank 0 of interleaving is a
         different link and is not counted)."""
-        counts = {i: 0 for i in range(self.m)}
+        counts = dict.fromkeys(range(self.m), 0)
         for op, mb, src, dst in self.messages:
             if (op == "F" and (src, dst) == (r, r + 1)) or (op == "B" and (src, dst) == (r + 1, r)):
                 counts[mb] += 1

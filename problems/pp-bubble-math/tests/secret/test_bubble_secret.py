@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import pytest
-
 import _pipeline_sim as sim  # lives in tests/public
+import pytest
 
 
 def _close(a: float, b: float) -> bool:

@@ -5,11 +5,21 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-import pytest
-
 import interleaved
-from interleaved_check import (NOTATION, assert_schedule, fmt, leading_forwards, normalize, parse, simulate,
-                               stuck_ops, timeline_artifact, try_timeline, warmup_hint)
+import pytest
+from interleaved_check import (
+    NOTATION,
+    assert_schedule,
+    fmt,
+    leading_forwards,
+    normalize,
+    parse,
+    simulate,
+    stuck_ops,
+    timeline_artifact,
+    try_timeline,
+    warmup_hint,
+)
 
 # Expected per-rank lists, written F<mb>c<chunk> (forward of micro-batch mb on local chunk c).
 EXPECTED = {

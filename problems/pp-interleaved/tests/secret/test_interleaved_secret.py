@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import math
 
-import pytest
-
 import interleaved
 import interleaved_oracle as oracle
-from interleaved_check import (assert_schedule, fmt, normalize, schedule_report,
-                               timeline_artifact, warmup_formula, warmup_hint)
+import pytest
+from interleaved_check import (
+    assert_schedule,
+    fmt,
+    normalize,
+    schedule_report,
+    timeline_artifact,
+    warmup_formula,
+    warmup_hint,
+)
 
 GRID = [(p, v) for p in (1, 2, 3, 4, 5, 8) for v in (1, 2, 3, 4)]
 

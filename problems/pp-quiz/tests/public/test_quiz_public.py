@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numbers
 
-import pytest
-
 import _quiz_key as key
+import pytest
 
 QUESTIONS = [f"q{i}" for i in range(1, 13)]
 

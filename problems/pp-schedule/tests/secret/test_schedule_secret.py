@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import pp_sim
+import pytest
 from schedule_helpers import as_ops, attach, check_schedule, expect_value_error
 
 

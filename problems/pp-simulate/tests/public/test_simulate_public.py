@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import math
 
-import pytest
-
 import pp_sim
-from simulate_helpers import (build, bubble_of, check_blocks, check_bubble, check_peaks, check_rules,
-                              expect_value_error, ops, run)
+import pytest
+from simulate_helpers import (
+    bubble_of,
+    build,
+    check_blocks,
+    check_bubble,
+    check_peaks,
+    check_rules,
+    expect_value_error,
+    ops,
+    run,
+)
 
 
 def test_two_stage_1f1b_timeline(record_property):

@@ -4,11 +4,20 @@ deadlocking orders, validation, and render() on wide and non-aligned timelines."
 from __future__ import annotations
 
 import numpy as np
-import pytest
-
 import pp_sim
-from simulate_helpers import (attach, build, check_blocks, check_bubble, check_peaks, check_rules,
-                              expect_value_error, ops, read, run)
+import pytest
+from simulate_helpers import (
+    attach,
+    build,
+    check_blocks,
+    check_bubble,
+    check_peaks,
+    check_rules,
+    expect_value_error,
+    ops,
+    read,
+    run,
+)
 from simulate_oracle import ballot_orders, close, oracle_render, oracle_simulate
 
 

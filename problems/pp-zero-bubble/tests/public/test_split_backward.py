@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 import zb_helpers as H
 import zb_mlp
 import zero_bubble

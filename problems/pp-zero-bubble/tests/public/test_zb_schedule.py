@@ -1,10 +1,10 @@
 """Part 2: the ZB-H1 order of F, B and W on every stage, its bubble and its memory."""
 
 import pytest
-from judge.artifacts import timeline
-
 import zb_helpers as H
 import zero_bubble
+
+from judge.artifacts import timeline
 
 EXPECTED_P4_M8 = [
     "F0 F1 F2 F3 B0 W0 F4 B1 W1 F5 B2 W2 F6 B3 W3 F7 B4 W4 B5 W5 B6 W6 B7 W7",

@@ -1,10 +1,10 @@
 """Part 2: the dependency-driven simulator."""
 
 import pytest
-from judge.artifacts import timeline
-
 import zb_helpers as H
 import zero_bubble
+
+from judge.artifacts import timeline
 
 
 def _rows(res):

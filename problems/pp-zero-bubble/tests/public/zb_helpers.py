@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from zb_mlp import init_stages
 
 

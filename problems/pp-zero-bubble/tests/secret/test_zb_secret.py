@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
-from judge.artifacts import timeline
-
 import zb_helpers as H
 import zb_secret_ref as R
 import zero_bubble
+
+from judge.artifacts import timeline
 
 
 @pytest.mark.parametrize("p", range(1, 9))

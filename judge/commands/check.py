@@ -1,0 +1,385 @@
+"""``python -m judge check``: an instructor's verification of problem folders.
+
+For every problem folder: it validates; nothing in it still says ``FILL IN (instructor)`` (what ``judge new``
+leaves for the instructor) and the statement no ``TODO``; every relative link and image of the
+statement points at a file the learner has (the practice folder's layout, see
+:func:`practice_paths`) and ``assets/`` publishes nothing private (:mod:`judge.core.assets`); the
+reference passes every public and secret test (twice, with the same verdicts); the starter
+fails at least one test; every ``wrong/`` solution fails the way it should (status ``failed``
+unless it declares otherwise, caught by the tests it names; a ``.diff`` must still apply to the
+reference, see :mod:`judge.core.wrong`); the reference runs well inside the time limit. When the
+tests cannot import a module (most often: they import the entry under another name), that is
+said once, and the starter and wrong solutions are not judged on it. Broken folders are
+reported and the others still checked.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from ..core import assets
+from ..core.problem import Problem, ProblemError, discover_problems
+from ..core.result import Result, TestResult
+from ..core.wrong import WrongSolution, WrongSolutionError, load_wrong, unmet
+from ..engines import Job, get_engine
+from ..formats.terminal import Painter, use_colour
+
+TIME_BUDGET = 0.5  # the reference may use at most this fraction of the time limit
+FILL_IN = "FILL IN (instructor)"  # what `judge new` marks for the instructor to replace (a starter may
+# well say "FILL IN" to learners: the marker is distinct)
+MESSAGE_WIDTH = 150  # characters of a test's message shown without -v
+FAILURES_SHOWN = 5  # failing reference tests listed without -v
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+
+
+@dataclass
+class ProblemCheck:
+    """The findings for one problem: failures make ``check`` exit 1, notes are informative.
+
+    A finding may span lines (``-v`` lists every failing test under it).
+    """
+
+    problem: Problem
+    failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    verbose: bool = False
+    shortened: bool = False  # some message was cut short (-v shows it whole)
+
+    def excerpt(self, message: str) -> str:
+        """``message`` whole with -v, else its first line cut at a word near MESSAGE_WIDTH characters."""
+        text = (message or "").strip()
+        if self.verbose or not text:
+            return text
+        first = text.splitlines()[0]
+        cut = first if len(first) <= MESSAGE_WIDTH else _cut_at_word(first, MESSAGE_WIDTH)
+        if cut != text:
+            self.shortened = True
+            return cut + " …"
+        return cut
+
+
+def check_problems(root: Path, parallel: int = 1, stream: TextIO = sys.stdout, verbose: bool = False) -> int:
+    """Check every problem under ``root`` (or the one folder ``root``); return the exit code."""
+    paint = Painter(use_colour(stream))
+    try:
+        problems, errors = discover_problems(root)
+    except ProblemError as exc:
+        stream.write(f"error: {exc}\n")
+        return 2
+    stream.write(f"Checking {len(problems) + len(errors)} problem folder(s) in {root}\n")
+    for error in errors:
+        stream.write(f"{paint('INVALID', 'failed')} {error}\n")
+    checks = run_checks(problems, parallel, verbose)
+    for check in checks:
+        _write_check(stream, paint, check)
+    bad = len(errors) + sum(bool(c.failures) for c in checks)
+    stream.write(f"{len(checks) + len(errors) - bad} of {len(checks) + len(errors)} problem folders OK.\n")
+    if any(c.shortened for c in checks):
+        stream.write("Messages ending in … are cut short: `judge check -v` shows them whole, for every failing test.\n")
+    return 1 if bad else 0
+
+
+def _write_check(stream: TextIO, paint: Painter, check: ProblemCheck) -> None:
+    ok = not check.failures
+    stream.write(f"{paint('OK     ' if ok else 'FAILED ', 'passed' if ok else 'failed')} {check.problem.id}\n")
+    for mark, lines in ((paint("x", "failed"), check.failures), ("-", check.notes)):
+        for line in lines:
+            first, *rest = line.split("\n")
+            stream.write(f"    {mark} {first}\n" + "".join(f"        {more}\n" for more in rest))
+
+
+def run_checks(problems: list[Problem], parallel: int = 1, verbose: bool = False) -> list[ProblemCheck]:
+    """Judge every solution of every problem (natively, secret tests included) and assess them."""
+    jobs: list[Job] = []
+    plan: list[tuple[Problem, str]] = []
+    wrongs: dict[str, list[WrongSolution | WrongSolutionError]] = {}
+    with tempfile.TemporaryDirectory(prefix="judge-check-") as tmp:
+        for problem in problems:
+            wrongs[problem.id] = [_load_wrong(problem, path) for path in problem.wrong_files]
+            solutions = [("reference", problem.reference_path), ("reference (second run)", problem.reference_path),
+                         ("starter", problem.starter_path)]
+            solutions += [(w.label, _source_file(w, Path(tmp) / problem.id))
+                          for w in wrongs[problem.id] if isinstance(w, WrongSolution)]
+            for label, path in solutions:
+                jobs.append(Job(problem, path, include_secret=True))
+                plan.append((problem, label))
+        results = get_engine("native").judge(jobs, parallel)
+    by_problem: dict[str, dict[str, Result]] = {}
+    for (problem, label), result in zip(plan, results, strict=True):
+        by_problem.setdefault(problem.id, {})[label] = result
+    return [assess(problem, by_problem[problem.id], wrongs[problem.id], verbose) for problem in problems]
+
+
+def _load_wrong(problem: Problem, path: Path) -> WrongSolution | WrongSolutionError:
+    try:
+        return load_wrong(problem, path)
+    except WrongSolutionError as exc:
+        return exc
+
+
+def _source_file(wrong: WrongSolution, folder: Path) -> Path:
+    """The wrong solution's code as a file (a ``.diff`` is judged as the patched reference)."""
+    if wrong.path.suffix == ".py":
+        return wrong.path
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / (wrong.path.stem + ".py")
+    path.write_text(wrong.source, encoding="utf-8")
+    return path
+
+
+def assess(problem: Problem, results: dict[str, Result],
+           wrongs: list[WrongSolution | WrongSolutionError] | None = None, verbose: bool = False) -> ProblemCheck:
+    """Turn the Results of one problem's solutions into findings."""
+    check = ProblemCheck(problem, verbose=verbose)
+    check_files(check)
+    missing = _assess_reference(check, results)
+    if wrongs is None:
+        wrongs = [_load_wrong(problem, path) for path in problem.wrong_files]
+    if not wrongs:
+        check.failures.append("no wrong/ solutions: add at least one known-wrong solution per common mistake")
+    solutions: list[tuple[str, Result, WrongSolution | None]] = [("starter", results["starter"], None)]
+    for wrong in wrongs:
+        if isinstance(wrong, WrongSolutionError):
+            check.failures.append(str(wrong))
+        else:
+            solutions.append((wrong.label, results[wrong.label], wrong))
+    for label, result, wrong_solution in solutions:
+        blocked = _blocked_by(result, missing)
+        if blocked:
+            check.notes.append(f"{label} not judged: its tests fail only because they cannot import `{blocked}` "
+                               "(see above)")
+        elif wrong_solution is None:
+            _expect_failure(check, label, result, "make the starter import and run but fail "
+                            "(e.g. raise NotImplementedError)")
+        else:
+            _expect_wrong(check, wrong_solution, result)
+    return check
+
+
+# ---------------------------------------------------------------------------------------------
+# the files: FILL IN markers, the statement's links, assets
+
+
+def check_files(check: ProblemCheck) -> None:
+    """Findings that need no run: what is left to fill in, the statement's links, the assets."""
+    problem = check.problem
+    check.failures += fill_ins(problem.path)
+    if "TODO" in problem.statement:
+        check.failures.append("README.md still contains TODO: write the statement")
+    _check_links(check)
+    check.failures += assets.unpublishable(problem.path) + assets.leaks(problem.path)
+
+
+def fill_ins(folder: Path) -> list[str]:
+    """Every line of the problem folder's text files that still has the FILL_IN marker, with what to do."""
+    found = []
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder)
+        if not path.is_file() or any(part.startswith(".") or part == "__pycache__" for part in rel.parts):
+            continue
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        for number, line in enumerate(lines, 1):
+            if FILL_IN in line:
+                todo = line.split(FILL_IN, 1)[1].lstrip(" :").rstrip(" \"'#-")
+                found.append(f"{rel.as_posix()}:{number}: fill in: {todo or 'replace the example'}")
+    return found
+
+
+def practice_paths(problem: Problem) -> set[str]:
+    """The files and folders of ``practice/<id>/`` (see :func:`judge.commands.practice.create_practice`),
+    where learners read README.md: its relative links must resolve there."""
+    files = {problem.entry, "README.md"}
+    files |= {f"tests/{p.name}" for p in problem.public_test_files}
+    files |= {p.name for p in problem.support_files}
+    files |= {p.relative_to(problem.path).as_posix() for p in assets.asset_files(problem.path)}
+    folders = {"."} | {parent.as_posix() for f in files for parent in Path(f).parents if parent.as_posix() != "."}
+    return files | folders
+
+
+def _check_links(check: ProblemCheck) -> None:
+    from .site.markdown import relative_path, statement_links
+
+    paths = practice_paths(check.problem)
+    for link in statement_links(check.problem.statement):
+        where = f"README.md:{link.line}: the {link.kind} {link.url}"
+        path = relative_path(link.url)
+        if path is None:
+            if link.kind == "image" and link.url.startswith(("http://", "https://")):
+                check.notes.append(f"{where} comes from another site: the web app (cross-origin isolated) shows "
+                                   "it only if that server sends Cross-Origin-Resource-Policy; a copy in "
+                                   "assets/ always shows")
+            continue
+        if path not in paths:
+            check.failures.append(f"{where} {_why_missing(check.problem, path, paths)}")
+        elif not path.startswith("assets/") and path != ".":
+            check.notes.append(f"{where} works in the practice folder, but the web site serves only assets/: "
+                               "move the file there for the link to work on the site too")
+
+
+def _why_missing(problem: Problem, path: str, paths: set[str]) -> str:
+    if path == ".." or path.startswith("../"):
+        return "points outside the problem folder: put the file in assets/ (or link a full URL)"
+    if path.split("/")[0] in ("reference", "wrong") or path.startswith("tests/secret"):
+        return f"points at {path}, which is never published: learners cannot open it"
+    close = difflib.get_close_matches(path, sorted(paths), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]}?" if close else "; add it to assets/ (or fix the link)"
+    if (problem.path / path).exists():
+        return (f"points at {path}, which is in the problem folder but not in the learner's practice folder, "
+                f"where README.md is read (practice/{problem.id}/){hint}")
+    return f"points at {path}, which does not exist{hint}"
+
+
+# ---------------------------------------------------------------------------------------------
+# the reference
+
+
+def _assess_reference(check: ProblemCheck, results: dict[str, Result]) -> set[str]:
+    """Findings about the reference; returns the modules its tests could not import."""
+    problem, reference = check.problem, results["reference"]
+    missing: set[str] = set()
+    if reference.status != "passed":
+        missing = _missing_modules(reference) - {problem.module_name}
+        check.failures += [_import_failure(problem, module) for module in sorted(missing)]
+        check.failures.append(_reference_failure(check, reference))
+    else:
+        share = reference.duration / problem.time_limit
+        line = (f"reference passes {reference.passed}/{reference.total} tests in {reference.duration:.2f} s, "
+                f"{share:.0%} of the {problem.time_limit:g} s limit")
+        if share > TIME_BUDGET:
+            check.failures.append(f"{line} (more than {TIME_BUDGET:.0%}: raise time_limit or speed the tests up)")
+        else:
+            check.notes.append(line)
+    if _verdicts(reference) != _verdicts(results["reference (second run)"]):
+        check.failures.append("two runs of the reference gave different verdicts: the tests are not deterministic")
+    return missing
+
+
+def _reference_failure(check: ProblemCheck, reference: Result) -> str:
+    failing = _failing(reference)
+    kinds = Counter(t.visibility for t in failing)
+    which = " and ".join(f"{kinds[v]} {v}" for v in ("public", "secret") if kinds[v])
+    line = f"the reference does not pass (status {reference.status})"
+    if failing:
+        line += f": {len(failing)} of {reference.total} tests failed ({which})"
+    elif reference.message:
+        line += f": {check.excerpt(reference.message)}"
+    shown = failing if check.verbose else failing[:FAILURES_SHOWN]
+    line += "".join(f"\n{_test_line(check, t)}" for t in shown)
+    if len(shown) < len(failing):
+        check.shortened = True
+        line += f"\n… and {len(failing) - len(shown)} more"
+    return line
+
+
+def _missing_modules(result: Result) -> set[str]:
+    texts = [result.message] + [t.message for t in _failing(result)]
+    return {name.split(".")[0] for text in texts for name in _NO_MODULE.findall(text or "")}
+
+
+def _import_failure(problem: Problem, module: str) -> str:
+    """What to do when the tests cannot import ``module``: usually the entry under another name."""
+    importers = _importers(problem, module)
+    who = (f"{', '.join(importers)} import{'s' if len(importers) == 1 else ''} it" if importers
+           else "the reference or a helper imports it")
+    return (f"the tests cannot import `{module}` ({who}): it is not the entry module `{problem.module_name}` "
+            f"(entry = \"{problem.entry}\" in problem.toml), nor a support/ or test helper module, nor installed. "
+            f"If the tests mean the learner's module, write `import {problem.module_name}`; or set "
+            f"entry = \"{module}.py\" and rename starter/{problem.entry} and reference/{problem.entry} to match")
+
+
+def _importers(problem: Problem, module: str) -> list[str]:
+    """``file:line`` of every import of ``module`` in the tests and support modules."""
+    found = []
+    for path in problem.public_test_files + problem.secret_test_files + problem.support_files:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom) and module in _imported(node):
+                found.append(f"{path.relative_to(problem.path).as_posix()}:{node.lineno}")
+    return found
+
+
+def _imported(node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The top-level modules an import statement imports (none for a relative import)."""
+    if isinstance(node, ast.Import):
+        return {alias.name.split(".")[0] for alias in node.names}
+    return {node.module.split(".")[0]} if node.module and node.level == 0 else set()
+
+
+def _blocked_by(result: Result, missing: set[str]) -> str | None:
+    """The missing module that every failure of ``result`` is about, if there is one."""
+    failing = _failing(result)
+    for module in sorted(missing):
+        needle = f"No module named '{module}"
+        if failing and all(needle in (t.message or "") for t in failing):
+            return module
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# the starter and the wrong solutions
+
+
+def _expect_wrong(check: ProblemCheck, wrong: WrongSolution, result: Result) -> None:
+    if result.status == "passed":
+        check.failures.append(f"{wrong.label} passes every test, but it must fail at least one: "
+                              "add a test that catches this mistake")
+        return
+    problems = unmet(wrong.expectation, result, check.excerpt)
+    if not problems:
+        _expect_failure(check, wrong.label, result, "")
+        return
+    hint = ("; a wrong solution must import and run, and fail a test that catches its mistake "
+            f"(or declare what it does instead: `# judge: expect status={result.status}`)"
+            if result.status != wrong.expectation.status == "failed" else "")
+    check.failures.append(f"{wrong.label} " + "; ".join(problems) + hint)
+
+
+def _expect_failure(check: ProblemCheck, label: str, result: Result, advice: str) -> None:
+    if result.status == "passed":
+        check.failures.append(f"{label} passes every test, but it must fail at least one: {advice}")
+        return
+    failing = _failing(result)
+    line = f"{label} fails as it should (status {result.status})"
+    if failing:
+        line += f": {len(failing)} of {result.total} tests failed"
+    if check.verbose:
+        line += "".join(f"\n{_test_line(check, t)}" for t in failing) or f"\n{result.message}"
+    elif failing:
+        line += f"; {_test_line(check, failing[0])}"
+    elif result.message:
+        line += f": {check.excerpt(result.message)}"
+    check.notes.append(line)
+
+
+def _test_line(check: ProblemCheck, test: TestResult) -> str:
+    """A failing test: its id, whether it is public or secret, and its message."""
+    message = check.excerpt(test.message) or test.outcome
+    return f"{test.id.split('::', 1)[-1]} ({test.visibility}): " + message.replace("\n", "\n    ")
+
+
+def _failing(result: Result) -> list[TestResult]:
+    return [t for t in result.tests if t.outcome in ("failed", "error")]
+
+
+def _cut_at_word(text: str, width: int) -> str:
+    cut = text[:width]
+    space = cut.rfind(" ")
+    return cut[:space].rstrip(" ,;:") if space > width // 2 else cut
+
+
+def _verdicts(result: Result) -> list[tuple[str, str]]:
+    return [(t.id, t.outcome) for t in result.tests] + [("status", result.status)]

@@ -1,0 +1,432 @@
+"""The command line: ``python -m judge`` (also installed as ``judge``).
+
+    judge PATH [options]          judge a practice folder (created from the starters if missing)
+    judge check [PROBLEMS]        verify problem folders (instructors)
+    judge new ID                  scaffold a problem folder
+    judge build SITE_DIR          write the static web site
+    judge serve                   build and serve the site on localhost
+    judge grade SUBMISSIONS -o OUT  grade a class's submissions (instructors)
+    judge export PLATFORM -o OUT    package the problems for Gradescope, GitHub Classroom, PrairieLearn
+
+Exit codes (:class:`judge.core.errors.ExitCode`): 0 everything passed, 1 something failed, 2 usage or
+setup error. Every command raises :class:`judge.core.errors.JudgeError` for what the user can fix;
+:func:`main` is the one place that turns it into a message and an exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import __version__
+from ..core.errors import ExitCode, JudgeError, UsageError
+from ..core.problem import Problem, ProblemError, discover_problems
+from ..formats import FORMATS, FormatContext
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE
+_COMMANDS = ("check", "new", "build", "serve", "grade", "export")
+
+
+def default_problems_dir() -> Path:
+    """Where problems come from: $JUDGE_PROBLEMS, else ./problems, else the set bundled with the judge."""
+    if os.environ.get("JUDGE_PROBLEMS"):
+        return Path(os.environ["JUDGE_PROBLEMS"])
+    local = Path("problems")
+    if local.is_dir() and any((p / "problem.toml").is_file() for p in local.iterdir()):
+        return local
+    package = Path(__file__).resolve().parents[1]
+    bundled = package / "_problems"
+    return bundled if bundled.is_dir() else package.parent / "problems"
+
+
+PROBLEMS_SOURCE = ("Problems come from the folder given, else $JUDGE_PROBLEMS when set, else ./problems when it "
+                   "holds problem folders, else the example set bundled with the judge.")
+_PROBLEMS_HELP = ("the problems folder (default: $JUDGE_PROBLEMS, else ./problems if it holds problems, else the "
+                  "bundled set)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = argv[0] if argv and argv[0] in _COMMANDS else "judge"
+    if command != "judge":
+        argv = argv[1:]
+    parser = _parsers()[command]
+    args = parser.parse_args(argv)
+    try:
+        return int(_HANDLERS[command](args))
+    except (JudgeError, *_setup_errors()) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return int(getattr(exc, "exit_code", ExitCode.USAGE))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    except BrokenPipeError:  # the reader went away (e.g. `judge check | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return ExitCode.FAILED
+
+
+def _setup_errors() -> tuple[type[Exception], ...]:
+    """Errors that mean the set-up is wrong (a build or download failed), reported without a traceback."""
+    from ..engines.pyodide import HarnessError
+    from .site.build import BuildError
+    from .site.pyodide_dist import DistributionError
+
+    return BuildError, DistributionError, HarnessError
+
+
+def _parsers() -> dict[str, argparse.ArgumentParser]:
+    judge = argparse.ArgumentParser(
+        prog="judge", description="Judge your solutions to the pipeline-parallelism exercises.",
+        epilog="Other commands: judge check | new | build | serve | grade | export (each has --help).")
+    judge.add_argument("path", metavar="PATH", help="a practice folder (created from the starters if "
+                       "missing), or one problem's folder inside it, e.g. practice/pp-schedule")
+    judge.add_argument("-k", dest="keyword", metavar="TEXT", help="only run tests matching TEXT (pytest -k)")
+    for fmt in FORMATS.values():
+        judge.add_argument(fmt.option, dest=f"format_{fmt.dest}", type=Path, metavar=fmt.metavar, help=fmt.help)
+    judge.add_argument("--watch", action="store_true", help="judge again whenever a solution is saved")
+    judge.add_argument("--public-only", action="store_true", help="run only the public tests (as the browser does)")
+    _common(judge)
+    judge.add_argument("-v", "--verbose", action="store_true", help="list passing tests and draw timelines")
+
+    check = argparse.ArgumentParser(
+        prog="judge check", epilog=PROBLEMS_SOURCE,
+        description="Verify problem folders: nothing left to FILL IN, the statement's links and images resolve, "
+        "the reference passes every public and secret test, the starter and every wrong/ solution fail.")
+    check.add_argument("path", nargs="?", type=Path, metavar="PROBLEMS", help="a problems folder or one problem's "
+                       "folder (default: $JUDGE_PROBLEMS, else ./problems if it holds problems, else the bundled set)")
+    check.add_argument("-v", "--verbose", action="store_true",
+                       help="show every failing test of every solution, with whole messages")
+    check.add_argument("-j", dest="parallel", type=_positive, default=os.cpu_count() or 1, metavar="N",
+                       help="run N solutions at a time (default: one per CPU core)")
+    check.add_argument("--pyodide", action="store_true",
+                       help="also run every solution inside Pyodide (Node.js) and compare the Results")
+
+    new = argparse.ArgumentParser(
+        prog="judge new", description="Scaffold a problem folder DIR/ID: a small working example (statement, "
+        "assets/, starter, reference, public and secret tests, a wrong/ solution) in which every "
+        "FILL IN (instructor) line says what to replace; `judge check` lists them.",
+        epilog="DIR is --problems, else $JUDGE_PROBLEMS, else ./problems (created if missing): run it in your "
+        "course folder. It never writes inside the judge's own package.")
+    new.add_argument("id", help="the problem id (lowercase letters, digits and '-'), also the folder's name")
+    new.add_argument("--entry", default="solution.py", metavar="FILE", help="the file learners edit and the tests "
+                     "import, e.g. act_mem.py (default: solution.py)")
+    new.add_argument("--title", metavar="TEXT", help="the title (default: from the id)")
+    new.add_argument("--problems", type=Path, metavar="DIR", help="where to create it (default: $JUDGE_PROBLEMS, "
+                     "else ./problems)")
+
+    build = argparse.ArgumentParser(
+        prog="judge build", epilog=PROBLEMS_SOURCE,
+        description="Write the static web site into SITE_DIR, with a _headers file for Netlify and Cloudflare Pages.")
+    build.add_argument("site_dir", type=Path, metavar="SITE_DIR")
+    build.add_argument("--pyodide", choices=("self", "cdn"), default="self",
+                       help="self: ship a trimmed Pyodide (offline); cdn: load it from the official CDN")
+    build.add_argument("--problems", type=Path, metavar="DIR", help=_PROBLEMS_HELP)
+    build.add_argument("--github-pages-workflow", action="store_true", help="also write .github/workflows/pages.yml "
+                       "in the current folder (your repository's root): GitHub builds and publishes the site on "
+                       "every push to main")
+
+    serve = argparse.ArgumentParser(prog="judge serve", description="Build the site and serve it on localhost.",
+                                    epilog=PROBLEMS_SOURCE)
+    serve.add_argument("--site-dir", type=Path, default=Path("site"), metavar="DIR")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--pyodide", choices=("self", "cdn"), default="self")
+    serve.add_argument("--problems", type=Path, metavar="DIR", help=_PROBLEMS_HELP)
+    grade = _grade_parser()
+    export = _export_parser()
+    for parser in (judge, check, new, build, serve, grade, export):
+        parser.add_argument("--version", action="version", version=f"judge {__version__}")
+    return {"judge": judge, "check": check, "new": new, "build": build, "serve": serve, "grade": grade,
+            "export": export}
+
+
+def _grade_parser() -> argparse.ArgumentParser:
+    from .grade import FEEDBACK_LEVELS
+
+    grade = argparse.ArgumentParser(
+        prog="judge grade", description="Grade a class: every submission (NAME.zip or folder NAME/) in "
+        "SUBMISSIONS against every problem's public and secret tests. Writes grades.csv, results/, "
+        "feedback/ and report.html to OUT_DIR; unchanged submissions are not judged again.")
+    grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
+    grade.add_argument("-o", "--out", dest="out_dir", type=Path, required=True, metavar="OUT_DIR",
+                       help="where the gradebook, results, feedback and report go (created if missing)")
+    _common(grade)
+    grade.add_argument("--feedback", choices=FEEDBACK_LEVELS, default="names",
+                       help="what feedback/ shows of the secret tests: full (names and messages, never "
+                       "their code), names (name and pass/fail; the default) or none")
+    grade.add_argument("--force", action="store_true", help="judge every submission again, changed or not")
+    return grade
+
+
+def _export_parser() -> argparse.ArgumentParser:
+    from .export import PLATFORMS
+    from .export.wheels import DEFAULT_PLATFORM, DEFAULT_PYTHON
+    from .grade import FEEDBACK_LEVELS
+
+    export = argparse.ArgumentParser(
+        prog="judge export", description="Package the problems for a grading platform: the problems without "
+        "their reference and wrong solutions, the references' Results (computed now), the judge's wheel and the "
+        "platform's scripts. Step by step for each platform: docs/platforms.md.")
+    export.add_argument("platform", choices=list(PLATFORMS))
+    export.add_argument("-o", "--out", type=Path, required=True, metavar="OUT",
+                        help="gradescope: the zip to write (e.g. autograder.zip); github-classroom and "
+                        "prairielearn: the folder to write (must not exist)")
+    export.add_argument("--problems", type=Path, metavar="DIR", help="the problems folder, or one problem's "
+                        "folder (default: the project's problems/)")
+    export.add_argument("--problem", dest="only", action="append", metavar="ID",
+                        help="export only this problem (repeat for more)")
+    export.add_argument("--timeout", type=float, metavar="SECONDS", help="override every problem's time limit")
+    export.add_argument("--feedback", choices=FEEDBACK_LEVELS, default="names", help="what students see of "
+                        "the secret tests: full (names and messages), names (pass/fail; the default) or none")
+    export.add_argument("--wheels", type=Path, metavar="DIR", help="take the wheels from DIR (a pp_judge "
+                        "wheel from an earlier export, and its dependencies) instead of building and downloading")
+    export.add_argument("--python-version", default=DEFAULT_PYTHON, metavar="X.Y",
+                        help=f"the platform's Python, for the wheels (default {DEFAULT_PYTHON})")
+    export.add_argument("--platform-tag", default=DEFAULT_PLATFORM, metavar="TAG",
+                        help=f"the platform's machine, as pip's --platform (default {DEFAULT_PLATFORM})")
+    export.add_argument("--private-tests", metavar="OWNER/REPO", help="github-classroom: keep the secret tests "
+                        "in this private repository; the workflow checks it out with the JUDGE_TESTS_TOKEN secret")
+    export.add_argument("--tests-out", type=Path, metavar="DIR", help="github-classroom with --private-tests: "
+                        "where to write that repository's content (default: OUT-tests)")
+    export.add_argument("--image", metavar="IMAGE", help="prairielearn: the grading image (default python:X.Y-slim)")
+    export.add_argument("-j", dest="parallel", type=_positive, default=os.cpu_count() or 1, metavar="N",
+                        help="judge N reference solutions in parallel")
+    return export
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--problems", type=Path, metavar="DIR", help=_PROBLEMS_HELP)
+    parser.add_argument("-j", dest="parallel", type=_positive, default=os.cpu_count() or 1, metavar="N",
+                        help="judge N problems in parallel (default: one per CPU core)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="override every problem's time limit")
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _load_problems(folder: Path | None, published: bool = False) -> list[Problem]:
+    root = folder or default_problems_dir()
+    problems, errors = discover_problems(root, published=published)
+    for error in errors:
+        print(f"warning: skipping a broken problem folder: {error}", file=sys.stderr)
+    if not problems:
+        raise ProblemError(f"{root}: no valid problem folders found")
+    return problems
+
+
+def _run_judge(args: argparse.Namespace) -> int:
+    from ..engines import Job, get_engine
+    from ..formats.terminal import ReportOptions, print_report
+    from .practice import create_practice, find_solutions
+
+    problems = _load_problems(args.problems, published=True)  # judging needs no reference (exported sets have none)
+    target = Path(args.path)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target} is a file; give the practice folder (or one problem's folder in it)")
+    if not target.exists():
+        _refuse_typo(target, problems)
+    if not target.exists() or _is_practice_root(target, problems):
+        created = create_practice(target, problems)
+        if created:
+            print(f"Created {len(created)} problem folder(s) in {target}/ from the starters: "
+                  f"{', '.join(p.name for p in created)}.\nEdit the entry file in each (for example "
+                  f"{created[0] / problems[0].entry if len(created) == len(problems) else created[0]}) and run "
+                  f"`python -m judge {args.path}` again.\n")
+    workspace = find_solutions(target, problems)
+    for warning in workspace.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if not workspace.solutions:
+        raise UsageError(f"no solutions found in {target} (expected {target}/<problem-id>/<entry file>)")
+
+    def judge_once() -> int:
+        jobs = [Job(problem, path, include_secret=not args.public_only, keyword=args.keyword,
+                    time_limit=args.timeout) for problem, path in workspace.solutions]
+        started = time.monotonic()
+        results = get_engine("native").judge(jobs, args.parallel)
+        options = ReportOptions(verbose=args.verbose, keyword=args.keyword,
+                                not_started={} if args.verbose else _not_started(workspace.solutions))
+        print_report(results, options=options)
+        context = FormatContext(problems={p.id: p for p in problems}, execution_time=time.monotonic() - started)
+        write_formats(args, results, context)
+        return EXIT_OK if all(r.status == "passed" for r in results) else EXIT_FAILED
+
+    code = judge_once()
+    if args.watch:
+        from .watch import watch_and_rerun
+        return watch_and_rerun([path for _, path in workspace.solutions], judge_once)
+    return code
+
+
+def write_formats(args: argparse.Namespace, results: list, context: FormatContext) -> None:
+    """Write every format the command line asked for (``--json FILE``, ``--junit FILE``, ...)."""
+    for fmt in FORMATS.values():
+        path = getattr(args, f"format_{fmt.dest}", None)
+        if path is not None:
+            try:
+                fmt.write(results, path, context)
+            except OSError as exc:
+                raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _not_started(solutions: list[tuple[Problem, Path]]) -> dict[str, str]:
+    """Problems whose entry file is still the untouched starter, with the file to edit."""
+    untouched = {}
+    for problem, path in solutions:
+        try:
+            if path.read_text(encoding="utf-8") == problem.starter:
+                untouched[problem.id] = str(path)
+        except (OSError, UnicodeDecodeError):
+            continue
+    return untouched
+
+
+def _refuse_typo(target: Path, problems: list[Problem]) -> None:
+    """A missing path that looks like a mistyped problem folder must not become a new practice folder."""
+    import difflib
+
+    ids = [p.id for p in problems]
+    closest = difflib.get_close_matches(target.name, ids, n=1, cutoff=0.6)
+    parent = target.parent if str(target.parent) else Path(".")
+    if _is_practice_root(parent, problems) or parent.name in ids:
+        suggestion = f"; did you mean {parent / closest[0]}?" if closest else f" (problems: {', '.join(ids)})"
+        raise UsageError(f"{target}: no such problem folder in the practice folder {parent}{suggestion}")
+    if closest and target.name not in ("practice",):
+        raise UsageError(f"{target} does not exist and looks like the problem id {closest[0]!r}; give the "
+                         f"practice folder that holds it (e.g. practice/{closest[0]}), or a new folder name "
+                         "to create a practice folder")
+
+
+def _is_practice_root(target: Path, problems: list[Problem]) -> bool:
+    ids = {p.id for p in problems}
+    return target.is_dir() and target.name not in ids and any((target / i).is_dir() for i in ids)
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from .check import check_problems
+
+    code = check_problems(args.path or default_problems_dir(), args.parallel, verbose=args.verbose)
+    if args.pyodide:
+        from ..engines.pyodide import check_parity
+        code = max(code, check_parity(args.path or default_problems_dir(), args.parallel))
+    return code
+
+
+def _run_new(args: argparse.Namespace) -> int:
+    from .scaffold import scaffold
+
+    root = args.problems or Path(os.environ.get("JUDGE_PROBLEMS") or "problems")
+    try:
+        written = scaffold(root, args.id, entry=args.entry, title=args.title)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    folder = root / args.id
+    print(f"Created {folder}/:\n" + "".join(f"  {path.relative_to(folder).as_posix()}\n" for path in written)
+          + f"Every FILL IN (instructor) line says what to replace (the example is a working problem). Then run:\n"
+          f"  judge check {folder}")
+    return EXIT_OK
+
+
+def _run_build(args: argparse.Namespace) -> int:
+    from .scaffold import inside_judge_package
+    from .site.build import build_site
+
+    if inside_judge_package(args.site_dir):
+        raise UsageError(f"{args.site_dir} is inside the judge's own package; write the site elsewhere")
+    problems = args.problems or default_problems_dir()
+    build_site(args.site_dir, pyodide=args.pyodide, problems_dir=problems)
+    print(f"Wrote the site to {args.site_dir}/ (Pyodide: {args.pyodide}), with {args.site_dir}/_headers for "
+          "Netlify and Cloudflare Pages.")
+    if args.github_pages_workflow:
+        print(_write_pages_workflow(args, problems))
+    return EXIT_OK
+
+
+def _write_pages_workflow(args: argparse.Namespace, problems: Path) -> str:
+    """Write the GitHub Pages workflow for this build command into the current folder; what to tell."""
+    from .site.publish import write_pages_workflow
+
+    here = Path.cwd().resolve()
+    site, source = args.site_dir.resolve(), problems.resolve()
+    if here not in site.parents:
+        raise UsageError(f"--github-pages-workflow: {args.site_dir} must be inside the current folder "
+                         "(the repository's root), e.g. `judge build site --github-pages-workflow`")
+    if source != here and here not in source.parents:
+        raise UsageError(f"--github-pages-workflow: the problems ({problems}) must be in the repository: "
+                         "run it from the course folder that holds them")
+    given = None if source == (here / "problems") else source.relative_to(here).as_posix()
+    try:
+        path = write_pages_workflow(here, site.relative_to(here).as_posix(), args.pyodide, given)
+    except FileExistsError as exc:
+        raise UsageError(str(exc)) from None
+    note = "" if (here / ".git").exists() else " (this folder is not a git repository's root: move it to the root)"
+    return (f"Wrote {path.relative_to(here)}{note}. Commit it with the problems, push, and in the repository's "
+            "Settings > Pages set Source to GitHub Actions.")
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from .site.build import build_site
+    from .site.serve import serve
+
+    build_site(args.site_dir, pyodide=args.pyodide, problems_dir=args.problems or default_problems_dir())
+    serve(args.site_dir, host=args.host, port=args.port)
+    return EXIT_OK
+
+
+def _run_grade(args: argparse.Namespace) -> int:
+    from .grade import Options, grade_class
+    from .grade.submissions import discover
+
+    problems = _load_problems(args.problems)
+    try:
+        discover(args.submissions)
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise UsageError(str(exc)) from None
+    _refuse_inside(args.out_dir, args.submissions)
+    options = Options(parallel=args.parallel, timeout=args.timeout, feedback=args.feedback, force=args.force)
+    grades = grade_class(args.submissions, args.out_dir, problems, options, progress=sys.stderr)
+    unreadable = sum(bool(g.submission.error) for g in grades.graded)
+    print(f"Graded {len(grades.graded)} submission(s) ({grades.judged} judged, "
+          f"{len(grades.graded) - grades.judged} unchanged) in {grades.seconds:.1f} s"
+          f"{f'; {unreadable} could not be read' if unreadable else ''}.\n"
+          f"Wrote {args.out_dir / 'grades.csv'}, {args.out_dir / 'report.html'}, "
+          f"{args.out_dir / 'results'}/ and {args.out_dir / 'feedback'}/.")
+    return EXIT_OK
+
+
+def _refuse_inside(out_dir: Path, submissions: Path) -> None:
+    """The output folder must not be (inside) the submissions folder: it would be read as a submission."""
+    out, subs = out_dir.resolve(), submissions.resolve()
+    if out == subs or subs in out.parents:
+        raise UsageError(f"{out_dir} is inside the submissions folder {submissions}; choose another output folder")
+
+
+def _run_export(args: argparse.Namespace) -> int:
+    from .export import ExportOptions, export
+
+    problems = _load_problems(args.problems)
+    if args.only:
+        unknown = sorted(set(args.only) - {p.id for p in problems})
+        if unknown:
+            raise UsageError(f"--problem: unknown problem(s) {', '.join(unknown)}")
+        problems = [p for p in problems if p.id in args.only]
+    if args.platform != "gradescope" and args.out.exists():
+        raise UsageError(f"{args.out} exists; give a new folder")
+    options = ExportOptions(out=args.out, problems=problems, wheels=args.wheels, timeout=args.timeout,
+                            feedback=args.feedback, python_version=args.python_version,
+                            platform_tag=args.platform_tag, parallel=args.parallel, private_tests=args.private_tests,
+                            tests_out=args.tests_out, image=args.image)
+    for line in export(args.platform, options):
+        print(line)
+    return EXIT_OK
+
+
+_HANDLERS = {"judge": _run_judge, "check": _run_check, "new": _run_new, "build": _run_build, "serve": _run_serve,
+             "grade": _run_grade, "export": _run_export}

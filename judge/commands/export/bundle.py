@@ -1,0 +1,116 @@
+"""The judge bundle every export ships: problems, canonical Results and settings, in one folder.
+
+    <bundle>/problems/<id>/      the problem without reference/ and wrong/ (and without tests/secret/
+                                 when the export leaves the secret tests out)
+    <bundle>/canonical.json      each reference's Result, computed at export time: which tests exist
+                                 and what each is worth (messages and output removed)
+    <bundle>/config.json         the judge's version, feedback level and time limit override
+
+The platform side (:mod:`judge.commands.export.run`) loads the problems with ``published=True``, so the
+reference solution never has to leave the instructor's machine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ... import __version__
+from ...core.errors import JudgeError
+from ...core.problem import Problem, ProblemError, discover_problems, load_problem
+from ...core.result import Result
+
+PROBLEMS, CANONICAL, CONFIG = "problems", "canonical.json", "config.json"
+_NEVER_SHIPPED = ("reference", "wrong", "__pycache__")
+
+
+class ExportError(JudgeError):
+    """An export cannot be made as asked (a reference that fails, no wheel, a bad option)."""
+
+
+@dataclass
+class Bundle:
+    """A bundle as the platform side reads it."""
+
+    problems: list[Problem]
+    canonical: dict[str, Result]
+    config: dict[str, Any]
+
+
+def write_bundle(dest: Path, problems: list[Problem], canonical: dict[str, Result], config: dict[str, Any],
+                 include_secret: bool) -> None:
+    """Write the problems (published copies), their canonical Results and ``config`` to ``dest``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for problem in problems:
+        copy_problem(problem, dest / PROBLEMS / problem.id, include_secret)
+    results = {pid: _without_output(result).to_dict() for pid, result in canonical.items()}
+    _write_json(dest / CANONICAL, {"judge_version": __version__, "results": results})
+    _write_json(dest / CONFIG, dict(config, judge_version=__version__, include_secret=include_secret))
+
+
+def copy_problem(problem: Problem, dest: Path, include_secret: bool) -> Path:
+    """Copy ``problem`` to ``dest`` without reference/ and wrong/ (nor tests/secret/ unless asked)."""
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        here = Path(folder).resolve()
+        skipped = [n for n in names if n in _NEVER_SHIPPED or n.endswith(".pyc")]
+        if here == problem.path / "tests" and not include_secret:
+            skipped.append("secret")
+        return skipped
+
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(problem.path, dest, ignore=ignore)
+    load_problem(dest, published=True)  # the copy must load on the platform
+    return dest
+
+
+def canonical_results(problems: list[Problem], include_secret: bool, timeout: float | None,
+                      parallel: int = 1) -> dict[str, Result]:
+    """Judge every reference now; each must pass, since its Result defines the tests and points."""
+    from ...engines.native import Job, judge_many
+
+    missing = [p.id for p in problems if p.reference_path is None]
+    if missing:
+        raise ExportError(f"no reference solution for {', '.join(missing)}: the export judges each reference "
+                          "to know the tests and their points (give the instructor's problems folder)")
+    jobs = [Job(p, p.reference_path, include_secret=include_secret, time_limit=timeout) for p in problems]
+    results = judge_many(jobs, parallel)
+    failing = [f"{r.problem} ({r.status}: {r.message or f'{r.passed} of {r.total} tests passed'})"
+               for r in results if r.status != "passed"]
+    if failing:
+        raise ExportError("the reference solution must pass every test before an export; it does not for "
+                          + "; ".join(failing) + " (run `python -m judge check`)")
+    return {p.id: r for p, r in zip(problems, results)}
+
+
+def read_bundle(path: Path) -> Bundle:
+    """Load a bundle written by :func:`write_bundle`; :class:`ExportError` when it is not one."""
+    try:
+        config = json.loads((path / CONFIG).read_text(encoding="utf-8"))
+        data = json.loads((path / CANONICAL).read_text(encoding="utf-8"))
+        canonical = {pid: Result.from_dict(r) for pid, r in data["results"].items()}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ExportError(f"{path}: not a judge bundle ({exc})") from None
+    try:
+        problems, errors = discover_problems(path / PROBLEMS, published=True)
+    except ProblemError as exc:
+        raise ExportError(str(exc)) from None
+    if errors or sorted(p.id for p in problems) != sorted(canonical):
+        raise ExportError(f"{path}: the problems do not match canonical.json "
+                          f"({'; '.join(map(str, errors)) or 'different problem ids'})")
+    return Bundle(problems, canonical, config)
+
+
+def _without_output(result: Result) -> Result:
+    """The canonical Result without anything the reference printed or said (only ids and points matter)."""
+    tests = [dataclasses.replace(t, message="", traceback=[], stdout="", stderr="", artifacts=[], duration=0.0)
+             for t in result.tests]
+    return dataclasses.replace(result, tests=tests, message="", duration=0.0)
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

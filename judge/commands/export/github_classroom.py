@@ -1,0 +1,84 @@
+"""``judge export github-classroom -o DIR``: a template repository for a GitHub Classroom assignment.
+
+    DIR/<id>/<entry>, README.md, tests/      the practice layout: starters, statements, public tests
+    DIR/README.md                            for students: solve, judge locally, push
+    DIR/.judge/wheels/pp_judge-*.whl         the judge (its dependencies come from the package index)
+    DIR/.judge/problems, canonical.json      the bundle with the public tests only
+    DIR/.github/workflows/classroom.yml      install the judge, grade, report through
+                                             classroom-resources/autograding-grading-reporter
+
+Everything in the template is readable by students, so the secret tests never go in it. Without
+``--private-tests`` the workflow grades with the public tests only. With ``--private-tests
+OWNER/REPO`` the export also writes that repository's content (the bundle with the secret tests,
+to ``--tests-out``, default ``DIR-tests``) and the workflow checks it out with the
+``JUDGE_TESTS_TOKEN`` secret and grades with every test.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from ... import __version__
+from ...core.problem import discover_problems
+from ..practice import create_practice
+from . import ExportOptions, size_text, template
+from .bundle import ExportError, canonical_results, write_bundle
+from .wheels import prepare_wheels
+
+PUBLIC_BUNDLE = ".judge"
+PRIVATE_BUNDLE = ".judge-tests"
+WORKFLOW = Path(".github") / "workflows" / "classroom.yml"
+
+
+def export(options: ExportOptions) -> list[str]:
+    out, private = options.out, options.private_tests
+    tests_out = (options.tests_out or out.with_name(out.name + "-tests")) if private else None
+    if private is not None and private.count("/") != 1:
+        raise ExportError(f"--private-tests {private}: give the repository as OWNER/REPO")
+    if tests_out is not None and tests_out.exists():
+        raise ExportError(f"{tests_out} exists; give a new folder with --tests-out")
+    config = {"platform": "github-classroom", "feedback": options.feedback, "timeout": options.timeout}
+    public = canonical_results(options.problems, False, options.timeout, options.parallel)
+    full = canonical_results(options.problems, True, options.timeout, options.parallel) if private else {}
+    with tempfile.TemporaryDirectory(prefix="judge-classroom-") as scratch:  # all that can fail, before writing
+        [built] = prepare_wheels(Path(scratch), options.problems, None, options.wheels)
+        write_bundle(out / PUBLIC_BUNDLE, options.problems, public, config, include_secret=False)
+        wheel = Path(shutil.copy2(built, _mkdir(out / PUBLIC_BUNDLE / "wheels") / built.name))
+    published, _ = discover_problems(out / PUBLIC_BUNDLE / "problems", published=True)
+    create_practice(out, published)
+    lines = [(f"Wrote the template repository {out}/ (judge wheel {size_text(wheel)}; its dependencies are "
+              "installed from the package index by the workflow).")]
+    values = {"judge_version": __version__, "python_version": options.python_version, "wheel": wheel.name,
+              "bundle": PRIVATE_BUNDLE if private else PUBLIC_BUNDLE, "repository": private or ""}
+    if tests_out is not None:
+        write_bundle(tests_out, options.problems, full, config, include_secret=True)
+        (tests_out / "README.md").write_text(template("classroom_tests_README.md", **values), encoding="utf-8")
+        lines.append(f"Wrote the private tests repository {tests_out}/ (push it to {private}).")
+    checkout = template("classroom_private_checkout.yml", **values) if private else ""
+    _write(out / WORKFLOW, template("classroom.yml", private_checkout=checkout, **values))
+    _write(out / "README.md", _student_readme(options, values, graded_privately=bool(private)))
+    _write(out / ".gitignore", "__pycache__/\n*.pyc\n.venv/\n")
+    lines.append("Graded with " + ("every test (public and secret)." if private else
+                 "the public tests only: the secret tests never go in a student's repository "
+                 "(use --private-tests OWNER/REPO to grade with them)."))
+    return lines
+
+
+def _student_readme(options: ExportOptions, values: dict[str, str], graded_privately: bool) -> str:
+    problems = options.problems
+    table = "\n".join(f"| [{p.id}]({p.id}/README.md): {p.title} | `{p.id}/{p.entry}` |" for p in problems)
+    graded = ("The autograder also runs secret tests, which are not in this repository." if graded_privately
+              else "The autograder runs the same public tests as your machine.")
+    return template("classroom_README.md", problem_table=table, first_problem=problems[0].id, graded_with=graded, **values)
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

@@ -1,0 +1,86 @@
+"""``judge export prairielearn -o DIR``: a PrairieLearn course fragment using the judge as external grader.
+
+    DIR/questions/pp-judge/<id>/info.json          an externally graded v3 question
+    DIR/questions/pp-judge/<id>/question.html      the statement, an editor for <entry>, the results
+    DIR/questions/pp-judge/<id>/starter.py         the editor's initial code
+    DIR/questions/pp-judge/<id>/clientFilesQuestion/  the public tests and support modules, to read
+    DIR/questions/pp-judge/<id>/tests/             the bundle of this one problem (-> /grade/tests)
+    DIR/serverFilesCourse/pp_judge/run.sh          the entrypoint (-> /grade/serverFilesCourse/pp_judge)
+    DIR/serverFilesCourse/pp_judge/wheels/         the judge and its dependencies, for the image's Python
+    DIR/Dockerfile                                 optional: an image with the judge preinstalled
+
+Paths and the results file follow PrairieLearn's docs/externalGrading.md: the student's files are
+in /grade/student, the question's tests/ in /grade/tests, results go to /grade/results/results.json.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+
+from ... import __version__
+from ...core.problem import Problem
+from . import ExportOptions, size_text, template
+from .bundle import canonical_results, write_bundle
+from .wheels import prepare_wheels
+
+QUESTIONS = Path("questions") / "pp-judge"
+SERVER_FILES = "pp_judge"
+ENTRYPOINT = f"/grade/serverFilesCourse/{SERVER_FILES}/run.sh"
+_UUID_NAMESPACE = uuid.UUID("0d6f0f3e-5a2b-4c43-9a36-7f6c2b1d9e11")  # stable question uuids across exports
+INSTALL_SECONDS = 30  # installing the judge from the wheels inside a grading job, with margin
+
+
+def export(options: ExportOptions) -> list[str]:
+    out = options.out
+    image = options.image or f"python:{options.python_version}-slim"
+    canonical = canonical_results(options.problems, True, options.timeout, options.parallel)
+    server = out / "serverFilesCourse" / SERVER_FILES
+    with tempfile.TemporaryDirectory(prefix="judge-prairielearn-") as scratch:  # all that can fail, before writing
+        built = prepare_wheels(Path(scratch), options.problems, options.target, options.wheels)
+        (server / "wheels").mkdir(parents=True)
+        wheels = [Path(shutil.copy2(w, server / "wheels" / w.name)) for w in built]
+    values = {"judge_version": __version__, "image": image}
+    _write(server / "run.sh", template("prairielearn_run.sh", **values), executable=True)
+    _write(out / "Dockerfile", template("prairielearn_Dockerfile", **values))
+    config = {"platform": "prairielearn", "feedback": options.feedback, "timeout": options.timeout}
+    for problem in options.problems:
+        folder = out / QUESTIONS / problem.id
+        write_bundle(folder / "tests", [problem], {problem.id: canonical[problem.id]}, config, include_secret=True)
+        _question(folder, problem, image, options.timeout)
+    return [(f"Wrote {out}/: {len(options.problems)} question(s) in {QUESTIONS}/, the grader in "
+             f"serverFilesCourse/{SERVER_FILES}/ (wheels {size_text(server / 'wheels')} in {len(wheels)} files), "
+             f"a Dockerfile; grading image {image}."),
+            "Copy questions/ and serverFilesCourse/ into your course repository (docs/platforms.md)."]
+
+
+def _question(folder: Path, problem: Problem, image: str, timeout: float | None) -> None:
+    seconds = min(600, int((timeout or problem.time_limit) + INSTALL_SECONDS))
+    info = {"uuid": str(uuid.uuid5(_UUID_NAMESPACE, problem.id)), "title": problem.title,
+            "topic": "Pipeline parallelism", "tags": ["pp-judge", problem.difficulty, *problem.tags], "type": "v3",
+            "singleVariant": True, "gradingMethod": "External",
+            "externalGradingOptions": {"enabled": True, "image": image, "entrypoint": ENTRYPOINT,
+                                       "serverFilesCourse": [f"{SERVER_FILES}/"], "timeout": seconds}}
+    _write(folder / "info.json", json.dumps(info, indent=2) + "\n")
+    _write(folder / "starter.py", problem.starter)
+    readable = problem.public_test_files + problem.support_files
+    client = folder / "clientFilesQuestion"
+    client.mkdir(parents=True, exist_ok=True)
+    for path in readable:
+        shutil.copyfile(path, client / path.name)
+    links = ", ".join(f'<a href="{{{{options.client_files_question_url}}}}/{html.escape(p.name)}">'
+                      f"{html.escape(p.name)}</a>" for p in readable)
+    _write(folder / "question.html", template("prairielearn_question.html", statement=problem.statement,
+                                              entry=problem.entry, public_test_links=links,
+                                              secret_note=" and with secret tests" if problem.secret_test_files else ""))
+
+
+def _write(path: Path, text: str, executable: bool = False) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    if executable:
+        path.chmod(0o755)

@@ -1,0 +1,156 @@
+"""Grade one submission against a bundle on a grading platform, and write the platform's result file.
+
+    python -m judge.commands.export.run FORMAT --bundle DIR --submission PATH -o FILE [--user NAME] [--github-output]
+
+FORMAT is gradescope, prairielearn or github-classroom (a format of :mod:`judge.formats`). The
+submission (a folder, a zip, or a folder holding one zip) is read into memory by
+:func:`judge.commands.grade.submissions.read_submission`, never extracted; every problem of the bundle is
+judged with its public and secret tests and scored against the bundle's canonical Results, as
+``judge grade`` does. A problem that was not submitted is worth its points and earns 0.
+
+``--user NAME`` (when running as root) runs the learner's code as that unprivileged user: the judge
+itself stays root, so the code can neither stop it nor write the result file. The exit code is 0
+whenever the result file was written, whatever the grade: platforms read the file, not the code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...core.errors import ExitCode, JudgeError, UsageError
+from ...core.problem import Problem
+from ...core.result import Result
+from ...core.scoring import rescore
+from ..grade.submissions import Submission, read_submission
+from .bundle import Bundle, read_bundle
+
+FORMATS = ("gradescope", "prairielearn", "github-classroom")
+
+
+@dataclass
+class Graded:
+    """One submission's Results, scored, and why it could not be read (if so)."""
+
+    results: list[Result]
+    submission_error: str
+    seconds: float
+
+
+def grade(bundle: Bundle, submission_path: Path, user: str | None = None, parallel: int = 1) -> Graded:
+    """Judge ``submission_path`` against every problem of ``bundle``."""
+    from ...engines.native import Job, judge_many
+
+    started = time.monotonic()
+    submission = read_any(submission_path, bundle.problems)
+    timeout = bundle.config.get("timeout")
+    todo = [p for p in bundle.problems if p.id in submission.sources]
+    jobs = [Job(p, None, include_secret=True, time_limit=timeout, source=submission.sources[p.id], user=user)
+            for p in todo]
+    judged = dict(zip((p.id for p in todo), judge_many(jobs, parallel)))
+    results = []
+    for problem in bundle.problems:
+        result = judged.get(problem.id) or Result.error(problem.id, _why_not_judged(submission, problem.id))
+        canonical = bundle.canonical[problem.id]
+        result = rescore(result, canonical, problem.points, problem.scoring)
+        result.max_points = canonical.max_points
+        results.append(result)
+    return Graded(results, _unreadable(submission), time.monotonic() - started)
+
+
+def read_any(path: Path, problems: list[Problem]) -> Submission:
+    """Read a submission folder or zip; a folder holding nothing but one zip (an upload) is read as that zip."""
+    submission = read_submission(path, problems)
+    if path.is_dir() and submission.error and not submission.sources:
+        zips = [p for p in path.iterdir() if p.suffix.lower() == ".zip" and p.is_file() and not p.is_symlink()]
+        if len(zips) == 1:
+            inner = read_submission(zips[0], problems)
+            inner.student = submission.student
+            return inner
+    return submission
+
+
+def _why_not_judged(submission: Submission, pid: str) -> str:
+    reason = submission.error or submission.unreadable.get(pid)
+    return f"not judged: {reason}" if reason else "not submitted: no file for this problem in the submission"
+
+
+def _unreadable(submission: Submission) -> str:
+    """Why nothing of the submission could be judged ("" when something could)."""
+    if submission.sources:
+        return ""
+    return submission.error or "; ".join(f"{pid}: {why}" for pid, why in sorted(submission.unreadable.items()))
+
+
+def write(format_name: str, graded: Graded, bundle: Bundle, out: Path, github_output: bool = False) -> str:
+    """Render ``graded`` in ``format_name`` to ``out``; with ``github_output`` also ``result=<base64>``."""
+    from ...formats import FormatContext, get
+
+    context = FormatContext(problems={p.id: p for p in bundle.problems}, execution_time=graded.seconds,
+                            feedback=bundle.config.get("feedback", "names"), submission_error=graded.submission_error)
+    text = get(format_name).render(graded.results, context)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    if github_output:
+        _append_github_output(text)
+    return text
+
+
+def _append_github_output(text: str) -> None:
+    target = os.environ.get("GITHUB_OUTPUT")
+    if not target:
+        raise UsageError("--github-output needs the GITHUB_OUTPUT environment variable (set by GitHub Actions)")
+    encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    with open(target, "a", encoding="utf-8") as handle:
+        handle.write(f"result={encoded}\n")
+
+
+def _check_user(user: str | None) -> None:
+    if not user:
+        return
+    import pwd
+
+    if os.geteuid() != 0:
+        raise UsageError(f"--user {user} needs the judge to run as root")
+    try:
+        pwd.getpwnam(user)
+    except KeyError:
+        raise UsageError(f"--user {user}: no such user on this system") from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m judge.commands.export.run", description="Grade one submission "
+                                     "against a judge bundle and write a grading platform's result file.")
+    parser.add_argument("format", choices=FORMATS)
+    parser.add_argument("--bundle", type=Path, required=True, metavar="DIR", help="the bundle an export wrote")
+    parser.add_argument("--submission", type=Path, required=True, metavar="PATH",
+                        help="a folder (practice/ layout, a web-app zip's content or loose entry files) or a zip")
+    parser.add_argument("-o", "--out", type=Path, required=True, metavar="FILE", help="the result file to write")
+    parser.add_argument("--user", metavar="NAME", help="run the learner's code as this user (needs root)")
+    parser.add_argument("--github-output", action="store_true",
+                        help="also append result=<base64 of the result> to $GITHUB_OUTPUT")
+    parser.add_argument("-j", dest="parallel", type=int, default=os.cpu_count() or 1, metavar="N")
+    args = parser.parse_args(argv)
+    try:
+        _check_user(args.user)
+        bundle = read_bundle(args.bundle)
+        if not args.submission.exists():
+            raise UsageError(f"{args.submission}: no such submission")
+        graded = grade(bundle, args.submission, args.user, max(1, args.parallel))
+        write(args.format, graded, bundle, args.out, args.github_output)
+    except JudgeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    points = round(sum(r.points for r in graded.results), 4)
+    print(f"Wrote {args.out}: {points:g} of {round(sum(r.max_points for r in graded.results), 4):g} points.")
+    return ExitCode.OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""The grading guard: an audit hook that keeps learner code inside its work directory.
+
+While active it refuses, with a PermissionError whose message names the cause: writing, deleting
+or renaming files outside the run's private folder; starting processes (subprocess, os.system,
+fork, exec, spawn); sending signals (e.g. to kill the judge); and loading native libraries with
+ctypes. Reading files is allowed. Both engines use it: the native child activates it for its whole
+(short) life, after pytest and numpy are imported and before any learner code runs; the browser
+engine activates it around each run (:func:`judge.core.runner.judge_source_json`), so both give the
+same verdict. Audit hooks cannot be removed, so an inactive guard lets everything through; it is
+never activated in an ordinary in-process run (such as the project's own tests).
+
+This is defence in depth for honest mistakes and casual tampering, not a security sandbox: code
+in the same process can always find a way around it. Grading that must resist a determined
+attacker belongs in a container or VM (see docs/hostile-input.md).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+_PATH_EVENTS = {  # event -> indexes of the path arguments that must stay inside the root
+    "os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.rename": (0, 1), "shutil.rmtree": (0,),
+    "os.truncate": (0,), "os.chmod": (0,), "os.chown": (0,), "os.symlink": (1,), "os.link": (1,),
+    "os.utime": (0,),
+}
+_PROCESS_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+                   "os.forkpty", "pty.spawn")
+_SIGNAL_EVENTS = ("os.kill", "os.killpg", "signal.pthread_kill")
+_NATIVE_EVENTS = ("ctypes.dlopen", "ctypes.dlsym")
+_DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
+
+
+_state: dict[str, str | None] = {"root": None}
+_installed: list[bool] = []
+
+
+def activate(root: str | Path) -> None:
+    """Allow writes only below ``root`` until :func:`deactivate` (installs the hook once)."""
+    _state["root"] = os.path.realpath(root)
+    if not _installed:
+        sys.addaudithook(_make_hook(_state))
+        _installed.append(True)
+
+
+def deactivate() -> None:
+    _state["root"] = None
+
+
+def active_root() -> str | None:
+    """The folder the guard currently confines writes to (None when inactive)."""
+    return _state["root"]
+
+
+def _make_hook(state: dict[str, str | None]):
+    def inside(path: object) -> bool:
+        if isinstance(path, int):  # an already-open file descriptor
+            return True
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if not isinstance(path, (str, os.PathLike)):
+            return True
+        root = state["root"] or ""
+        full = os.path.realpath(os.path.join(os.getcwd(), os.fspath(path)))
+        return full == root or full.startswith(root + os.sep) or full in _DEVICES
+
+    def hook(event: str, args: tuple) -> None:
+        if state["root"] is None:
+            return
+        if event == "open":
+            path, mode, flags = args
+            writing = any(c in (mode or "") for c in "wax+") or bool((flags or 0) & _WRITE_FLAGS)
+            if writing and not inside(path):
+                raise PermissionError(f"the judge does not allow writing outside the work directory: {path}")
+        elif event in _PATH_EVENTS:
+            for index in _PATH_EVENTS[event]:
+                if index < len(args) and not inside(args[index]):
+                    raise PermissionError(f"the judge does not allow changing files outside the work "
+                                          f"directory ({event} {args[index]})")
+        elif event in _PROCESS_EVENTS:
+            raise PermissionError(f"the judge does not allow starting processes ({event})")
+        elif event in _SIGNAL_EVENTS:
+            raise PermissionError(f"the judge does not allow sending signals ({event})")
+        elif event in _NATIVE_EVENTS:
+            raise PermissionError(f"the judge does not allow loading native code ({event})")
+
+    return hook

@@ -1,0 +1,270 @@
+"""Problem folders: load ``problem.toml`` and the files around it, and validate them.
+
+The format is specified in ``docs/problem-format.md``. Every validation error names the file and,
+where there is one, the field or line, so an instructor can fix it without reading this code.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import JudgeError
+
+FORMAT_VERSION = 1
+DIFFICULTIES = ("easy", "medium", "hard")
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+DEFAULT_MEMORY_LIMIT = 1024  # MiB
+
+_REQUIRED = {
+    "format": int, "id": str, "title": str, "summary": str, "order": int,
+    "difficulty": str, "entry": str, "time_limit": (int, float), "tags": list,
+}
+_OPTIONAL = {"memory_limit": int, "packages": list, "points": (int, float), "scoring": str,
+             "test_time_limit": (int, float), "gradescope_secret_visibility": str}
+GRADESCOPE_VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+DEFAULT_TEST_TIME_LIMIT = 5.0  # seconds one test may run (natively) before it fails alone
+
+
+class ProblemError(JudgeError):
+    """A problem folder is not valid; the message names the file and the field or line."""
+
+
+@dataclass
+class Problem:
+    """A loaded problem folder. Paths are absolute; file lists are sorted."""
+
+    id: str
+    title: str
+    summary: str
+    order: int
+    difficulty: str
+    entry: str
+    time_limit: float
+    tags: list[str]
+    path: Path
+    statement: str
+    starter: str
+    memory_limit: int = DEFAULT_MEMORY_LIMIT
+    packages: list[str] = field(default_factory=list)
+    points: float | None = None  # what the problem is worth; None: the sum of its tests' weights
+    scoring: str = "proportional"  # or "all-or-nothing" (judge.core.scoring)
+    test_time_limit: float | None = None  # per test; None: min(DEFAULT_TEST_TIME_LIMIT, time_limit)
+    gradescope_secret_visibility: str = "after_due_date"  # when Gradescope shows the secret tests
+    public_test_files: list[Path] = field(default_factory=list)
+    secret_test_files: list[Path] = field(default_factory=list)
+    support_files: list[Path] = field(default_factory=list)
+    wrong_files: list[Path] = field(default_factory=list)
+    reference_path: Path | None = None
+
+    @property
+    def module_name(self) -> str:
+        """The import name of the learner's module (entry file without ``.py``)."""
+        return self.entry[:-3]
+
+    @property
+    def starter_path(self) -> Path:
+        return self.path / "starter" / self.entry
+
+    @property
+    def per_test_time_limit(self) -> float:
+        """Seconds one test may run before it fails on its own (the problem's limit still bounds the run)."""
+        return self.test_time_limit or min(DEFAULT_TEST_TIME_LIMIT, self.time_limit)
+
+    def test_files(self, include_secret: bool) -> list[Path]:
+        return self.public_test_files + (self.secret_test_files if include_secret else [])
+
+
+def load_problem(path: str | Path, published: bool = False) -> Problem:
+    """Load and validate the problem folder at ``path``.
+
+    With ``published=True`` only what the web site ships is required (problem.toml, README.md,
+    starter/, tests/public/, support/); reference, secret tests and wrong solutions may be absent.
+    Raises :class:`ProblemError` on the first problem found.
+    """
+    folder = Path(path).resolve()
+    if not folder.is_dir():
+        raise ProblemError(f"{folder}: not a folder")
+    meta = _read_toml(folder / "problem.toml")
+    _check_meta(meta, folder)
+    entry = meta["entry"]
+    problem = Problem(
+        id=meta["id"], title=meta["title"], summary=meta["summary"], order=meta["order"],
+        difficulty=meta["difficulty"], entry=entry, time_limit=float(meta["time_limit"]),
+        tags=list(meta["tags"]), path=folder,
+        statement=_read_text(folder / "README.md"),
+        starter=_read_text(folder / "starter" / entry),
+        memory_limit=meta.get("memory_limit", DEFAULT_MEMORY_LIMIT),
+        packages=list(meta.get("packages", [])),
+        points=float(meta["points"]) if "points" in meta else None,
+        scoring=meta.get("scoring", "proportional"),
+        test_time_limit=float(meta["test_time_limit"]) if "test_time_limit" in meta else None,
+        gradescope_secret_visibility=meta.get("gradescope_secret_visibility", "after_due_date"),
+        public_test_files=_python_files(folder / "tests" / "public"),
+        secret_test_files=_python_files(folder / "tests" / "secret"),
+        support_files=_python_files(folder / "support"),
+        wrong_files=_python_files(folder / "wrong", "*.py", "*.diff"),
+    )
+    reference = folder / "reference" / entry
+    if reference.is_file():
+        problem.reference_path = reference
+    elif not published:
+        raise ProblemError(f"{reference}: missing reference solution (reference/{entry})")
+    _check_files(problem)
+    return problem
+
+
+def discover_problems(root: str | Path, published: bool = False) -> tuple[list[Problem], list[ProblemError]]:
+    """Load every problem folder directly under ``root`` (folders holding a problem.toml).
+
+    Returns the valid problems sorted by (order, id) and the errors of the invalid ones, so one
+    broken folder never hides the others. Duplicate ids are reported as errors.
+    """
+    root = Path(root)
+    if (root / "problem.toml").is_file():
+        folders = [root]
+    elif root.is_dir():
+        folders = sorted(p for p in root.iterdir() if (p / "problem.toml").is_file())
+    else:
+        raise ProblemError(f"{root}: no such problems folder")
+    problems: list[Problem] = []
+    errors: list[ProblemError] = []
+    seen: dict[str, Path] = {}
+    for folder in folders:
+        try:
+            problem = load_problem(folder, published=published)
+        except ProblemError as exc:
+            errors.append(exc)
+            continue
+        if problem.id in seen:
+            errors.append(ProblemError(
+                f"{folder / 'problem.toml'}: field 'id': duplicate id {problem.id!r} (also in {seen[problem.id]})"))
+            continue
+        seen[problem.id] = folder
+        problems.append(problem)
+    problems.sort(key=lambda p: (p.order, p.id))
+    return problems, errors
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise ProblemError(f"{path}: missing (every problem folder needs a problem.toml)") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ProblemError(f"{path}: invalid TOML: {exc}") from None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProblemError(f"{path}: missing") from None
+    except UnicodeDecodeError as exc:
+        raise ProblemError(f"{path}: not UTF-8 text ({exc})") from None
+
+
+def _python_files(folder: Path, *patterns: str) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for pattern in patterns or ("*.py",) for p in folder.glob(pattern) if p.is_file())
+
+
+def _check_meta(meta: dict[str, Any], folder: Path) -> None:
+    """Raise one ProblemError that lists every problem of problem.toml at once."""
+    where = folder / "problem.toml"
+    errors = _structure_errors(meta)
+    usable = {k: v for k, v in meta.items() if not any(f"field '{k}'" in e for e in errors)}
+    errors += list(_value_errors(usable, folder))
+    if len(errors) == 1:
+        raise ProblemError(f"{where}: {errors[0]}")
+    if errors:
+        raise ProblemError(f"{where}: {len(errors)} problems:\n" + "\n".join(f"  - {e}" for e in errors))
+
+
+_PLACEHOLDERS = {"format": FORMAT_VERSION, "difficulty": DIFFICULTIES[0], "entry": "x.py", "title": "x",
+                 "summary": "x"}  # stand in for missing fields, which are already reported
+
+
+def _structure_errors(meta: dict[str, Any]) -> list[str]:
+    """Unknown keys (with the likely intended one), missing fields and wrong types."""
+    import difflib
+
+    allowed = list(_REQUIRED) + list(_OPTIONAL)
+    errors = []
+    for key in sorted(set(meta) - set(allowed)):
+        close = difflib.get_close_matches(key, allowed, n=1)
+        errors.append(f"unknown field(s) {key!r}" + (f" (did you mean {close[0]!r}?)" if close else
+                                                      f" (allowed: {', '.join(allowed)})"))
+    for key, kind in {**_REQUIRED, **_OPTIONAL}.items():
+        if key not in meta:
+            if key in _REQUIRED:
+                errors.append(f"missing field '{key}'")
+        elif isinstance(meta[key], bool) or not isinstance(meta[key], kind):
+            names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+            errors.append(f"field '{key}': expected {names}, got {type(meta[key]).__name__} {meta[key]!r}")
+    return errors
+
+
+def _value_errors(meta: dict[str, Any], folder: Path) -> Iterator[str]:
+    """Checks of the values of well-typed fields (a field missing or of the wrong type is skipped)."""
+    meta = {**_PLACEHOLDERS, **{"id": folder.name, "time_limit": 600}, **meta}
+    if meta["format"] != FORMAT_VERSION:
+        yield f"field 'format': this judge reads format {FORMAT_VERSION}, got {meta['format']}"
+    if not ID_PATTERN.match(meta["id"]):
+        yield f"field 'id': {meta['id']!r} must be lowercase letters, digits and '-'"
+    elif meta["id"] != folder.name:
+        yield f"field 'id': {meta['id']!r} does not match the folder name {folder.name!r}"
+    if meta["difficulty"] not in DIFFICULTIES:
+        yield f"field 'difficulty': {meta['difficulty']!r} is not one of {', '.join(DIFFICULTIES)}"
+    entry = meta["entry"]
+    if not (entry.endswith(".py") and entry[:-3].isidentifier() and not keyword.iskeyword(entry[:-3])):
+        yield f"field 'entry': {entry!r} must be a Python module file name like 'pp_sim.py'"
+    if not 0 < meta["time_limit"] <= 600:
+        yield f"field 'time_limit': {meta['time_limit']} must be between 0 and 600 seconds"
+    if "memory_limit" in meta and not 64 <= meta["memory_limit"] <= 65536:
+        yield f"field 'memory_limit': {meta['memory_limit']} must be between 64 and 65536 MiB"
+    if "points" in meta and not 0 < meta["points"] <= 10000:
+        yield f"field 'points': {meta['points']} must be more than 0 and at most 10000"
+    if meta.get("scoring", "proportional") not in ("proportional", "all-or-nothing"):
+        yield f"field 'scoring': {meta['scoring']!r} is not one of proportional, all-or-nothing"
+    if "test_time_limit" in meta and not 0 < meta["test_time_limit"] <= meta["time_limit"]:
+        yield (f"field 'test_time_limit': {meta['test_time_limit']} must be more than 0 "
+               f"and at most time_limit ({meta['time_limit']})")
+    if meta.get("gradescope_secret_visibility", "after_due_date") not in GRADESCOPE_VISIBILITIES:
+        yield (f"field 'gradescope_secret_visibility': {meta['gradescope_secret_visibility']!r} "
+               f"is not one of {', '.join(GRADESCOPE_VISIBILITIES)}")
+    for key in ("tags", "packages"):
+        if not all(isinstance(item, str) for item in meta.get(key, [])):
+            yield f"field '{key}': every item must be a string"
+    for key in ("title", "summary"):
+        if not meta[key].strip() or "\n" in meta[key]:
+            yield f"field '{key}': must be one non-empty line"
+
+
+def _check_files(problem: Problem) -> None:
+    public = [p for p in problem.public_test_files if p.name.startswith("test_")]
+    if not public:
+        raise ProblemError(f"{problem.path / 'tests' / 'public'}: no test_*.py file (at least one public test file is required)")
+    seen: dict[str, Path] = {}
+    for path in problem.public_test_files + problem.secret_test_files + problem.support_files:
+        if path.name in seen:
+            raise ProblemError(f"{path}: file name clashes with {seen[path.name]} (test and helper module names must be unique)")
+        seen[path.name] = path
+    if problem.entry in seen:
+        raise ProblemError(f"{seen[problem.entry]}: has the same name as the entry file {problem.entry}")
+    for path in problem.public_test_files + problem.secret_test_files + problem.support_files:
+        _check_syntax(path)
+
+
+def _check_syntax(path: Path) -> None:
+    try:
+        compile(_read_text(path), str(path), "exec")
+    except SyntaxError as exc:
+        raise ProblemError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None

@@ -1,0 +1,129 @@
+"""The Result: the versioned JSON contract between the runner and every front end.
+
+Both engines (native CPython and Pyodide in the browser) produce the same Result for the same
+learner code, durations aside. The JSON Schema is ``judge/core/schema/result.schema.json`` and the
+field meanings are documented in ``docs/result.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = 1
+STATUSES = ("passed", "failed", "error", "timeout")
+OUTCOMES = ("passed", "failed", "error", "skipped")
+OUTPUT_CAP = 8192  # characters of stdout and of stderr kept per test (and for import-time output)
+
+
+@dataclass
+class Frame:
+    """One traceback frame, with a path relative to the work directory."""
+
+    file: str
+    line: int
+    function: str
+    code: str = ""
+
+
+@dataclass
+class TestResult:
+    """The outcome of one test function (one parametrized case)."""
+
+    id: str
+    name: str
+    file: str
+    visibility: str  # "public" | "secret"
+    outcome: str  # one of OUTCOMES
+    message: str = ""
+    traceback: list[Frame] = field(default_factory=list)
+    stdout: str = ""
+    stderr: str = ""
+    duration: float = 0.0
+    artifacts: list[dict[str, Any]] = field(default_factory=list)
+    points: float = 0.0  # what this test earned (see judge.core.scoring)
+    max_points: float = 1.0  # what it is worth: its weight scaled to the problem's points
+
+
+@dataclass
+class Result:
+    """The verdict for one problem and one piece of learner code."""
+
+    problem: str
+    status: str  # one of STATUSES
+    message: str = ""
+    tests: list[TestResult] = field(default_factory=list)
+    duration: float = 0.0
+    schema_version: int = SCHEMA_VERSION
+    points: float = 0.0  # what the code earned for this problem (see judge.core.scoring)
+    max_points: float = 0.0  # what the problem is worth; 0 when unknown (a timeout of a problem without declared points)
+
+    @property
+    def passed(self) -> int:
+        return sum(t.outcome == "passed" for t in self.tests)
+
+    @property
+    def total(self) -> int:
+        return len(self.tests)
+
+    @property
+    def score(self) -> float:
+        return round(self.passed / self.total, 4) if self.tests and self.status != "timeout" else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.update(passed=self.passed, total=self.total, score=self.score)
+        return {key: data[key] for key in _FIELD_ORDER}
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Result:
+        """Read a Result; one written before points existed reads as one point per passed test."""
+        if data.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError(f"unsupported result schema_version {data.get('schema_version')!r}")
+        tests = [_test_from_dict(t, data["status"]) for t in data.get("tests", [])]
+        result = cls(problem=data["problem"], status=data["status"], message=data.get("message", ""),
+                     tests=tests, duration=data.get("duration", 0.0))
+        result.max_points = data.get("max_points", float(sum(t.max_points for t in tests)))
+        result.points = data.get("points", float(sum(t.points for t in tests)))
+        return result
+
+    @classmethod
+    def timeout(cls, problem: str, seconds: float, max_points: float = 0.0) -> Result:
+        """The Result of a run stopped at its wall-clock limit: no test credited."""
+        return cls.unjudged(problem, "timeout", f"timed out after {seconds:g} s", max_points,
+                            duration=float(seconds))
+
+    @classmethod
+    def error(cls, problem: str, message: str, max_points: float = 0.0) -> Result:
+        """The Result of code that could not be judged (it did not load, crashed, or tampered)."""
+        return cls.unjudged(problem, "error", message, max_points)
+
+    @classmethod
+    def unjudged(cls, problem: str, status: str, message: str, max_points: float = 0.0,
+                 duration: float = 0.0) -> Result:
+        """The one place that builds a Result no test run produced (timeout, stop, crash, error)."""
+        return cls(problem=problem, status=status, message=message, duration=duration,
+                   max_points=float(max_points))
+
+
+_FIELD_ORDER = ("schema_version", "problem", "status", "score", "points", "max_points", "passed", "total",
+                "message", "duration", "tests")
+
+
+def _test_from_dict(data: dict[str, Any], status: str) -> TestResult:
+    data = dict(data, traceback=[Frame(**f) for f in data.get("traceback", [])])
+    if "max_points" not in data:  # an older Result: one point per test
+        data["max_points"] = 1.0
+        data["points"] = 1.0 if data["outcome"] == "passed" and status != "timeout" else 0.0
+    return TestResult(**data)
+
+
+def cap_output(text: str, limit: int = OUTPUT_CAP) -> str:
+    """Keep the first ``limit`` characters of captured output and say how much was dropped."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n... [output truncated: {len(text) - limit} more characters]"

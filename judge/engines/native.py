@@ -1,0 +1,285 @@
+"""Native isolation: judge each problem in its own child process with limits.
+
+Every job runs in a child process in its own session (process group) with a memory limit (POSIX
+``RLIMIT_AS``), a size limit on files and the guard of :mod:`judge.core.guard`; the parent enforces the
+wall-clock limit and kills the whole process group on timeout and after every run, so nothing the
+learner started survives. The Result comes back on a private pipe with a per-run token; the
+child's stdout is discarded and the tail of its stderr kept to explain crashes.
+
+Two ways to start the child, same child code (:mod:`judge.engines.native_child`):
+- fork (POSIX): this process imports pytest and numpy once and forks a child per job, which
+  saves the interpreter start-up and imports on every problem;
+- spawn (elsewhere, or ``JUDGE_SPAWN=1``): ``python -m judge.engines.native_child`` per job.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import secrets
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.problem import Problem
+from ..core.result import Result
+from . import Job
+
+SPAWN_ALLOWANCE = 2.0  # extra seconds for a spawned child's interpreter to start
+FORK_ALLOWANCE = 0.5  # extra seconds for a forked child to set itself up
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder that holds judge/
+_STDERR_TAIL = 4096
+
+
+@dataclass
+class _Running:
+    job: Job
+    pid: int
+    channel: int
+    root: str
+    token: str
+    deadline: float
+    data: bytearray = field(default_factory=bytearray)
+    status: int | None = None
+    timed_out: bool = False
+
+
+class NativeEngine:
+    """The native engine: :func:`judge_many` behind the engine interface."""
+
+    def judge(self, jobs: Sequence[Job], parallel: int = 1,
+              on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
+        return judge_many(list(jobs), parallel, on_result)
+
+
+def judge_isolated(job: Job) -> Result:
+    """Judge ``job`` in a fresh child process and return its Result (never raises for learner faults)."""
+    return judge_many([job])[0]
+
+
+def judge_many(jobs: list[Job], parallel: int = 1,
+               on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
+    """Judge several jobs, ``parallel`` at a time, each in its own process; results in job order.
+
+    ``on_result(index, result)`` is called as each job finishes (for progress reports).
+    """
+    results: list[Result | None] = [None] * len(jobs)
+    pending = list(enumerate(jobs))
+    running: dict[int, tuple[int, _Running]] = {}
+    while pending or running:
+        while pending and len(running) < max(1, parallel):
+            index, job = pending.pop(0)
+            started = _start(job)
+            if isinstance(started, Result):
+                results[index] = started
+                if on_result:
+                    on_result(index, started)
+            else:
+                running[started.pid] = (index, started)
+        for pid in _poll(running):
+            index, run = running.pop(pid)
+            results[index] = _finish(run)
+            if on_result:
+                on_result(index, results[index])
+    return results  # type: ignore[return-value]
+
+
+def _start(job: Job) -> _Running | Result:
+    problem = job.problem
+    try:
+        source = job.code()
+    except (OSError, UnicodeDecodeError) as exc:
+        return Result.error(problem.id, f"{job.source_path}: cannot be read as UTF-8 text ({exc})",
+                            problem.points or 0.0)
+    ids = _user_ids(job.user)
+    root = tempfile.mkdtemp(prefix=f"judge-{problem.id}-")
+    if ids is not None:  # the run's private folder belongs to the user the code runs as
+        os.chown(root, *ids)
+    token = secrets.token_hex(16)
+    payload = {"token": token, "problem_dir": str(problem.path), "source": source, "root": root,
+               "include_secret": job.include_secret, "keyword": job.keyword,
+               "memory_limit": job.memory_limit or problem.memory_limit,
+               "test_time_limit": min(problem.per_test_time_limit, job.limit)}
+    read_end, write_end = os.pipe()
+    use_fork = hasattr(os, "fork") and not os.environ.get("JUDGE_SPAWN")
+    if use_fork:  # the child inherits the loaded Problem: no second parse and syntax check
+        pid = _fork(dict(payload, problem=problem), read_end, write_end, root, ids)
+    else:
+        pid = _spawn(payload, write_end, root, ids)
+    os.close(write_end)
+    limit = job.limit + (FORK_ALLOWANCE if use_fork else SPAWN_ALLOWANCE)
+    return _Running(job, pid, read_end, root, token, time.monotonic() + limit)
+
+
+def _user_ids(user: str | None) -> tuple[int, int] | None:
+    """(uid, gid) of ``user``; None to stay who we are. KeyError for an unknown user (a set-up error)."""
+    if not user:
+        return None
+    import pwd
+
+    entry = pwd.getpwnam(user)
+    return entry.pw_uid, entry.pw_gid
+
+
+def _drop_privileges(ids: tuple[int, int] | None) -> None:
+    """Become the unprivileged user: the learner's code cannot then touch the (root) judge or its results."""
+    if ids is not None:
+        os.setgroups([])
+        os.setgid(ids[1])
+        os.setuid(ids[0])
+
+
+def _fork(payload: dict, read_end: int, write_end: int, root: str, ids: tuple[int, int] | None = None) -> int:
+    _preload()
+    gc.freeze()  # keep the parent's objects out of the child's collections: fewer copied pages
+    pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            os.setsid()
+            os.close(read_end)
+            _redirect_output(root)
+            _drop_privileges(ids)
+            os.environ.update(_CHILD_ENV)
+            sys.dont_write_bytecode = True
+        except BaseException:  # noqa: BLE001
+            os._exit(70)
+        from .native_child import run_job
+        run_job(payload, write_end)
+    return pid
+
+
+def _spawn(payload: dict, write_end: int, root: str, ids: tuple[int, int] | None = None) -> int:
+    env = dict(os.environ, **_CHILD_ENV)
+    env["PYTHONPATH"] = os.pathsep.join([_PACKAGE_ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
+    user = {"user": ids[0], "group": ids[1], "extra_groups": []} if ids else {}
+    with open(os.path.join(root, ".stderr"), "wb") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "judge.engines.native_child"], stdin=subprocess.PIPE,
+                                   stdout=subprocess.DEVNULL, stderr=stderr, pass_fds=(write_end,),
+                                   start_new_session=True, env=env, cwd=root, **user)
+    payload = dict(payload, fd=write_end)
+    try:
+        process.stdin.write((json.dumps(payload) + "\n").encode())
+        process.stdin.close()
+    except OSError:
+        pass
+    process.returncode = 0  # reaped by _poll with os.waitpid, not by Popen
+    return process.pid
+
+
+_CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+              "MKL_NUM_THREADS": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONIOENCODING": "utf-8"}
+
+
+def _preload() -> None:
+    """Import once in the parent what every child needs, so forks start warm."""
+    os.environ.update({k: v for k, v in _CHILD_ENV.items() if k.endswith("_THREADS")})
+    import numpy  # noqa: F401
+    import pytest  # noqa: F401
+
+    from ..core import guard, runner  # noqa: F401
+
+
+def _redirect_output(root: str) -> None:
+    devnull = os.open(os.devnull, os.O_RDWR)
+    errors = os.open(os.path.join(root, ".stderr"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    os.dup2(errors, 2)
+
+
+def _poll(running: dict[int, tuple[int, _Running]]) -> list[int]:
+    """Wait a little for output, exits or deadlines; return the pids that are finished."""
+    runs = [run for _, run in running.values()]
+    open_channels = [run.channel for run in runs if run.channel >= 0]
+    wait = max(0.0, min(run.deadline for run in runs) - time.monotonic())
+    ready = select.select(open_channels, [], [], min(wait, 0.05))[0] if open_channels else []
+    if not open_channels:
+        time.sleep(min(wait, 0.01))
+    for run in runs:
+        if run.channel in ready:
+            chunk = os.read(run.channel, 1 << 16)
+            if chunk:
+                run.data += chunk
+            else:
+                os.close(run.channel)
+                run.channel = -1
+    finished = []
+    now = time.monotonic()
+    for run in runs:
+        if run.status is None:
+            pid, status = os.waitpid(run.pid, os.WNOHANG)
+            if pid:
+                run.status = status
+        if run.status is None and now > run.deadline:
+            run.timed_out = True
+            _kill_group(run.pid)
+            run.status = os.waitpid(run.pid, 0)[1]
+        if run.status is not None and (run.channel < 0 or run.timed_out or now > run.deadline + 2):
+            finished.append(run.pid)
+    return finished
+
+
+def _finish(run: _Running) -> Result:
+    _kill_group(run.pid)  # whatever the learner's code started dies with the group
+    if run.channel >= 0:
+        os.close(run.channel)
+    problem = run.job.problem
+    try:
+        stderr = Path(run.root, ".stderr").read_bytes()[-_STDERR_TAIL:]
+    except OSError:
+        stderr = b""
+    shutil.rmtree(run.root, ignore_errors=True)
+    if run.timed_out:
+        return Result.timeout(problem.id, run.job.limit, problem.points or 0.0)
+    return _parse(problem, bytes(run.data), run.token, _exit_code(run.status), stderr)
+
+
+def _exit_code(status: int | None) -> int:
+    if status is None:
+        return -1
+    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _parse(problem: Problem, data: bytes, token: str, returncode: int, stderr: bytes) -> Result:
+    head, _, body = data.partition(b"\n")
+    if data and head.decode(errors="replace") == token:
+        try:
+            return Result.from_dict(json.loads(body))
+        except (ValueError, KeyError, TypeError) as exc:
+            return Result.error(problem.id, f"internal error: the judge's report could not be read ({exc})",
+                                problem.points or 0.0)
+    return Result.error(problem.id, _early_exit_message(returncode, stderr), problem.points or 0.0)
+
+
+def _early_exit_message(returncode: int, stderr: bytes) -> str:
+    tail = stderr.decode(errors="replace").strip().splitlines()[-3:]
+    if returncode == 0:
+        reason = ("the code ended the judge's process early (os._exit() or similar) before the tests "
+                  "finished; a solution must return, not exit")
+    elif returncode < 0:
+        name = signal.Signals(-returncode).name if -returncode in signal.valid_signals() else str(-returncode)
+        hint = " (most often: the memory limit)" if name == "SIGKILL" else ""
+        reason = f"the judge's process was killed by {name}{hint} before the tests finished"
+    elif returncode == 70 and tail:
+        reason = "internal error in the judge's process"
+    else:
+        reason = (f"the judge's process ended with exit code {returncode} before the tests finished "
+                  "(os._exit() in the code, or a crash)")
+    if "MemoryError" in "\n".join(tail):
+        reason = "the code ran out of memory (memory limit) before the tests finished"
+    return reason + ("\n" + "\n".join(tail) if tail and returncode not in (0,) and returncode != 3 else "")

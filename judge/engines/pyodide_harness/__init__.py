@@ -1,0 +1,1 @@
+"""Node.js harness that runs the judge inside Pyodide (``run_jobs.mjs``); used by ``judge.engines.pyodide``."""

@@ -1,0 +1,132 @@
+"""The terminal report of Results: per problem a status line, per failing test its message, a summary.
+
+Machine-readable files (JSON, JUnit, the autograder formats) are :mod:`judge.formats`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from ..artifacts import TIMELINE, render_timeline_text
+from ..core.result import Frame, Result, TestResult
+
+_COLOURS = {"passed": "32", "failed": "31", "error": "31", "timeout": "33", "skipped": "33", "dim": "2",
+            "bold": "1"}
+MAX_FAILURES_SHOWN = 5  # per problem, unless --verbose
+_MARKS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT", "skipped": "SKIP"}
+
+
+def use_colour(stream: TextIO) -> bool:
+    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+class Painter:
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def __call__(self, text: str, style: str) -> str:
+        return f"\033[{_COLOURS[style]}m{text}\033[0m" if self.enabled else text
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """What the learner asked for, which changes how Results read."""
+
+    verbose: bool = False
+    keyword: str | None = None  # -k: the counts are of a subset of the tests
+    not_started: Mapping[str, str] = field(default_factory=dict)  # problem id -> the file to edit
+
+
+def print_report(results: Sequence[Result], stream: TextIO = sys.stdout, verbose: bool = False,
+                 options: ReportOptions | None = None) -> None:
+    """Per problem a status line, per failing test its message, then a summary line."""
+    options = options or ReportOptions(verbose=verbose)
+    paint = Painter(use_colour(stream))
+    for result in results:
+        if result.problem in options.not_started:
+            stream.write(f"{paint('TODO   ', 'skipped')} {paint(result.problem, 'bold')}  not started: edit "
+                         f"{options.not_started[result.problem]} (the statement is README.md beside it)\n")
+            continue
+        stream.write(_status_line(result, paint, options.keyword))
+        if result.message:
+            stream.write(_indent(result.message, 8) + "\n")
+        shown = _first_of_each_function_first(
+            [t for t in result.tests if t.outcome in ("failed", "error") or options.verbose])
+        limit = len(shown) if options.verbose else MAX_FAILURES_SHOWN
+        for test in shown[:limit]:
+            stream.write(_test_block(test, paint, options.verbose))
+        if len(shown) > limit:
+            stream.write(paint(f"    ... and {len(shown) - limit} more failing tests (-v shows them all, "
+                               f"-k TEXT picks some)\n", "dim"))
+    stream.write(summary_line(results, options) + "\n")
+
+
+def _status_line(result: Result, paint: Painter, keyword: str | None) -> str:
+    mark = paint(f"{_MARKS[result.status]:7s}", result.status)
+    subset = f" matching -k {keyword!r}" if keyword else ""
+    counts = f"{result.passed}/{result.total} tests{subset}" if result.total else ""
+    if keyword:  # the points and score of a subset would read as the problem's
+        return f"{mark} {paint(result.problem, 'bold')}  {counts}".rstrip() + "\n"
+    points = f"{round(result.points, 2):g}/{round(result.max_points, 2):g} points" if result.max_points else ""
+    return (f"{mark} {paint(result.problem, 'bold')}  {counts}  "
+            f"{paint(f'score {result.score:.0%}', 'dim')}  {paint(points, 'dim')}".rstrip() + "\n")
+
+
+def _first_of_each_function_first(tests: list[TestResult]) -> list[TestResult]:
+    """One failure of each test function, then the other cases: five shown are five different checks."""
+    seen: set[str] = set()
+    first, rest = [], []
+    for test in tests:
+        function = test.id.split("[", 1)[0]
+        (rest if function in seen else first).append(test)
+        seen.add(function)
+    return first + rest
+
+
+def summary_line(results: Sequence[Result], options: ReportOptions | None = None) -> str:
+    options = options or ReportOptions()
+    started = [r for r in results if r.problem not in options.not_started]
+    solved = sum(r.status == "passed" for r in started)
+    tests = sum(r.total for r in started)
+    passed = sum(r.passed for r in started)
+    todo = len(results) - len(started)
+    subset = f" (only tests matching -k {options.keyword!r})" if options.keyword else ""
+    return (f"Summary: {solved} of {len(results)} problems solved"
+            f"{f', {todo} not started' if todo else ''}; {passed} of {tests} tests passed{subset}.")
+
+
+def _test_block(test: TestResult, paint: Painter, verbose: bool) -> str:
+    lines = [f"    {paint(_MARKS[test.outcome].lower(), test.outcome)}  {test.name}"
+             f"{paint(' (secret)', 'dim') if test.visibility == 'secret' else ''}"]
+    if test.message:
+        lines.append(_indent(test.message, 10))
+    for frame in _frames_to_show(test):
+        lines.append(paint(f"          at {_practice_path(frame.file)}:{frame.line} in {frame.function}: "
+                           f"{frame.code}", "dim"))
+    if test.stdout.strip() and test.outcome != "passed":
+        lines.append(paint("          printed:", "dim"))
+        lines.append(_indent(test.stdout.rstrip()[-1500:], 12))
+    for artifact in test.artifacts:
+        value = artifact.get("value")
+        if verbose and isinstance(value, dict) and value.get("type") == TIMELINE:
+            lines.append(_indent(render_timeline_text(value), 10))
+    return "\n".join(lines) + "\n"
+
+
+def _frames_to_show(test: TestResult) -> list[Frame]:
+    """The learner's own frames; else the test's last frame, unless the test is secret (its code stays hidden)."""
+    own = [f for f in test.traceback if not f.file.startswith("tests/")]
+    fallback = [] if test.visibility == "secret" else test.traceback[-1:]
+    return (own or fallback)[-3:]
+
+
+def _practice_path(file: str) -> str:
+    """Where the learner finds a file: the practice folder holds the public tests in tests/, not tests/public/."""
+    return "tests/" + file.removeprefix("tests/public/") if file.startswith("tests/public/") else file
+
+
+def _indent(text: str, spaces: int) -> str:
+    return "\n".join(" " * spaces + line for line in text.splitlines())

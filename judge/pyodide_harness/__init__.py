@@ -1,1 +1,0 @@
-"""Node.js harness that runs the judge inside Pyodide (``run_jobs.mjs``); used by ``judge.parity``."""
