@@ -122,6 +122,7 @@ def order_hint(p: int, m: int, r: int, got: list, want: list) -> str:
 def order_report(p: int, m: int, want: list, got: list) -> str:
     """'' when equal; otherwise the first difference of each wrong rank and the likely mistake."""
     lines = []
+    first_hint = ""
     for r, (w, g) in enumerate(zip(want, got)):
         if w == g:
             continue
@@ -130,10 +131,14 @@ def order_report(p: int, m: int, want: list, got: list) -> str:
         text = (f"rank {r}: first difference at action {first}:\n    expected ... {fmt(w[lo:hi])} ...\n"
                 f"    got      ... {fmt(g[lo:hi])} ...")
         hint = order_hint(p, m, r, g, w)
+        first_hint = first_hint or hint
         lines.append(text + (f"\n    likely mistake: {hint}" if hint else ""))
     if not lines:
         return ""
-    return f"dualpipev_schedule({p}, {m}): wrong order {NOTATION}\n" + "\n".join(lines)
+    wrong = [r for r, (w, g) in enumerate(zip(want, got)) if w != g]
+    return (f"dualpipev_schedule({p}, {m}): wrong order on rank{'s' if len(wrong) > 1 else ''} "
+            f"{', '.join(map(str, wrong))}" + (f"; likely mistake: {first_hint}" if first_hint else "")
+            + f"\n{NOTATION}\n" + "\n".join(lines))
 
 
 # ---------------------------------------------------------------- schedule checks
