@@ -1,0 +1,385 @@
+"""Helpers for the pp-dualpipe tests: notation, schedule checks, the likely mistake, timelines.
+
+Actions are written ``F3s0`` for ``("F", 3, 0)`` (forward of micro-batch 3 on stage 0) and
+``F3s0&B1s5`` for the overlapped pair ``(("F", 3, 0), ("B", 1, 5))``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NOTATION = "(F3s0 = forward of micro-batch 3 on stage 0; F3s0&B1s5 = an overlapped pair; I/W = input/weight gradient)"
+
+
+# ---------------------------------------------------------------- notation
+
+def label(action: Any) -> str:
+    try:
+        if isinstance(action[0], (tuple, list)):
+            return "&".join(label(a) for a in action)
+        kind, mb, stage = action
+        return f"{kind}{int(mb)}s{int(stage)}"
+    except (TypeError, ValueError, IndexError):
+        return repr(action)
+
+
+def fmt(row) -> str:
+    return " ".join(label(a) for a in row)
+
+
+def fmt_sched(sched) -> str:
+    return "\n".join(f"  rank {r}: {fmt(row)}" for r, row in enumerate(sched))
+
+
+def parse(text: str) -> list:
+    """``"F0s0 F1s1&B0s0"`` -> ``[("F", 0, 0), (("F", 1, 1), ("B", 0, 0))]``."""
+    def one(word: str):
+        kind, rest = word[0], word[1:]
+        mb, stage = rest.split("s")
+        return (kind, int(mb), int(stage))
+
+    return [tuple(one(w) for w in word.split("&")) if "&" in word else one(word) for word in text.split()]
+
+
+def normalize(sched: Any, p: int, what: str) -> list[list]:
+    """The learner's schedule as lists of tuples (lists accepted); AssertionError if it is not one."""
+    if not isinstance(sched, (list, tuple)) or len(sched) != p:
+        raise AssertionError(f"{what} should return a list of {p} per-rank lists, got "
+                             f"{type(sched).__name__}{' of length ' + str(len(sched)) if hasattr(sched, '__len__') else ''}")
+    out = []
+    for r, row in enumerate(sched):
+        if not isinstance(row, (list, tuple)):
+            raise AssertionError(f"{what}: rank {r}'s entry should be a list of actions, got {row!r:.80}")
+        new = []
+        for k, a in enumerate(row):
+            try:
+                if isinstance(a, (list, tuple)) and len(a) == 2 and all(isinstance(x, (list, tuple)) for x in a):
+                    new.append(tuple((str(x[0]), int(x[1]), int(x[2])) for x in a))
+                elif isinstance(a, (list, tuple)) and len(a) == 3 and isinstance(a[0], str):
+                    new.append((a[0], int(a[1]), int(a[2])))
+                else:
+                    raise ValueError
+            except (TypeError, ValueError, IndexError):
+                raise AssertionError(f"{what}: rank {r}, action {k} is {a!r:.80}; expected (kind, mb, stage) or a "
+                                     f"pair ((\"F\", mb, stage), (\"B\", mb, stage))") from None
+        out.append(new)
+    return out
+
+
+def singles(action) -> tuple:
+    return tuple(action) if isinstance(action[0], tuple) else (action,)
+
+
+# ---------------------------------------------------------------- the likely mistake in an order
+
+def _down_forwards_before_up(row, r: int) -> int:
+    n = 0
+    for a in row:
+        for kind, _, stage in singles(a):
+            if kind == "F" and stage != r:
+                return n
+            if kind == "F" and stage == r:
+                n += 1
+    return n
+
+
+def order_hint(p: int, m: int, r: int, got: list, want: list) -> str:
+    """The likely mistake in rank r's order, or '' when none is recognised. Each diagnosis is given
+    only when its check holds."""
+    lead, want_lead = _down_forwards_before_up(got, r), _down_forwards_before_up(want, r)
+    if lead != want_lead:
+        return (f"rank {r} runs {lead} forwards of its down stage before the first forward of its up stage "
+                f"{2 * p - 1 - r}; DualPipeV runs 2(p - r - 1) + 1 = {want_lead} (phase 1's 2(p - r - 1), then "
+                f"phase 2 starts with one more)")
+    if r == p - 1:
+        for k in range(len(want) - 1):
+            a, b = want[k], want[k + 1]
+            if (not isinstance(a[0], tuple) and not isinstance(b[0], tuple) and a[0] == "F" and b[0] == "B"
+                    and a[2] == p - 1 and b[2] == p and (a, b) in got):
+                return (f"the last rank does not overlap its first main-loop step: it runs {label(a)} then "
+                        f"{label(b)} as two actions, not the pair {label(a)}&{label(b)}")
+
+    def no_w(row, merge_i: bool):
+        out = []
+        for a in row:
+            if not isinstance(a[0], tuple) and a[0] == "W":
+                continue
+            if merge_i and not isinstance(a[0], tuple) and a[0] == "I":
+                a = ("B", a[1], a[2])
+            out.append(a)
+        return out
+
+    if no_w(got, False) != no_w(want, False) and no_w(got, True) == no_w(want, True):
+        return (f"a B/I mix-up: the first r + 1 = {r + 1} backwards of phase 6 are full B, the last "
+                f"r + 1 = {r + 1} only I (the input-gradient half, whose W is deferred); phases 3 and 7 run I, "
+                f"phases 4 and 5 full B")
+    if no_w(got, False) == no_w(want, False) and sorted(got, key=repr) == sorted(want, key=repr):
+        return ("the W passes owed run oldest first (first in, first out): each W is the W of the earliest I "
+                "whose W has not run yet")
+    return ""
+
+
+def order_report(p: int, m: int, want: list, got: list) -> str:
+    """'' when equal; otherwise the first difference of each wrong rank and the likely mistake."""
+    lines = []
+    first_hint = ""
+    for r, (w, g) in enumerate(zip(want, got)):
+        if w == g:
+            continue
+        first = next((i for i, (a, b) in enumerate(zip(w, g)) if a != b), min(len(w), len(g)))
+        lo, hi = max(0, first - 3), first + 6
+        text = (f"rank {r}: first difference at action {first}:\n    expected ... {fmt(w[lo:hi])} ...\n"
+                f"    got      ... {fmt(g[lo:hi])} ...")
+        hint = order_hint(p, m, r, g, w)
+        first_hint = first_hint or hint
+        lines.append(text + (f"\n    likely mistake: {hint}" if hint else ""))
+    if not lines:
+        return ""
+    wrong = [r for r, (w, g) in enumerate(zip(want, got)) if w != g]
+    return (f"dualpipev_schedule({p}, {m}): wrong order on rank{'s' if len(wrong) > 1 else ''} "
+            f"{', '.join(map(str, wrong))}" + (f"; likely mistake: {first_hint}" if first_hint else "")
+            + f"\n{NOTATION}\n" + "\n".join(lines))
+
+
+# ---------------------------------------------------------------- schedule checks
+
+def dependency_walk(sched) -> list[str]:
+    """Run the actions in dependency order only (no times). Return the stuck actions, [] if none."""
+    last = max((s for row in sched for a in row for _, _, s in singles(a)), default=0)
+    done: set = set()
+    pos = [0] * len(sched)
+
+    def ready(kind, mb, stage):
+        if kind == "F":
+            return stage == 0 or ("F", mb, stage - 1) in done
+        if kind in ("B", "I"):
+            return ("F", mb, stage) in done if stage == last else ("G", mb, stage + 1) in done
+        return ("I", mb, stage) in done
+
+    moved = True
+    while moved:
+        moved = False
+        for r, row in enumerate(sched):
+            while pos[r] < len(row) and all(ready(*a) for a in singles(row[pos[r]])):
+                for kind, mb, stage in singles(row[pos[r]]):
+                    done.add(("F" if kind == "F" else "G", mb, stage))
+                    if kind == "I":
+                        done.add(("I", mb, stage))
+                pos[r] += 1
+                moved = True
+    return [f"rank {r} at {label(sched[r][pos[r]])}" for r in range(len(sched)) if pos[r] < len(sched[r])]
+
+
+def check_schedule(sched, p: int, m: int) -> str | None:
+    """A description of the first problem of a DualPipeV-shaped schedule, or None if it is valid."""
+    for r, row in enumerate(sched):
+        stages = {r, 2 * p - 1 - r}
+        seen: dict = {}
+        for k, a in enumerate(row):
+            for kind, mb, stage in singles(a):
+                if kind not in ("F", "B", "I", "W") or stage not in stages or not 0 <= mb < m:
+                    return (f"rank {r}, action {k} ({label(a)}): rank {r} holds stages {sorted(stages)}, micro-batches "
+                            f"are 0..{m - 1} and kinds F, B, I, W")
+                if (kind, mb, stage) in seen:
+                    return f"rank {r}: {kind}{mb}s{stage} appears twice"
+                seen[(kind, mb, stage)] = k
+        for stage in sorted(stages):
+            for mb in range(m):
+                f = seen.get(("F", mb, stage))
+                back = [x for x in ("B", "I") if (x, mb, stage) in seen]
+                if f is None or len(back) != 1:
+                    return (f"rank {r}: stage {stage}, micro-batch {mb} needs one F and one backward (B or I); "
+                            f"found F: {'yes' if f is not None else 'no'}, backwards: {back or 'none'}")
+                if seen[(back[0], mb, stage)] < f:
+                    return f"rank {r}: {back[0]}{mb}s{stage} comes before F{mb}s{stage}"
+                w = seen.get(("W", mb, stage))
+                if back == ["I"] and w is None:
+                    return f"rank {r}: I{mb}s{stage} has no W{mb}s{stage} (every I needs its W)"
+                if back == ["B"] and w is not None:
+                    return f"rank {r}: W{mb}s{stage} after a full backward B{mb}s{stage} (B already includes W)"
+                if w is not None and w < seen[("I", mb, stage)]:
+                    return f"rank {r}: W{mb}s{stage} comes before its I{mb}s{stage}"
+    stuck = dependency_walk(sched)
+    if stuck:
+        return "the ranks cannot all finish (each waits for another): " + "; ".join(stuck)
+    return None
+
+
+# ---------------------------------------------------------------- simulation helpers
+
+def simulate_named(module, sched, tf, tb, tw, gain, what: str) -> dict:
+    """``module.simulate``; if it raises, say which schedule it was and whether it can run to the end."""
+    try:
+        res = module.simulate(sched, tf, tb, tw, gain)
+    except Exception as exc:  # noqa: BLE001 - reported to the learner with the schedule
+        stuck = dependency_walk(sched)
+        verdict = (f"that schedule deadlocks ({'; '.join(stuck)})" if stuck else
+                   "that schedule runs to the end (the tests walked its dependencies), so simulate must run all of it")
+        raise AssertionError(f"simulate raised {type(exc).__name__}({exc}) on {what} with T_F={tf:g}, T_B={tb:g}, "
+                             f"T_W={tw:g}, gain={gain:g}:\n{fmt_sched(sched)}\n{verdict}") from None
+    if not isinstance(res, dict) or any(k not in res for k in ("timeline", "total", "busy", "bubble", "bubble_fraction")):
+        raise AssertionError(f"simulate should return a dict with keys timeline, total, busy, bubble, bubble_fraction; "
+                             f"got {res!r:.200}")
+    return res
+
+
+def rows(res) -> list[list[tuple]]:
+    """The result's timeline as [(label, start, end)] per rank, plain Python values."""
+    out = []
+    for row in res["timeline"]:
+        out.append([(label(a), float(s), float(e)) for a, s, e in row])
+    return out
+
+
+def duration_hint(res, tf, tb, tw, gain) -> str:
+    """Name a wrong duration of an I or a pair in the result, or ''."""
+    for row in res["timeline"]:
+        for a, s, e in row:
+            d = float(e) - float(s)
+            pair = isinstance(a[0], (tuple, list))
+            if pair and gain and d == tf + tb:
+                return (f" An overlapped pair costs T_F + T_B - gain = {tf + tb - gain:g} ({label(a)} took {d:g}): "
+                        f"overlapping is what saves `gain`.")
+            if not pair and a[0] == "I" and tw and d == tb:
+                return (f" I costs T_B - T_W = {tb - tw:g} ({label(a)} took {d:g}): I is only the input-gradient "
+                        f"half of the backward, W is the other half.")
+    return ""
+
+
+def to_timeline(res, p: int | None, title: str) -> dict | None:
+    """A judge timeline from a simulate result: a pair is drawn as its F half then its B half, I as B;
+    with ``p`` given, chunk 0 is a rank's down stage and chunk 1 its up stage."""
+    from judge.artifacts import timeline
+
+    try:
+        stages = []
+        for r, row in enumerate(res["timeline"]):
+            blocks = []
+            for a, s, e in row:
+                s, e = float(s), float(e)
+                parts = singles(tuple(tuple(x) for x in a) if isinstance(a[0], (tuple, list)) else tuple(a))
+                half = (e - s) / len(parts)
+                for k, (kind, mb, stage) in enumerate(parts):
+                    chunk = None if p is None else (0 if int(stage) == r else 1)
+                    blocks.append(("B" if kind == "I" else kind, int(mb), s + k * half, s + (k + 1) * half, chunk))
+            stages.append(blocks)
+        return timeline(stages, title=title + "; one row per rank (the row drawn as 'stage r' is rank r)"
+                        + ("; c0 = the rank's down stage r, c1 = its up stage 2p-1-r" if p is not None else "")
+                        + "; a pair is drawn as its F half then its B half, I as B")
+    except Exception:  # the picture is a bonus; the tests report the real failure
+        return None
+
+
+# ---------------------------------------------------------------- memory
+
+def peaks_pair_split(sched) -> list[int]:
+    """Peaks counted as if a pair stored its forward before freeing its backward (not the rule)."""
+    out = []
+    for row in sched:
+        held = peak = 0
+        for a in row:
+            for kind, _, _ in singles(a):
+                held += {"F": 1, "B": -1, "I": -1}.get(kind, 0)
+                peak = max(peak, held)
+        out.append(peak)
+    return out
+
+
+def memory_hint(sched, got) -> str:
+    try:
+        got = [int(x) for x in got]
+    except (TypeError, ValueError):
+        return ""
+    if got == peaks_pair_split(sched):
+        return (" That is what you get by counting a pair's forward before its backward: a pair frees its "
+                "backward's activations in the same action that stores its forward's, so after it the count "
+                "is unchanged.")
+    return ""
+
+
+# ---------------------------------------------------------------- DualPipeV orders (written out)
+
+# The exact orders the public tests expect (the statement's rules, and PyTorch 2.13's ScheduleDualPipeV).
+EXPECTED = {
+    (1, 2): [
+        "F0s0 F0s1 F1s0 B0s1 F1s1&B0s0 B1s1 I1s0 W1s0",
+    ],
+    (1, 3): [
+        "F0s0 F0s1 F1s0 B0s1 F1s1&B0s0 F2s0&B1s1 F2s1&B1s0 B2s1 I2s0 W2s0",
+    ],
+    (2, 4): [
+        "F0s0 F1s0 F2s0 F0s3 I0s3 W0s3 F1s3 F3s0&B1s3 F2s3&B0s0 B2s3 F3s3&B1s0 B3s3 I2s0 W2s0 I3s0 W3s0",
+        "F0s1 F0s2 F1s1 F1s2 F2s1 B0s2 F2s2&B0s1 F3s1&B1s2 F3s2&B1s1 B2s2 B2s1 I3s2 I3s1 W3s2 W3s1",
+    ],
+    (2, 5): [
+        "F0s0 F1s0 F2s0 F0s3 I0s3 W0s3 F1s3 F3s0&B1s3 F2s3&B0s0 F4s0&B2s3 F3s3&B1s0 B3s3 F4s3&B2s0 B4s3 I3s0 W3s0 I4s0 W4s0",
+        "F0s1 F0s2 F1s1 F1s2 F2s1 B0s2 F2s2&B0s1 F3s1&B1s2 F3s2&B1s1 F4s1&B2s2 F4s2&B2s1 B3s2 B3s1 I4s2 I4s1 W4s2 W4s1",
+    ],
+    # the worked example of the statement
+    (3, 6): [
+        "F0s0 F1s0 F2s0 F3s0 F4s0 F0s5 I0s5 W0s5 F1s5 I1s5 W1s5 F2s5 F5s0&B2s5 F3s5&B0s0 B3s5 F4s5&B1s0 B4s5 "
+        "F5s5&B2s0 B5s5 I3s0 W3s0 I4s0 W4s0 I5s0 W5s0",
+        "F0s1 F1s1 F2s1 F0s4 F3s1 F1s4 I0s4 W0s4 F2s4 F4s1&B1s4 F3s4&B0s1 F5s1&B2s4 F4s4&B1s1 B3s4 F5s4&B2s1 B4s4 "
+        "B3s1 I5s4 I4s1 W5s4 I5s1 W4s1 W5s1",
+        "F0s2 F0s3 F1s2 F1s3 F2s2 F2s3 F3s2 B0s3 F3s3&B0s2 F4s2&B1s3 F4s3&B1s2 F5s2&B2s3 F5s3&B2s2 B3s3 B3s2 B4s3 "
+        "I4s2 I5s3 I5s2 W4s2 W5s3 W5s2",
+    ],
+    (4, 8): [
+        "F0s0 F1s0 F2s0 F3s0 F4s0 F5s0 F6s0 F0s7 I0s7 W0s7 F1s7 I1s7 W1s7 F2s7 I2s7 W2s7 F3s7 F7s0&B3s7 F4s7&B0s0 "
+        "B4s7 F5s7&B1s0 B5s7 F6s7&B2s0 B6s7 F7s7&B3s0 B7s7 I4s0 W4s0 I5s0 W5s0 I6s0 W6s0 I7s0 W7s0",
+        "F0s1 F1s1 F2s1 F3s1 F4s1 F0s6 F5s1 F1s6 I0s6 W0s6 F2s6 I1s6 W1s6 F3s6 F6s1&B2s6 F4s6&B0s1 F7s1&B3s6 "
+        "F5s6&B1s1 B4s6 F6s6&B2s1 B5s6 F7s6&B3s1 B6s6 B4s1 I7s6 I5s1 W7s6 I6s1 W5s1 I7s1 W6s1 W7s1",
+        "F0s2 F1s2 F2s2 F0s5 F3s2 F1s5 F4s2 F2s5 I0s5 W0s5 F3s5 F5s2&B1s5 F4s5&B0s2 F6s2&B2s5 F5s5&B1s2 F7s2&B3s5 "
+        "F6s5&B2s2 B4s5 F7s5&B3s2 B5s5 B4s2 B6s5 I5s2 I7s5 I6s2 W5s2 I7s2 W7s5 W6s2 W7s2",
+        "F0s3 F0s4 F1s3 F1s4 F2s3 F2s4 F3s3 F3s4 F4s3 B0s4 F4s4&B0s3 F5s3&B1s4 F5s4&B1s3 F6s3&B2s4 F6s4&B2s3 "
+        "F7s3&B3s4 F7s4&B3s3 B4s4 B4s3 B5s4 B5s3 I6s4 I6s3 I7s4 I7s3 W6s4 W6s3 W7s4 W7s3",
+    ],
+}
+
+
+def expected(p: int, m: int) -> list[list]:
+    return [parse(text) for text in EXPECTED[(p, m)]]
+
+
+# ---------------------------------------------------------------- baselines on the same model (written out)
+
+# 1F1B with full backwards on p ranks, stage s on rank s (one stage = two DualPipeV stages of the same
+# model). Writing these orders is the problem pp-schedule; the hidden tests bring their own for other sizes.
+ONE_F_ONE_B = {
+    (3, 6): [
+        "F0s0 F1s0 F2s0 B0s0 F3s0 B1s0 F4s0 B2s0 F5s0 B3s0 B4s0 B5s0",
+        "F0s1 F1s1 B0s1 F2s1 B1s1 F3s1 B2s1 F4s1 B3s1 F5s1 B4s1 B5s1",
+        "F0s2 B0s2 F1s2 B1s2 F2s2 B2s2 F3s2 B3s2 F4s2 B4s2 F5s2 B5s2",
+    ],
+    (4, 8): [
+        "F0s0 F1s0 F2s0 F3s0 B0s0 F4s0 B1s0 F5s0 B2s0 F6s0 B3s0 F7s0 B4s0 B5s0 B6s0 B7s0",
+        "F0s1 F1s1 F2s1 B0s1 F3s1 B1s1 F4s1 B2s1 F5s1 B3s1 F6s1 B4s1 F7s1 B5s1 B6s1 B7s1",
+        "F0s2 F1s2 B0s2 F2s2 B1s2 F3s2 B2s2 F4s2 B3s2 F5s2 B4s2 F6s2 B5s2 F7s2 B6s2 B7s2",
+        "F0s3 B0s3 F1s3 B1s3 F2s3 B2s3 F3s3 B3s3 F4s3 B4s3 F5s3 B5s3 F6s3 B6s3 F7s3 B7s3",
+    ],
+}
+
+# ZB-H1 (the problem pp-zero-bubble) with I for its input-gradient pass, same layout.
+ZB_H1 = {
+    (3, 6): [
+        "F0s0 F1s0 F2s0 I0s0 W0s0 F3s0 I1s0 W1s0 F4s0 I2s0 W2s0 F5s0 I3s0 W3s0 I4s0 W4s0 I5s0 W5s0",
+        "F0s1 F1s1 I0s1 F2s1 I1s1 W0s1 F3s1 I2s1 W1s1 F4s1 I3s1 W2s1 F5s1 I4s1 W3s1 I5s1 W4s1 W5s1",
+        "F0s2 I0s2 F1s2 I1s2 F2s2 I2s2 W0s2 F3s2 I3s2 W1s2 F4s2 I4s2 W2s2 F5s2 I5s2 W3s2 W4s2 W5s2",
+    ],
+    (4, 8): [
+        "F0s0 F1s0 F2s0 F3s0 I0s0 W0s0 F4s0 I1s0 W1s0 F5s0 I2s0 W2s0 F6s0 I3s0 W3s0 F7s0 I4s0 W4s0 I5s0 W5s0 I6s0 W6s0 I7s0 W7s0",
+        "F0s1 F1s1 F2s1 I0s1 F3s1 I1s1 W0s1 F4s1 I2s1 W1s1 F5s1 I3s1 W2s1 F6s1 I4s1 W3s1 F7s1 I5s1 W4s1 I6s1 W5s1 I7s1 W6s1 W7s1",
+        "F0s2 F1s2 I0s2 F2s2 I1s2 F3s2 I2s2 W0s2 F4s2 I3s2 W1s2 F5s2 I4s2 W2s2 F6s2 I5s2 W3s2 F7s2 I6s2 W4s2 I7s2 W5s2 W6s2 W7s2",
+        "F0s3 I0s3 F1s3 I1s3 F2s3 I2s3 F3s3 I3s3 W0s3 F4s3 I4s3 W1s3 F5s3 I5s3 W2s3 F6s3 I6s3 W3s3 F7s3 I7s3 W4s3 W5s3 W6s3 W7s3",
+    ],
+}
+
+
+def baseline(name: str, p: int, m: int) -> list[list]:
+    """1F1B ("1f1b") or ZB-H1 ("zb-h1") on p ranks, from the tables above; the hidden tests add sizes."""
+    table = ONE_F_ONE_B if name == "1f1b" else ZB_H1
+    if (p, m) in table:
+        return [parse(text) for text in table[(p, m)]]
+    import dualpipe_oracle  # only present with the hidden tests
+
+    return dualpipe_oracle.baseline(name, p, m)

@@ -1,0 +1,44 @@
+"""peak_activations: activations stored by F and freed by B or I, counted per rank."""
+
+import pytest
+
+import dualpipe
+import dualpipe_helpers as H
+
+
+def _peaks(sched, what):
+    try:
+        got = dualpipe.peak_activations(sched)
+        return [int(x) for x in got]
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        raise AssertionError(f"peak_activations on {what} raised {type(exc).__name__}: {exc}\n{H.fmt_sched(sched)}") from None
+
+
+@pytest.mark.parametrize("text, want", [
+    ("F0s0 F0s1 F1s0&B0s1 F1s1&B0s0 B1s1 B1s0", 2),
+    ("F0s0 F0s1 I0s1 F1s0 W0s1 F1s1&B0s0 B1s1 B1s0", 2),
+    ("F0s0 F1s0 F0s1 F1s1 B0s1 B1s1 I0s0 I1s0 W0s0 W1s0", 4),
+], ids=["pairs", "every kind", "all forwards first"])
+def test_hand_examples(text, want):
+    sched = [H.parse(text)]
+    got = _peaks(sched, "a one-rank schedule")
+    assert got == [want], (f"peak_activations([{text}]): expected [{want}], got {got}. F stores one micro-batch's "
+                           f"activations, B or I frees them, W changes nothing." + H.memory_hint(sched, got))
+
+
+@pytest.mark.parametrize("p,m", [(1, 2), (2, 4), (2, 5), (3, 6), (4, 8)])
+def test_dualpipev_peaks(p, m):
+    sched = H.expected(p, m)
+    got = _peaks(sched, f"DualPipeV's order for p={p}, m={m}")
+    want = [2 * p] * (p - 1) + [2 * p + 1]
+    assert got == want, (f"peak_activations of DualPipeV, p={p}, m={m}: expected 2p = {2 * p} on ranks 0..p-2 and "
+                         f"2p + 1 = {2 * p + 1} on the last rank, got {got}." + H.memory_hint(sched, got))
+
+
+@pytest.mark.parametrize("name", ["1f1b", "zb-h1"])
+def test_baseline_peaks(name):
+    p, m = 4, 8
+    sched = H.baseline(name, p, m)
+    got = _peaks(sched, f"{name} for p={p}, m={m}")
+    assert got == [4, 3, 2, 1], (f"peak_activations of {name.upper()} (p=4, m=8, one stage per rank): expected "
+                                 f"[4, 3, 2, 1] (p - s on stage s), got {got}")

@@ -1,0 +1,60 @@
+"""The DualPipeV order: exact per-rank lists, validity, sizes."""
+
+import pytest
+
+import dualpipe
+import dualpipe_helpers as H
+
+EXPECTED = H.EXPECTED
+
+
+@pytest.mark.parametrize("p,m", list(EXPECTED))
+def test_order_exact(p, m, record_property):
+    got = H.normalize(dualpipe.dualpipev_schedule(p, m), p, f"dualpipev_schedule({p}, {m})")
+    want = [H.parse(text) for text in EXPECTED[(p, m)]]
+    if not H.dependency_walk(got):
+        try:
+            res = dualpipe.simulate(got, 1.0, 2.0, 1.0, 1.0)
+            art = H.to_timeline(res, p, f"your DualPipeV, p={p}, m={m}: T_F=1, T_B=2, T_W=1, gain=1")
+            if art is not None:
+                record_property("timeline", art)
+        except Exception:  # noqa: BLE001 - the simulation has its own tests; the picture is a bonus
+            pass
+    report = H.order_report(p, m, want, got)
+    assert not report, report
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("extra", [0, 1, 3, 6])
+def test_schedule_is_valid(p, extra):
+    m = 2 * p + extra
+    got = H.normalize(dualpipe.dualpipev_schedule(p, m), p, f"dualpipev_schedule({p}, {m})")
+    problem = H.check_schedule(got, p, m)
+    assert problem is None, f"dualpipev_schedule({p}, {m}) is not a valid schedule: {problem} {H.NOTATION}\n{H.fmt_sched(got)}"
+
+
+@pytest.mark.parametrize("p", [2, 3, 5])
+def test_phase_counts(p):
+    """Every rank runs m forwards per stage; the number of pairs is 2m - 3p + r + 1 (2m - 2p - 1 on the last rank)."""
+    m = 2 * p + 2
+    got = H.normalize(dualpipe.dualpipev_schedule(p, m), p, f"dualpipev_schedule({p}, {m})")
+    for r, row in enumerate(got):
+        pairs = sum(isinstance(a[0], tuple) for a in row)
+        want = 2 * m - 2 * p - 1 if r == p - 1 else 2 * m - 3 * p + r + 1
+        assert pairs == want, (
+            f"dualpipev_schedule({p}, {m}) rank {r}: {pairs} overlapped pairs, expected {want}: phase 4 runs "
+            f"m - 2p + r + 1 = {m - 2 * p + r + 1} times with two pairs each, phase 5 p - r - 1 = {p - r - 1} times "
+            f"with one" + (" (and the last rank's very first main-loop step is not a pair)" if r == p - 1 else ""))
+
+
+@pytest.mark.parametrize("p,m", [(1, 1), (2, 3), (3, 5), (4, 7), (0, 4), (-1, 6)])
+def test_invalid_sizes_raise(p, m):
+    try:
+        got = dualpipe.dualpipev_schedule(p, m)
+    except ValueError:
+        return
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        raise AssertionError(f"dualpipev_schedule({p}, {m}) should raise ValueError (p >= 1 and m >= 2p is required), "
+                             f"but raised {type(exc).__name__}: {exc}") from None
+    raise AssertionError(f"dualpipev_schedule({p}, {m}) should raise ValueError (p >= 1 and m >= 2p is required: "
+                         f"DualPipeV needs at least one micro-batch per stage), but it returned {str(got)[:120]}")

@@ -1,0 +1,159 @@
+"""The simulator: durations, dependencies, errors, and the bubble against 1F1B and ZB-H1."""
+
+import pytest
+
+import dualpipe
+import dualpipe_helpers as H
+
+
+def _sim(sched, tf, tb, tw, gain, what):
+    return H.simulate_named(dualpipe, sched, tf, tb, tw, gain, what)
+
+
+# one rank holding stages 0 and 1: every kind of action once
+ONE_RANK = H.parse("F0s0 F0s1 I0s1 F1s0 W0s1 F1s1&B0s0 B1s1 B1s0")
+ONE_RANK_TIMES = [("F0s0", 0.0, 1.0), ("F0s1", 1.0, 2.0), ("I0s1", 2.0, 3.5), ("F1s0", 3.5, 4.5), ("W0s1", 4.5, 5.0),
+                  ("F1s1&B0s0", 5.0, 7.5), ("B1s1", 7.5, 9.5), ("B1s0", 9.5, 11.5)]
+
+
+def test_durations_one_rank(record_property):
+    res = _sim([ONE_RANK], 1.0, 2.0, 0.5, 0.5, "a one-rank schedule with every kind of action")
+    record_property("timeline", H.to_timeline(res, 1, "one rank, T_F=1, T_B=2, T_W=0.5, gain=0.5"))
+    got = H.rows(res)[0]
+    hint = H.duration_hint(res, 1.0, 2.0, 0.5, 0.5)
+    assert got == ONE_RANK_TIMES, (
+        f"T_F=1, T_B=2, T_W=0.5, gain=0.5 (F 1, B 2, I 1.5, W 0.5, pair 2.5), one rank, no waiting:\n"
+        f"  expected {ONE_RANK_TIMES}\n  got      {got}.{hint}")
+    assert float(res["total"]) == 11.5, f"total: expected 11.5, got {float(res['total'])}"
+    assert [float(x) for x in res["busy"]] == [11.5] and [float(x) for x in res["bubble"]] == [0.0], (
+        f"busy and bubble: expected [11.5] and [0.0], got {res['busy']} and {res['bubble']}")
+    assert float(res["bubble_fraction"]) == 0.0, f"bubble_fraction: expected 0.0, got {res['bubble_fraction']}"
+
+
+# two ranks (stages 0..3): rank 1's pair F1s1&B0s2 has its forward's input at 2 but its backward's at 6
+TWO_RANKS = [H.parse("F0s0 F1s0 F0s3 B0s3 F1s3 B1s3 B0s0 B1s0"),
+             H.parse("F0s1 F0s2 F1s1&B0s2 F1s2 B1s2 B0s1 B1s1")]
+TWO_RANKS_TIMES = [
+    [("F0s0", 0.0, 1.0), ("F1s0", 1.0, 2.0), ("F0s3", 3.0, 4.0), ("B0s3", 4.0, 6.0), ("F1s3", 9.0, 10.0),
+     ("B1s3", 10.0, 12.0), ("B0s0", 16.0, 18.0), ("B1s0", 18.0, 20.0)],
+    [("F0s1", 1.0, 2.0), ("F0s2", 2.0, 3.0), ("F1s1&B0s2", 6.0, 8.0), ("F1s2", 8.0, 9.0), ("B1s2", 12.0, 14.0),
+     ("B0s1", 14.0, 16.0), ("B1s1", 16.0, 18.0)],
+]
+
+
+def test_pair_waits_for_both_inputs(record_property):
+    res = _sim(TWO_RANKS, 1.0, 2.0, 1.0, 1.0, "a two-rank schedule with one pair")
+    record_property("timeline", H.to_timeline(res, 2, "two ranks, T_F=1, T_B=2, T_W=1, gain=1"))
+    got = H.rows(res)
+    pair = next((x for x in got[1] if x[0] == "F1s1&B0s2"), None)
+    if pair is not None and pair[1] == 3.0:
+        raise AssertionError(
+            f"rank 1's pair F1s1&B0s2 started at 3, as soon as rank 1 was free and F1s0 (its forward's input) had "
+            f"ended at 2; but its backward needs the gradient of B0s3, which ends at 6: a pair starts only when both "
+            f"of its inputs are ready, so it runs from 6 to 8.\n  got {got}")
+    for r in range(2):
+        assert got[r] == TWO_RANKS_TIMES[r], (
+            f"rank {r} (T_F=1, T_B=2, pair 2):\n  expected {TWO_RANKS_TIMES[r]}\n  got      {got[r]}."
+            + H.duration_hint(res, 1.0, 2.0, 1.0, 1.0))
+    assert float(res["total"]) == 20.0, f"total: expected 20.0, got {float(res['total'])}"
+    assert [float(x) for x in res["busy"]] == [12.0, 11.0], f"busy: expected [12.0, 11.0], got {res['busy']}"
+    assert [float(x) for x in res["bubble"]] == [8.0, 9.0], f"bubble: expected total - busy = [8.0, 9.0], got {res['bubble']}"
+    assert float(res["bubble_fraction"]) == 17 / 40, (
+        f"bubble_fraction: expected sum(bubble) / (p * total) = 17 / 40 = 0.425, got {res['bubble_fraction']}")
+
+
+@pytest.mark.parametrize("sched, why", [
+    ([H.parse("F0s0 W0s0 I0s0")], "W0s0 waits for I0s0, which comes after it on the same rank"),
+    ([H.parse("F0s0 B0s0 W0s0")], "W0s0 after a full backward: its I never runs"),
+    ([H.parse("B0s1 F0s0 F0s1 B0s0")], "the last stage's B0s1 waits for its own F0s1, listed after it"),
+    ([H.parse("F0s0 B0s0 F1s0 B1s0"), H.parse("F1s1 F0s1 B0s1 B1s1")],
+     "a cycle: rank 1's F1s1 needs F1s0, which rank 0 runs after B0s0, which needs B0s1, which rank 1 runs after F1s1"),
+], ids=["W before its I", "W after a full B", "last stage B before its F", "cycle between ranks"])
+def test_deadlock_raises(sched, why):
+    try:
+        got = dualpipe.simulate(sched, 1.0, 2.0, 1.0, 0.0)
+    except ValueError:
+        return
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        raise AssertionError(f"simulate on\n{H.fmt_sched(sched)}\nshould raise ValueError ({why}), but raised "
+                             f"{type(exc).__name__}: {exc}") from None
+    raise AssertionError(f"simulate on\n{H.fmt_sched(sched)}\nshould raise ValueError ({why}); it returned "
+                         f"{str(got)[:200]}")
+
+
+@pytest.mark.parametrize("sched, why", [
+    ([[("F", 0, 0), ("X", 0, 0)]], "'X' is not a kind: F, B, I, W"),
+    ([[("F", 0, 0), ("b", 0, 0)]], "'b' is not a kind: F, B, I, W"),
+    ([[("F", 0, 0), ("F", 0, 1), (("B", 0, 1), ("F", 1, 0))]], "a pair is a forward, then a full backward"),
+    ([[("F", 0, 0), ("F", 0, 1), (("F", 1, 0), ("I", 0, 1))]], "a pair's backward is a full B"),
+    ([[("F", 0, 0), ("F", 0, 0), ("B", 0, 0)]], "F0s0 appears twice"),
+], ids=["unknown kind", "lowercase kind", "pair B then F", "pair with I", "F twice"])
+def test_malformed_raise(sched, why):
+    try:
+        got = dualpipe.simulate(sched, 1.0, 2.0, 1.0, 0.0)
+    except ValueError:
+        return
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        raise AssertionError(f"simulate({sched!r}) should raise ValueError ({why}), but raised "
+                             f"{type(exc).__name__}: {exc}") from None
+    raise AssertionError(f"simulate({sched!r}) should raise ValueError ({why}); it returned {str(got)[:200]}")
+
+
+def _formula(p, tf, tb, tw, gain):
+    return (p - 1) * ((tf + tb - gain) + tb - 3 * tw)
+
+
+@pytest.mark.parametrize("p,m", [(2, 4), (2, 5), (3, 6), (4, 8)])
+@pytest.mark.parametrize("tw,gain", [(1.0, 0.0), (1.0, 1.0), (0.5, 0.25), (0.5, 1.0)])
+def test_bubble_matches_the_published_formula(p, m, tw, gain):
+    """T_F = T_I = 1 (T_B = 1 + T_W): the tip's bubble is (p-1)(T_F&B + T_B - 3T_W); rank r's is (p-2-r)·gain less."""
+    tf, tb = 1.0, 1.0 + tw
+    res = _sim(H.expected(p, m), tf, tb, tw, gain, f"DualPipeV's order for p={p}, m={m} (from the tests' table)")
+    want_tip = _formula(p, tf, tb, tw, gain)
+    want = [want_tip - gain * max(0, p - 2 - r) for r in range(p)]
+    got = [float(b) for b in res["bubble"]]
+    pairs = 2 * m - 2 * p - 1
+    want_total = 2 * m * (tf + tb) - gain * pairs + want_tip
+    assert got == want and float(res["total"]) == want_total, (
+        f"DualPipeV p={p}, m={m}, T_F=1, T_B={tb:g}, T_W={tw:g}, gain={gain:g} (pair {tf + tb - gain:g}): expected total "
+        f"{want_total:g} and bubbles {want} (the tip rank p-1: (p-1)(T_F&B + T_B - 3T_W) = {want_tip:g}), got total "
+        f"{float(res['total']):g} and bubbles {got}." + H.duration_hint(res, tf, tb, tw, gain))
+
+
+def test_against_1f1b_and_zb_h1(record_property):
+    """p = 4, m = 8, T_F = T_I = T_W = 1: the table of the statement."""
+    p, m = 4, 8
+    one = _sim(H.baseline("1f1b", p, m), 2.0, 4.0, 2.0, 0.0, "1F1B on the same model (p=4, m=8, stage times doubled)")
+    zb = _sim(H.baseline("zb-h1", p, m), 2.0, 4.0, 2.0, 0.0, "ZB-H1 on the same model (p=4, m=8, stage times doubled)")
+    assert float(one["total"]) == 66.0 and [float(b) for b in one["bubble"]] == [18.0] * 4, (
+        f"1F1B (T_F=2, T_B=4): expected total 66 and bubble (p-1)(T_F+T_B) = 18 per rank, got "
+        f"{float(one['total']):g} and {[float(b) for b in one['bubble']]}")
+    assert float(zb["total"]) == 54.0 and [float(b) for b in zb["bubble"]] == [6.0] * 4, (
+        f"ZB-H1 (T_F=2, T_I=2, T_W=2): expected total 54 and bubble (p-1)(T_F+T_I-T_W) = 6 per rank, got "
+        f"{float(zb['total']):g} and {[float(b) for b in zb['bubble']]}" + H.duration_hint(zb, 2.0, 4.0, 2.0, 0.0))
+    want = {0.0: (54.0, [6.0, 6.0, 6.0, 6.0]), 0.5: (49.0, [3.5, 4.0, 4.5, 4.5]), 1.0: (44.0, [1.0, 2.0, 3.0, 3.0])}
+    for gain, (total, bubble) in want.items():
+        res = _sim(H.expected(p, m), 1.0, 2.0, 1.0, gain, f"DualPipeV's order for p={p}, m={m}")
+        if gain == 1.0:
+            record_property("timeline", H.to_timeline(res, p, "DualPipeV, p=4, m=8, T_F=T_I=T_W=1, gain=1"))
+        got = [float(b) for b in res["bubble"]]
+        assert float(res["total"]) == total and got == bubble, (
+            f"DualPipeV p=4, m=8, T_F=1, T_B=2, T_W=1, gain={gain:g}: expected total {total:g} and bubbles {bubble}, "
+            f"got {float(res['total']):g} and {got}." + H.duration_hint(res, 1.0, 2.0, 1.0, gain))
+
+
+@pytest.mark.parametrize("p,m", [(2, 4), (3, 6), (4, 8)])
+def test_your_schedule_in_time(p, m, record_property):
+    sched = H.normalize(dualpipe.dualpipev_schedule(p, m), p, f"dualpipev_schedule({p}, {m})")
+    stuck = H.dependency_walk(sched)
+    assert not stuck, f"dualpipev_schedule({p}, {m}) cannot run to the end; stuck: {'; '.join(stuck)} {H.NOTATION}"
+    res = _sim(sched, 1.0, 2.0, 1.0, 1.0, f"your dualpipev_schedule({p}, {m})")
+    art = H.to_timeline(res, p, f"your DualPipeV in time, p={p}, m={m}: T_F=1, T_B=2, T_W=1, gain=1")
+    if art is not None:
+        record_property("timeline", art)
+    assert sum(len(row) for row in res["timeline"]) == sum(len(row) for row in sched), (
+        "every action of the schedule must appear in the timeline")
+    tip = float(res["bubble"][-1])
+    assert tip == float(p - 1), (
+        f"your dualpipev_schedule({p}, {m}) simulated with T_F=1, T_B=2, T_W=1, gain=1: the last rank's bubble should be "
+        f"(p-1)(T_F&B + T_B - 3T_W) = {p - 1}, got {tip:g}")
