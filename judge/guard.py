@@ -3,7 +3,9 @@
 While active it refuses, with a PermissionError whose message names the cause: writing, deleting
 or renaming files outside the run's private folder; starting processes (subprocess, os.system,
 fork, exec, spawn); sending signals (e.g. to kill the judge); and loading native libraries with
-ctypes. Reading files is allowed. Both engines use it: the native child activates it for its whole
+ctypes. It also refuses new audit hooks (``sys.addaudithook`` then silently adds nothing): a hook
+cannot be removed, so it would run the learner's code inside every later run of the browser
+engine's interpreter. Reading files is allowed. Both engines use it: the native child activates it for its whole
 (short) life, after pytest and numpy are imported and before any learner code runs; the browser
 engine activates it around each run (:func:`judge.runner.judge_source_json`), so both give the
 same verdict. Audit hooks cannot be removed, so an inactive guard lets everything through; it is
@@ -69,6 +71,8 @@ def _make_hook(state: dict[str, str | None]):
     def hook(event: str, args: tuple) -> None:
         if state["root"] is None:
             return
+        if event == "sys.addaudithook":
+            raise RuntimeError("the judge does not allow adding audit hooks")  # CPython drops the hook
         if event == "open":
             path, mode, flags = args
             writing = any(c in (mode or "") for c in "wax+") or bool((flags or 0) & _WRITE_FLAGS)

@@ -24,7 +24,7 @@ from . import guard, integrity
 from .collector import Collector, describe_exception, trim_traceback
 from .problem import Problem, load_problem
 from .result import Result, TestResult, cap_output
-from .workdir import fingerprint, make_workdir, remove_workdir
+from .workdir import make_workdir, remove_workdir
 
 
 def judge_source(problem_dir: str | Path | Problem, source: str, *, include_secret: bool = False,
@@ -60,7 +60,7 @@ def judge_source_json(problem_dir: str, source: str, include_secret: bool = Fals
         result = judge_source(problem_dir, source, include_secret=include_secret, workdir=root)
         if guard.active_root() != os.path.realpath(root):
             result = Result.error(result.problem, _GUARD_TAMPERED)
-        return result.to_json()
+        return integrity.engine_note(result.to_json())
     finally:
         guard.deactivate()
         tempfile.tempdir = previous
@@ -74,26 +74,21 @@ def run_in_workdir(problem: Problem, workdir: Path, source: str, *, include_secr
     if error:
         return Result.error(problem.id, error)
     test_names = [f"tests/{p.parent.name}/{p.name}" for p in problem.test_files(include_secret)]
-    before = fingerprint(workdir, test_names)
-    marks, changed, restore = integrity.snapshot(), integrity.changed, integrity.restore  # held locally
-    tampered: list[str] = []
+    watch = integrity.Watch(problem, workdir)  # snapshots taken before any of the learner's code runs
+    check, finish = watch.check, watch.finish  # held locally: the learner's code cannot swap them
     try:
         with _isolated_imports(workdir), _working_directory(workdir):
             error = import_learner_module(problem, workdir)
-            if not error:
+            tampered = check()  # a change made at import and undone later still counts
+            if not error and not tampered:
                 collector, exit_code = _run_pytest(workdir, test_names, keyword)
+                tampered = check()
     finally:
-        tampered = changed(marks)
-        if tampered:
-            restore(marks, tampered)  # the browser's interpreter lives on: the next run starts clean
+        finish()  # the browser's interpreter lives on: the next run starts clean
     if tampered:
-        return Result.error(problem.id, "the code replaced parts of the judge, pytest or the standard "
-                            f"library while running ({', '.join(tampered[:3])}); no verdict given")
+        return Result.error(problem.id, integrity.message(tampered))
     if error:
         return Result.error(problem.id, error)
-    if fingerprint(workdir, test_names) != before:
-        return Result.error(problem.id, "the test files were modified during the run; "
-                            "a solution must not touch the tests (no verdict given)")
     return _build_result(problem, collector, exit_code, workdir, keyword)
 
 
