@@ -5,7 +5,10 @@ or renaming files outside the run's private folder; starting processes (subproce
 fork, exec, spawn); sending signals (e.g. to kill the judge); and loading native libraries with
 ctypes. It also refuses new audit hooks (``sys.addaudithook`` then silently adds nothing): a hook
 cannot be removed, so it would run the learner's code inside every later run of the browser
-engine's interpreter. Reading files is allowed. Both engines use it: the native child activates it for its whole
+engine's interpreter. And it refuses replacing the code, defaults or keyword defaults of a function
+defined outside the run's folder (``f.__code__ = ...`` keeps the function object, so no snapshot of
+namespaces would see it); :func:`refused` lists those attempts for :mod:`judge.integrity`, which
+voids the verdict. Reading files is allowed. Both engines use it: the native child activates it for its whole
 (short) life, after pytest and numpy are imported and before any learner code runs; the browser
 engine activates it around each run (:func:`judge.runner.judge_source_json`), so both give the
 same verdict. Audit hooks cannot be removed, so an inactive guard lets everything through; it is
@@ -21,6 +24,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from types import FunctionType
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 _PATH_EVENTS = {  # event -> indexes of the path arguments that must stay inside the root
@@ -33,15 +37,18 @@ _PROCESS_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn",
 _SIGNAL_EVENTS = ("os.kill", "os.killpg", "signal.pthread_kill")
 _NATIVE_EVENTS = ("ctypes.dlopen", "ctypes.dlsym")
 _DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
+_FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")
 
 
 _state: dict[str, str | None] = {"root": None}
 _installed: list[bool] = []
+_refused: list[str] = []
 
 
 def activate(root: str | Path) -> None:
     """Allow writes only below ``root`` until :func:`deactivate` (installs the hook once)."""
     _state["root"] = os.path.realpath(root)
+    _refused.clear()
     if not _installed:
         sys.addaudithook(_make_hook(_state))
         _installed.append(True)
@@ -54,6 +61,11 @@ def deactivate() -> None:
 def active_root() -> str | None:
     """The folder the guard currently confines writes to (None when inactive)."""
     return _state["root"]
+
+
+def refused() -> list[str]:
+    """Sentences for the functions whose code the guard refused to let be replaced since activation."""
+    return list(_refused)
 
 
 def _make_hook(state: dict[str, str | None]):
@@ -89,5 +101,12 @@ def _make_hook(state: dict[str, str | None]):
             raise PermissionError(f"the judge does not allow sending signals ({event})")
         elif event in _NATIVE_EVENTS:
             raise PermissionError(f"the judge does not allow loading native code ({event})")
+        elif event == "object.__setattr__" and type(args[0]) is FunctionType and args[1] in _FUNCTION_PARTS:
+            function = args[0]
+            if not inside(function.__code__.co_filename):
+                _refused.append(f"replacing {function.__module__}.{function.__qualname__}.{args[1]} was "
+                                "attempted (the guard refused it)")
+                raise PermissionError(f"the judge does not allow changing {args[1]} of a function "
+                                      f"the code did not define ({function.__qualname__})")
 
     return hook

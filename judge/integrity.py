@@ -46,7 +46,7 @@ from typing import Any
 from . import guard
 from .globalstate import GlobalState
 from .importwatch import Imports, Recorder, entry_findings, genuine, hook_findings, planter, restore_imports
-from .namespaces import Baseline, Space, allowed_addition, changes, class_space, intact, module_space, restore
+from .namespaces import DATA, Baseline, Space, allowed_addition, changes, class_space, intact, module_space, restore
 from .problem import Problem
 from .workdir import layout, layout_findings
 
@@ -57,6 +57,7 @@ _HONEST = {("sys", name) for name in ("last_type", "last_value", "last_traceback
     # pytest sets these for a session and resets them after it (which matters when the judge
     # itself runs inside a pytest session, as in the project's own tests)
     ("_pytest.assertion.util", name) for name in ("_config", "_reprcompare", "_assertion_pass")}
+_MACHINERY = ("judge", "pytest", "_pytest", "pluggy")  # where any change voids (and the problem's modules)
 _CONFIG_ENV = ("PYTEST_", "PY_")
 _PYTEST_OWN_ENV = ("PYTEST_CURRENT_TEST", "PYTEST_VERSION")  # pytest sets and clears them itself
 _TESTS_CHANGED = ("the test files were modified during the run; a solution must not touch the tests "
@@ -137,7 +138,7 @@ class Watch:
             texts = self._namespace_findings()
             texts += entry_findings(self.imports, self.recorder, self._shadows, self._planted_by)
             texts += hook_findings(self.imports, self.recorder, self._who)
-            texts += self.state.findings(self._who) + self._environment_findings()
+            texts += self.state.findings(self._who) + self._environment_findings() + guard.refused()
         finally:
             _resume_gc(paused)
         found = [(kind, text) for kind, text in found if kind == "tests"] + [
@@ -178,10 +179,23 @@ class Watch:
             if intact(space):
                 continue
             for key, how, new in changes(space):
-                if (space.name, key) in _HONEST or how == "added" and allowed_addition(space, key, new):
-                    continue
-                found.append(_sentence(space, key, how) + self._who(new))
+                if not self._allowed(space, key, how, new):
+                    found.append(_sentence(space, key, how) + self._who(new))
         return found
+
+    def _allowed(self, space: Space, key: str, how: str, new: Any) -> bool:
+        """pytest's own changes, additions of plain data or submodules, and a module's private flags
+        and caches (``tempfile._O_TMPFILE_WORKS``) rebound from data to data, outside the judge,
+        pytest and the problem's modules; all of them are put back after the run."""
+        if (space.name, key) in _HONEST or how == "added" and allowed_addition(space, key, new):
+            return True
+        if how != "replaced" or not key.startswith("_") or self._machinery(space.name):
+            return False
+        return type(space.saved[key]) in DATA and type(new) in DATA
+
+    def _machinery(self, name: str) -> bool:
+        top = name.partition(".")[0]
+        return top in _MACHINERY or top in self.imports.local
 
     def _environment_findings(self) -> list[str]:
         before, now = self.state.environ, os.environ

@@ -74,7 +74,8 @@ class HarnessRun:
     """Everything one harness call produced."""
 
     results: list[dict[str, Any]]  # one Result dict per job, in job order
-    records: list[dict[str, Any]]  # the harness's job records (interrupted, killed, seconds, worker)
+    records: list[dict[str, Any]]  # the harness's job records (interrupted, killed, seconds, worker,
+    #                                engine_dirty: why the run left the interpreter suspect, or "")
     boots: list[dict[str, Any]] = field(default_factory=list)  # timings of each Pyodide boot
     log: str = ""  # the harness's stderr
 
@@ -148,6 +149,9 @@ def find_node() -> str:
 
 def _result_of(record: dict[str, Any], job: Job) -> dict[str, Any]:
     if record.get("result") is not None:
+        # the engine's note that the interpreter is suspect is not part of the Result (the page
+        # replaces such an engine); the record keeps it
+        record["engine_dirty"] = record["result"].pop("engine_dirty", "")
         return record["result"]
     problem = Path(job.problem_dir).name
     return Result.error(problem, f"Pyodide harness: {record.get('harness_error') or 'no result'}").to_dict()

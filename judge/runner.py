@@ -81,6 +81,7 @@ def run_in_workdir(problem: Problem, workdir: Path, source: str, *, include_secr
             error = import_learner_module(problem, workdir)
             tampered = check()  # a change made at import and undone later still counts
             if not error and not tampered:
+                os.chdir(workdir)  # pytest finds the tests from here, wherever the import went
                 collector, exit_code = _run_pytest(workdir, test_names, keyword)
                 tampered = check()
     finally:
