@@ -50,8 +50,10 @@ class GlobalState:
 
     def restore(self) -> None:
         """Put everything back as it was before the run."""
-        sys.settrace(self.trace[0])
-        sys.setprofile(self.trace[1])
+        if sys.gettrace() is not self.trace[0]:
+            sys.settrace(self.trace[0])
+        if sys.getprofile() is not self.trace[1]:
+            sys.setprofile(self.trace[1])
         gc.callbacks[:] = self.gc[2]
         (gc.enable if self.gc[0] else gc.disable)()
         gc.set_threshold(*self.gc[1])

@@ -21,9 +21,10 @@ import functools
 import importlib.machinery
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import FunctionType, MethodType, ModuleType
-from typing import Any, Callable
+from typing import Any
 
 from .namespaces import module_of
 
@@ -60,8 +61,8 @@ class Recorder:
                 if spec is not None:
                     break
         loader = getattr(spec, "loader", None)
-        if loader is not None and hasattr(loader, "exec_module") and type(loader) is not _Loader:
-            spec.loader = _Loader(loader, self)
+        if loader is not None and hasattr(loader, "exec_module"):
+            spec.loader = _Loader(loader, self)  # (a watch's run inside a run wraps the outer one's)
         return spec
 
     def execute(self, loader: Any, module: ModuleType) -> None:
@@ -232,8 +233,10 @@ def code_file(value: Any, inside: str) -> str:
     instance of such a class), relative to ``inside``; '' when it is not code from there."""
     for _ in range(4):
         kind = type(value)
-        if kind is FunctionType:
-            return _relative(value.__code__.co_filename, inside)
+        if kind is FunctionType:  # by its code's file, or else by its globals' (code made with exec)
+            file = value.__globals__.get("__file__")
+            return _relative(value.__code__.co_filename, inside) or (
+                _relative(file, inside) if isinstance(file, str) else "")
         if kind in (staticmethod, classmethod, MethodType):
             value = value.__func__
         elif kind is property:

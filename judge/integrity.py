@@ -10,8 +10,13 @@ whatever happened. What it covers:
 - namespaces (:mod:`judge.namespaces`): every attribute of every module in ``sys.modules`` and of
   every class their namespaces hold, including modules first imported during the run (snapshotted
   right after they executed, by :mod:`judge.importwatch`). Rebinding or deleting any of them, or
-  adding behaviour (a callable, class or descriptor; a dunder or a shadowing attribute on a
-  class), voids the verdict. Plain-data caches and genuine submodules may be added.
+  adding behaviour (a callable, class or descriptor; a dunder or an attribute hiding an inherited
+  method on a class), voids the verdict. Plain-data caches and genuine submodules may be added.
+  Outside the judge, pytest, pluggy and the problem's own modules, a module may also do what its
+  own code does after import: add objects that are not the learner's code (numpy registers dtype
+  classes as they are first used) and rebind a private flag from data to data
+  (``tempfile._O_TMPFILE_WORKS``). The guard (:mod:`judge.guard`) refuses what keeps an object's
+  identity but changes its behaviour: a function's ``__code__`` or defaults swapped.
 - imports (:mod:`judge.importwatch`): no ``sys.modules`` entry replaced, no stand-in under a name
   the tests or the judge could import, every test helper and support module loaded from its own
   file; ``sys.meta_path``, ``sys.path_hooks`` and the finders in ``sys.path_importer_cache``
@@ -45,8 +50,26 @@ from typing import Any
 
 from . import guard
 from .globalstate import GlobalState
-from .importwatch import Imports, Recorder, entry_findings, genuine, hook_findings, planter, restore_imports
-from .namespaces import DATA, Baseline, Space, allowed_addition, changes, class_space, intact, module_space, restore
+from .importwatch import (
+    Imports,
+    Recorder,
+    entry_findings,
+    genuine,
+    hook_findings,
+    planter,
+    restore_imports,
+)
+from .namespaces import (
+    DATA,
+    Baseline,
+    Space,
+    allowed_addition,
+    changes,
+    class_space,
+    intact,
+    module_space,
+    restore,
+)
 from .problem import Problem
 from .workdir import layout, layout_findings
 
@@ -69,7 +92,7 @@ _note = [""]
 
 def prime() -> None:
     """Snapshot the loaded modules now (the native parent does, before it forks its children)."""
-    _baseline.refresh(lambda name, module: False)
+    _baseline.refresh()
 
 
 def session_started() -> None:
@@ -114,14 +137,17 @@ class Watch:
             self.laid_out = layout(workdir, problem.entry)
             local = {rel.rsplit("/", 1)[-1][:-3]: os.path.join(self.workdir, rel)
                      for rel in self.laid_out if rel.endswith(".py")}
-            self.skipped = {*local, problem.module_name}
-            self.spaces = _baseline.refresh(self._leftover)
-            self.tracked = {id(space.owner) for space in self.spaces}
-            modules = {k: m for k, m in sys.modules.items() if not self._leftover(k, m)}
+            self.group, self.volatile = _baseline.refresh()
+            self.latest: list[Space] | None = None  # the spaces found changed by a final check
+            self.tracked: set[int] = set()
+            modules = dict(sys.modules)
+            for name in modules.keys() & {*local, problem.module_name}:
+                del modules[name]  # an earlier run's module of the same name: the runner forgets it
             self.imports = Imports(modules, local, list(sys.meta_path), list(sys.path_hooks),
                                    dict(sys.path_importer_cache), list(sys.path), _pytest_hooks(), self.workdir)
             self.recorded: list[Space] = []
             self.found: list[Finding] = []
+            self.shadowing: dict[str, bool] = {problem.module_name: False}
             self.recorder = Recorder(self._own, self._executed)
             self.bytecode = sys.dont_write_bytecode
             sys.dont_write_bytecode = True  # any byte code in the work directory is then the code's
@@ -130,12 +156,17 @@ class Watch:
         finally:
             _resume_gc(paused)
 
-    def check(self) -> list[Finding]:
-        """Everything the rule forbids that has happened so far (also kept for :meth:`finish`)."""
+    def check(self, final: bool = False) -> list[Finding]:
+        """Everything the rule forbids that has happened so far (also kept for :meth:`finish`).
+
+        ``final``: no code of the learner's runs between this check and :meth:`finish`, which then
+        restores what this check found instead of looking again."""
         paused = _pause_gc()
         try:
             found = layout_findings(Path(self.workdir), self.laid_out, self.entry, self._shadows)
-            texts = self._namespace_findings()
+            changed = self._changed()
+            self.latest = changed if final else None
+            texts = self._namespace_findings(changed)
             texts += entry_findings(self.imports, self.recorder, self._shadows, self._planted_by)
             texts += hook_findings(self.imports, self.recorder, self._who)
             texts += self.state.findings(self._who) + self._environment_findings() + guard.refused()
@@ -173,25 +204,30 @@ class Watch:
             raise interrupted
 
     # --- the checks -------------------------------------------------------------------------
-    def _namespace_findings(self) -> list[str]:
+    def _changed(self) -> list[Space]:
+        return [*self.group.changed(), *[s for s in [*self.volatile, *self.recorded] if not intact(s)]]
+
+    def _namespace_findings(self, changed: list[Space]) -> list[str]:
         found = []
-        for space in [*self.spaces, *self.recorded]:
-            if intact(space):
-                continue
+        for space in changed:
             for key, how, new in changes(space):
                 if not self._allowed(space, key, how, new):
                     found.append(_sentence(space, key, how) + self._who(new))
         return found
 
     def _allowed(self, space: Space, key: str, how: str, new: Any) -> bool:
-        """pytest's own changes, additions of plain data or submodules, and a module's private flags
-        and caches (``tempfile._O_TMPFILE_WORKS``) rebound from data to data, outside the judge,
-        pytest and the problem's modules; all of them are put back after the run."""
+        """pytest's own changes; additions of plain data or submodules; and, outside the judge,
+        pytest and the problem's modules, what a module's own code does after it was imported:
+        additions to its namespace that are not the learner's code (numpy registers classes in
+        ``numpy.dtypes`` as it goes) and private flags rebound from data to data
+        (``tempfile._O_TMPFILE_WORKS``). Additions the rule keeps are kept; the rest is put back."""
         if (space.name, key) in _HONEST or how == "added" and allowed_addition(space, key, new):
             return True
-        if how != "replaced" or not key.startswith("_") or self._machinery(space.name):
+        if self._machinery(space.name):
             return False
-        return type(space.saved[key]) in DATA and type(new) in DATA
+        if how == "added":
+            return not space.is_class and not self._who(new)
+        return how == "replaced" and key.startswith("_") and type(space.saved[key]) in DATA and type(new) in DATA
 
     def _machinery(self, name: str) -> bool:
         top = name.partition(".")[0]
@@ -215,12 +251,15 @@ class Watch:
     def _shadows(self, name: str) -> bool:
         """Whether a module called ``name`` is one the tests or the judge could import."""
         top = name.partition(".")[0]
-        if top in self.imports.local or top in sys.stdlib_module_names or top in sys.builtin_module_names:
-            return True
-        if top in self.imports.modules:
-            return True
-        paths = [p for p in self.imports.path if p and not _inside(os.path.realpath(p), self.writable)]
-        return importlib.machinery.PathFinder.find_spec(top, paths) is not None
+        if top not in self.shadowing:
+            self.shadowing[top] = (top in self.imports.local or top in sys.stdlib_module_names
+                                   or top in sys.builtin_module_names or top in self.imports.modules
+                                   or importlib.machinery.PathFinder.find_spec(top, self._elsewhere()) is not None)
+        return self.shadowing[top]
+
+    def _elsewhere(self) -> list[str]:
+        """The import path without the folders the learner's code can write to."""
+        return [p for p in self.imports.path if p and not _inside(os.path.realpath(p), self.writable)]
 
     # --- the recorder's callbacks -----------------------------------------------------------
     def _own(self, origin: str) -> bool:
@@ -229,27 +268,21 @@ class Watch:
     def _executed(self, module: ModuleType, own: bool) -> None:
         space = module_space(_MODULE_DICT(module).get("__name__", "?"), module)
         self.recorded.append(space)
+        if not self.tracked:
+            self.tracked = {id(s.owner) for s in self.group.spaces}
         for cls in space.classes:
             if id(cls) not in self.tracked:
                 self.tracked.add(id(cls))
                 self.recorded.append(class_space(cls))
 
-    def _leftover(self, name: str, module: ModuleType) -> bool:
-        """A module of an earlier run's work directory (the runner forgets those)."""
-        if name in self.skipped:
-            return True
-        if not issubclass(type(module), ModuleType):
-            return False
-        file = _MODULE_DICT(module).get("__file__")
-        return isinstance(file, str) and _inside(file, self.writable)  # sys.path holds the resolved folder
-
     # --- restoring --------------------------------------------------------------------------
     def _restore_namespaces(self) -> None:
-        for space in [*self.spaces, *self.recorded]:
-            if not intact(space):
-                restore(space, lambda key, value, space=space: allowed_addition(space, key, value))
-        kept = [s for s in self.recorded if s.is_class or genuine(self.recorder, s.name, s.owner)]
-        _baseline.adopt(kept)
+        changed = self.latest if self.latest is not None else self._changed()
+        classes = []
+        for space in changed:
+            classes += restore(space, lambda key, value, space=space: self._allowed(space, key, "added", value))
+        self.group.reread(changed)
+        self.group.add_classes(classes)
 
     def _restore_imports(self) -> None:
         restore_imports(self.imports, self.recorder, lambda key, module: genuine(self.recorder, key, module))

@@ -16,10 +16,13 @@ identity passes, not for a fresh snapshot. Pure Python: runs in both engines.
 from __future__ import annotations
 
 import sys
+from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
-from operator import is_
+from itertools import accumulate, chain, compress, count, repeat
+from operator import eq, is_, is_not, methodcaller, not_
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 _MODULE_DICT = ModuleType.__dict__["__dict__"].__get__
 _TYPE_DICT = type.__dict__["__dict__"].__get__
@@ -27,11 +30,17 @@ _FLAGS = type.__dict__["__flags__"].__get__
 _MRO = type.__dict__["__mro__"].__get__
 _BASES = type.__dict__["__bases__"].__get__
 _QUALNAME = type.__dict__["__qualname__"].__get__
+_VALUES = methodcaller("values")
 _HEAPTYPE = 1 << 9
 _IMMUTABLE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: attributes cannot be set at all
 #: values that are plain data: adding them is not adding behaviour
 DATA = (type(None), bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
 MISSING = object()
+#: modules whose namespace changes as a matter of course (pytest sets ``sys.last_*``, and its
+#: assertion helpers per session; the host's script), checked one by one rather than in the group
+VOLATILE = ("sys", "__main__", "_pytest.assertion.util")
+#: dunders the interpreter stores in a class on first use (copyreg; reading ``cls.__annotations__``)
+_CACHED_DUNDERS = ("__slotnames__", "__annotations__")
 
 
 @dataclass(eq=False)
@@ -111,14 +120,15 @@ def allowed_addition(space: Space, key: str, value: Any) -> bool:
     inherited method or descriptor, and a module's genuine submodule (``numpy.random`` once imported)."""
     if space.mro is None:
         return type(value) in DATA or sys.modules.get(f"{space.name}.{key}") is value
-    if type(value) not in DATA or key.startswith("__") and key != "__slotnames__":
+    if type(value) not in DATA or key.startswith("__") and key not in _CACHED_DUNDERS:
         return False
     inherited = next((_TYPE_DICT(base)[key] for base in space.mro[1:] if key in _TYPE_DICT(base)), None)
     return type(inherited) in DATA  # data over data; never hiding an inherited method or descriptor
 
 
-def restore(space: Space, keep: Callable[[str, Any], bool]) -> None:
-    """Put the saved objects back; drop additions unless ``keep(key, value)``; then re-baseline."""
+def restore(space: Space, keep: Callable[[str, Any], bool]) -> list[type]:
+    """Put the saved objects back; drop additions unless ``keep(key, value)``; then take the
+    snapshot again (see :func:`retake`, whose result this returns)."""
     owner, live = space.owner, space.live
     if type(owner) is not space.kind:
         owner.__class__ = space.kind
@@ -131,9 +141,7 @@ def restore(space: Space, keep: Callable[[str, Any], bool]) -> None:
             setter(owner, key, value)
     for key in [k for k in list(live) if k not in space.saved and not keep(k, live[k])]:
         deleter(owner, key)
-    space.saved = dict(live)
-    if space.mro is not None:
-        space.mro = _MRO(owner)
+    return retake(space)
 
 
 def _module_set(module: ModuleType, key: str, value: Any) -> None:
@@ -144,40 +152,148 @@ def _module_del(module: ModuleType, key: str) -> None:
     del _MODULE_DICT(module)[key]
 
 
-class Baseline:
-    """Spaces of every loaded module and of the classes they hold, kept between runs.
+class Group:
+    """Spaces checked together in C-speed passes over all their values (no Python call per space):
+    :meth:`changed` finds the few spaces that differ without looking at each one in turn."""
 
-    :meth:`refresh` re-uses each space whose namespace is intact and re-copies the others, so the
-    snapshot before a run costs one identity pass in a warm interpreter.
+    def __init__(self, spaces: list[Space]) -> None:
+        self.spaces = spaces
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        """Read the saved state of every space."""
+        spaces = self.spaces
+        self._index = {id(s): i for i, s in enumerate(spaces)}
+        self._lives = [s.live for s in spaces]
+        self._saved = [list(s.saved.values()) for s in spaces]
+        self._flat = list(chain.from_iterable(self._saved))
+        self._lens = [len(s.saved) for s in spaces]
+        # with the same length and the same values in the same order, a namespace can only differ
+        # in its keys if its last key changed (a deleted key's successors would shift)
+        self._last = [next(reversed(s.saved), None) for s in spaces]
+        self._owners, self._kinds = [s.owner for s in spaces], [s.kind for s in spaces]
+        self._class_pos = [i for i, s in enumerate(spaces) if s.mro is not None]
+        self._classes = [spaces[i].owner for i in self._class_pos]
+        self._mros = [spaces[i].mro for i in self._class_pos]
+        self._bases = [spaces[i].bases for i in self._class_pos]
+
+    def reread(self, spaces: list[Space]) -> None:
+        """Read again the saved state of ``spaces`` (members whose snapshot was re-taken in place)."""
+        for space in spaces:
+            i = self._index.get(id(space))
+            if i is None:
+                continue  # not a member
+            self._saved[i], self._lens[i] = list(space.saved.values()), len(space.saved)
+            self._flat = None  # re-flattened below
+            self._last[i], self._kinds[i] = next(reversed(space.saved), None), space.kind
+            if space.mro is not None:
+                j = self._class_pos.index(i)
+                self._mros[j], self._bases[j] = space.mro, space.bases
+        if self._flat is None:
+            self._flat = list(chain.from_iterable(self._saved))
+
+    def add_classes(self, classes: list[type]) -> None:
+        """Watch these classes too (those not watched yet)."""
+        if not classes:
+            return
+        known = {id(s.owner) for s in self.spaces}
+        fresh = list({id(c): class_space(c) for c in classes if id(c) not in known}.values())
+        if fresh:
+            self.spaces += fresh
+            self.rebuild()
+
+    def all_intact(self) -> bool:
+        """The common case, in the fewest C-level steps per value."""
+        return (list(map(len, self._lives)) == self._lens
+                and all(map(is_, map(type, self._owners), self._kinds))
+                and all(map(is_, map(_MRO, self._classes), self._mros))
+                and all(map(is_, map(_BASES, self._classes), self._bases))
+                and all(map(is_, map(next, map(reversed, self._lives), repeat(None)), self._last))
+                and all(map(is_, chain.from_iterable(map(_VALUES, self._lives)), self._flat)))
+
+    def changed(self) -> list[Space]:
+        """The spaces that are not intact: usually none, found in one pass over everything."""
+        if self.all_intact():
+            return []
+        lives = self._lives
+        same = list(map(eq, map(len, lives), self._lens))
+        bad = set(compress(count(), map(not_, same)))
+        kept = list(compress(count(), same))
+        values = chain.from_iterable(map(_VALUES, compress(lives, same)))
+        differ = list(compress(count(), map(is_not, values, chain.from_iterable(compress(self._saved, same)))))
+        if differ:
+            ends = list(accumulate(compress(self._lens, same)))
+            bad.update(kept[bisect_right(ends, position)] for position in differ)
+        bad.update(compress(count(), map(is_not, map(next, map(reversed, lives), repeat(None)), self._last)))
+        bad.update(compress(count(), map(is_not, map(type, self._owners), self._kinds)))
+        bad.update(compress(self._class_pos, map(is_not, map(_MRO, self._classes), self._mros)))
+        bad.update(compress(self._class_pos, map(is_not, map(_BASES, self._classes), self._bases)))
+        return [self.spaces[i] for i in sorted(bad)]
+
+
+class Baseline:
+    """The spaces of every loaded module and of the classes they hold, kept between runs.
+
+    :meth:`refresh` costs one :class:`Group` pass when ``sys.modules`` holds the same modules as
+    at the previous refresh (a warm interpreter: the browser's, a child forked from a primed
+    parent) and re-takes only the snapshots of the namespaces that changed; otherwise it rebuilds.
     """
 
     def __init__(self) -> None:
-        self.modules: dict[int, Space] = {}
-        self.classes: dict[int, Space] = {}
+        self.group: Group | None = None
+        self.volatile: list[Space] = []
+        self._order: tuple[list, list] = ([], [])  # sys.modules' keys and values at the last refresh
 
-    def refresh(self, skip: Callable[[str, ModuleType], bool]) -> list[Space]:
-        """The current spaces of all modules in ``sys.modules`` (except skipped ones) and their classes."""
-        modules: dict[int, Space] = {}
-        classes: dict[int, Space] = {}
+    def refresh(self) -> tuple[Group, list[Space]]:
+        """The current spaces of all modules in ``sys.modules`` and their classes: a group, and the
+        few namespaces that change on their own (``sys``, ``__main__``), to be checked one by one."""
+        keys, values = self._order
+        group = self.group
+        if (group is None or len(sys.modules) != len(keys) or not all(map(is_, sys.modules, keys))
+                or not all(map(is_, sys.modules.values(), values))):
+            spaces = self._collect(group, self.volatile)
+            self.volatile = [s for s in spaces if s.name in VOLATILE]
+            group = self.group = Group([s for s in spaces if s.name not in VOLATILE])
+            self._order = (list(sys.modules), list(sys.modules.values()))
+            return group, self.volatile
+        changed = group.changed()
+        if changed:
+            classes = [cls for space in changed for cls in retake(space)]
+            group.reread(changed)
+            group.add_classes(classes)
+        for space in self.volatile:
+            if not intact(space):
+                retake(space)
+        return group, self.volatile
+
+    def _collect(self, old: Group | None, volatile: list[Space]) -> list[Space]:
+        known = {id(s.owner): s for s in [*(old.spaces if old is not None else ()), *volatile]}
+        spaces: dict[int, Space] = {}
         for name, module in list(sys.modules.items()):
-            if not issubclass(type(module), ModuleType) or id(module) in modules or skip(name, module):
-                continue
-            space = self.modules.get(id(module))
-            if space is None or space.owner is not module or not intact(space):
-                space = module_space(name, module)
-            modules[id(module)] = space
+            if issubclass(type(module), ModuleType) and id(module) not in spaces:
+                spaces[id(module)] = self._fresh(known.get(id(module)), module, name)
+        for space in [s for s in spaces.values() if s.mro is None]:
             for cls in space.classes:
-                if id(cls) not in classes:
-                    known = self.classes.get(id(cls))
-                    classes[id(cls)] = known if known is not None and known.owner is cls and intact(known) \
-                        else class_space(cls)
-        self.modules, self.classes = modules, classes
-        return [*modules.values(), *classes.values()]
+                if id(cls) not in spaces:
+                    spaces[id(cls)] = self._fresh(known.get(id(cls)), cls, "")
+        return list(spaces.values())
 
-    def adopt(self, spaces: list[Space]) -> None:
-        """Keep ``spaces`` (of modules imported during a run, already restored) for later runs."""
-        for space in spaces:
-            (self.classes if space.is_class else self.modules)[id(space.owner)] = space
+    @staticmethod
+    def _fresh(space: Space | None, owner: Any, name: str) -> Space:
+        if space is not None and space.owner is owner and intact(space):
+            return space
+        return module_space(name, owner) if name else class_space(owner)
+
+
+def retake(space: Space) -> list[type]:
+    """Take ``space``'s snapshot again, in place; for a module, return the classes it now holds."""
+    owner = space.owner
+    space.saved, space.kind = dict(space.live), type(owner)
+    if space.mro is not None:
+        space.mro, space.bases = _MRO(owner), _BASES(owner)
+        return []
+    space.classes = tuple(classes_in(space.live.values()))
+    return list(space.classes)
 
 
 def module_of(obj: Any) -> str:

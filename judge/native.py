@@ -153,9 +153,9 @@ def _preload() -> None:
     import numpy  # noqa: F401
     import pytest  # noqa: F401
 
-    from . import guard, integrity, runner  # noqa: F401
+    from . import _child, guard, integrity, runner  # noqa: F401
 
-    integrity.prime()  # children inherit the snapshot of these modules and only re-check it
+    integrity.prime()  # children inherit the snapshot of the loaded modules and only re-check it
 
 
 def _redirect_output(root: str) -> None:

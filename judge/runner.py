@@ -79,11 +79,11 @@ def run_in_workdir(problem: Problem, workdir: Path, source: str, *, include_secr
     try:
         with _isolated_imports(workdir), _working_directory(workdir):
             error = import_learner_module(problem, workdir)
-            tampered = check()  # a change made at import and undone later still counts
+            tampered = check(final=bool(error))  # a change made at import and undone later still counts
             if not error and not tampered:
                 os.chdir(workdir)  # pytest finds the tests from here, wherever the import went
                 collector, exit_code = _run_pytest(workdir, test_names, keyword)
-                tampered = check()
+                tampered = check(final=True)
     finally:
         finish()  # the browser's interpreter lives on: the next run starts clean
     if tampered:

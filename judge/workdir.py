@@ -18,8 +18,8 @@ import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .problem import Problem
 
@@ -88,8 +88,8 @@ def layout_findings(workdir: Path, laid_out: dict[str, str], entry: str,
         elif name in LOADED_NAMES or name.endswith(LOADED_SUFFIXES):
             found.append(("files", f"{rel} was written into the work directory (pytest or Python would load it)"))
         elif name.endswith(".py") and shadows(name[:-3]):
-            found.append(("files", f"{rel} was written into the work directory, where it would be imported "
-                                   f"in place of the module {name[:-3]}"))
+            found.append(("files", (f"{rel} was written into the work directory, where it would be imported "
+                                    f"in place of the module {name[:-3]}")))
     return found
 
 

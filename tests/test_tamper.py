@@ -34,8 +34,8 @@ TRICKS_DIR = ROOT / "tests" / "fixtures" / "tricks"
 TRICKS = {
     "pp_bubble_math_isclose": ("pp-bubble-math", "math.isclose was replaced by bubble_math.py"),
     "pp_1f1b_allclose": ("pp-1f1b-emulated", "numpy.allclose was replaced by pp_1f1b.py"),
-    "pp_simulate_standin_helpers": ("pp-simulate", "simulate_helpers in sys.modules is a stand-in, not "
-                                                   "tests/public/simulate_helpers.py (put there by pp_sim.py)"),
+    "pp_simulate_standin_helpers": ("pp-simulate", ("simulate_helpers in sys.modules is a stand-in, not "
+                                                    "tests/public/simulate_helpers.py (put there by pp_sim.py)")),
 }
 HONEST = {"pp_bubble_math_honest_state": "pp-bubble-math"}
 LATER = (PROBLEMS / "pp-simulate", PROBLEMS / "pp-simulate" / "wrong" / "bubble_over_total.py")
