@@ -5,10 +5,13 @@ or renaming files outside the run's private folder; starting processes (subproce
 fork, exec, spawn); sending signals (e.g. to kill the judge); and loading native libraries with
 ctypes. It also refuses new audit hooks (``sys.addaudithook`` then silently adds nothing): a hook
 cannot be removed, so it would run the learner's code inside every later run of the browser
-engine's interpreter. And it refuses replacing the code, defaults or keyword defaults of a function
-defined outside the run's folder (``f.__code__ = ...`` keeps the function object, so no snapshot of
-namespaces would see it); :func:`refused` lists those attempts for :mod:`judge.integrity`, which
-voids the verdict. Reading files is allowed. Both engines use it: the native child activates it for its whole
+engine's interpreter. And it refuses what would let the code act inside the judge unseen by the
+snapshots of :mod:`judge.integrity`: replacing the code, defaults or keyword defaults of a function
+defined outside the run's folder (``f.__code__ = ...`` keeps the function object), installing a
+trace or profile function (which could rewrite a test's variables and remove itself before any
+check), and walking the garbage collector's objects (``gc.get_objects``, ``get_referrers``,
+``get_referents``: a way to the judge's own objects). :func:`refused` lists those attempts;
+:mod:`judge.integrity` voids the verdict. Reading files is allowed. Both engines use it: the native child activates it for its whole
 (short) life, after pytest and numpy are imported and before any learner code runs; the browser
 engine activates it around each run (:func:`judge.runner.judge_source_json`), so both give the
 same verdict. Audit hooks cannot be removed, so an inactive guard lets everything through; it is
@@ -38,6 +41,11 @@ _SIGNAL_EVENTS = ("os.kill", "os.killpg", "signal.pthread_kill")
 _NATIVE_EVENTS = ("ctypes.dlopen", "ctypes.dlsym")
 _DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
 _FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")
+_HIDDEN_EVENTS = {"sys.settrace": "installing a trace function (sys.settrace)",
+                  "sys.setprofile": "installing a profile function (sys.setprofile)",
+                  "gc.get_objects": "walking the garbage collector's objects (gc.get_objects)",
+                  "gc.get_referrers": "walking the garbage collector's objects (gc.get_referrers)",
+                  "gc.get_referents": "walking the garbage collector's objects (gc.get_referents)"}
 
 
 _state: dict[str, str | None] = {"root": None}
@@ -101,6 +109,9 @@ def _make_hook(state: dict[str, str | None]):
             raise PermissionError(f"the judge does not allow sending signals ({event})")
         elif event in _NATIVE_EVENTS:
             raise PermissionError(f"the judge does not allow loading native code ({event})")
+        elif event in _HIDDEN_EVENTS:
+            _refused.append(f"{_HIDDEN_EVENTS[event]} was attempted (the guard refused it)")
+            raise PermissionError(f"the judge does not allow {_HIDDEN_EVENTS[event]}")
         elif event == "object.__setattr__" and type(args[0]) is FunctionType and args[1] in _FUNCTION_PARTS:
             function = args[0]
             if not inside(function.__code__.co_filename):
