@@ -287,6 +287,8 @@ class Watch:
     def _restore_imports(self) -> None:
         restore_imports(self.imports, self.recorder, lambda key, module: genuine(self.recorder, key, module))
         sys.dont_write_bytecode = self.bytecode
+        if not self.found:
+            _baseline.adopt(self.recorded)  # a clean run's new modules are watched from now on
 
     def _restore_state(self) -> None:
         self.state.restore()

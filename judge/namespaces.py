@@ -192,6 +192,24 @@ class Group:
         if self._flat is None:
             self._flat = list(chain.from_iterable(self._saved))
 
+    def extend(self, spaces: list[Space]) -> None:
+        """Watch these spaces too (not members yet), without reading the others again."""
+        for space in spaces:
+            self._index[id(space)] = len(self.spaces)
+            if space.mro is not None:
+                self._class_pos.append(len(self.spaces))
+                self._classes.append(space.owner)
+                self._mros.append(space.mro)
+                self._bases.append(space.bases)
+            self.spaces.append(space)
+            self._lives.append(space.live)
+            self._saved.append(list(space.saved.values()))
+            self._flat += self._saved[-1]
+            self._lens.append(len(space.saved))
+            self._last.append(next(reversed(space.saved), None))
+            self._owners.append(space.owner)
+            self._kinds.append(space.kind)
+
     def add_classes(self, classes: list[type]) -> None:
         """Watch these classes too (those not watched yet)."""
         if not classes:
@@ -266,6 +284,18 @@ class Baseline:
                 retake(space)
         return group, self.volatile
 
+    def adopt(self, spaces: list[Space]) -> None:
+        """After a run: watch the modules it imported (``spaces``, restored and still loaded) from
+        now on, so that the next refresh need not rebuild the group."""
+        if self.group is None:
+            return
+        loaded = {id(m) for m in sys.modules.values()}
+        known = {id(s.owner) for s in self.group.spaces}
+        fresh = [s for s in spaces if id(s.owner) not in known
+                 and (id(s.owner) in loaded if s.mro is None else id(sys.modules.get(_module_name(s))) in loaded)]
+        self.group.extend(fresh)
+        self._order = (list(sys.modules), list(sys.modules.values()))
+
     def _collect(self, old: Group | None, volatile: list[Space]) -> list[Space]:
         known = {id(s.owner): s for s in [*(old.spaces if old is not None else ()), *volatile]}
         spaces: dict[int, Space] = {}
@@ -283,6 +313,11 @@ class Baseline:
         if space is not None and space.owner is owner and intact(space):
             return space
         return module_space(name, owner) if name else class_space(owner)
+
+
+def _module_name(space: Space) -> str:
+    name = space.saved.get("__module__")
+    return name if isinstance(name, str) else ""
 
 
 def retake(space: Space) -> list[type]:

@@ -51,7 +51,7 @@ def test_each_kind_of_change_is_found_in_the_right_space():
 
 
 def test_a_renamed_last_key_with_the_same_value_is_found():
-    module, base, child = make_module()
+    module, _, _ = make_module()
     group = group_of(module)
     del module.two  # the last key, whose value is None ...
     module.renamed = None  # ... comes back under another name: same length, same values
@@ -60,7 +60,7 @@ def test_a_renamed_last_key_with_the_same_value_is_found():
 
 
 def test_a_module_class_swap_is_found():
-    module, base, child = make_module()
+    module, _, _ = make_module()
     group = group_of(module)
 
     class Sneaky(types.ModuleType):
