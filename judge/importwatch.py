@@ -159,7 +159,7 @@ def _new_entry(key: str, module: Any, imports: Imports, recorder: Recorder, shad
         return ""
     if record is not None and record.own:
         return "comes from a file the code wrote, in place of the module the tests would import"
-    return "is a stand-in put there by the code, not the module the import system would load"
+    return "is a stand-in, not the module the import system would load"
 
 
 def _short(path: str, imports: Imports) -> str:
@@ -234,9 +234,10 @@ def code_file(value: Any, inside: str) -> str:
     for _ in range(4):
         kind = type(value)
         if kind is FunctionType:  # by its code's file, or else by its globals' (code made with exec)
-            file = value.__globals__.get("__file__")
-            return _relative(value.__code__.co_filename, inside) or (
-                _relative(file, inside) if isinstance(file, str) else "")
+            file = value.__code__.co_filename
+            if not os.path.isabs(file):
+                file = value.__globals__.get("__file__")
+            return _relative(file, inside) if isinstance(file, str) else ""
         if kind in (staticmethod, classmethod, MethodType):
             value = value.__func__
         elif kind is property:

@@ -107,7 +107,7 @@ def message(findings: list[Finding]) -> str:
     """The Result's message for a voided run."""
     if all(kind == "tests" for kind, _ in findings):
         return _TESTS_CHANGED
-    texts = list(dict.fromkeys(text for _, text in findings))
+    texts = list(dict.fromkeys(_short(text) for _, text in findings))
     shown = "; ".join(texts[:3]) + (f"; and {len(texts) - 3} more" if len(texts) > 3 else "")
     return f"the code changed what the tests rely on, so no verdict is given: {shown}"
 
@@ -292,6 +292,11 @@ class Watch:
 
     def _restore_state(self) -> None:
         self.state.restore()
+
+
+def _short(text: str, limit: int = 300) -> str:
+    """A sentence cut to ``limit`` characters (names in it may be the learner's, of any length)."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _sentence(space: Space, key: str, how: str) -> str:
