@@ -268,10 +268,8 @@ class Watch:
     def _executed(self, module: ModuleType, own: bool) -> None:
         space = module_space(_MODULE_DICT(module).get("__name__", "?"), module)
         self.recorded.append(space)
-        if not self.tracked:
-            self.tracked = {id(s.owner) for s in self.group.spaces}
         for cls in space.classes:
-            if id(cls) not in self.tracked:
+            if id(cls) not in self.tracked and id(cls) not in self.group.owners:
                 self.tracked.add(id(cls))
                 self.recorded.append(class_space(cls))
 

@@ -164,6 +164,7 @@ class Group:
         """Read the saved state of every space."""
         spaces = self.spaces
         self._index = {id(s): i for i, s in enumerate(spaces)}
+        self.owners = {id(s.owner) for s in spaces}  # what the group watches, by identity
         self._lives = [s.live for s in spaces]
         self._saved = [list(s.saved.values()) for s in spaces]
         self._flat = list(chain.from_iterable(self._saved))
@@ -196,6 +197,7 @@ class Group:
         """Watch these spaces too (not members yet), without reading the others again."""
         for space in spaces:
             self._index[id(space)] = len(self.spaces)
+            self.owners.add(id(space.owner))
             if space.mro is not None:
                 self._class_pos.append(len(self.spaces))
                 self._classes.append(space.owner)
@@ -212,13 +214,8 @@ class Group:
 
     def add_classes(self, classes: list[type]) -> None:
         """Watch these classes too (those not watched yet)."""
-        if not classes:
-            return
-        known = {id(s.owner) for s in self.spaces}
-        fresh = list({id(c): class_space(c) for c in classes if id(c) not in known}.values())
-        if fresh:
-            self.spaces += fresh
-            self.rebuild()
+        fresh = list({id(c): class_space(c) for c in classes if id(c) not in self.owners}.values())
+        self.extend(fresh)
 
     def all_intact(self) -> bool:
         """The common case, in the fewest C-level steps per value."""
@@ -289,11 +286,7 @@ class Baseline:
         now on, so that the next refresh need not rebuild the group."""
         if self.group is None:
             return
-        loaded = {id(m) for m in sys.modules.values()}
-        known = {id(s.owner) for s in self.group.spaces}
-        fresh = [s for s in spaces if id(s.owner) not in known
-                 and (id(s.owner) in loaded if s.mro is None else id(sys.modules.get(_module_name(s))) in loaded)]
-        self.group.extend(fresh)
+        self.group.extend([s for s in spaces if id(s.owner) not in self.group.owners and _still_loaded(s)])
         self._order = (list(sys.modules), list(sys.modules.values()))
 
     def _collect(self, old: Group | None, volatile: list[Space]) -> list[Space]:
@@ -315,9 +308,12 @@ class Baseline:
         return module_space(name, owner) if name else class_space(owner)
 
 
-def _module_name(space: Space) -> str:
+def _still_loaded(space: Space) -> bool:
+    """A module still in ``sys.modules``, or a class whose module is."""
+    if space.mro is None:
+        return sys.modules.get(space.name) is space.owner
     name = space.saved.get("__module__")
-    return name if isinstance(name, str) else ""
+    return isinstance(name, str) and name in sys.modules
 
 
 def retake(space: Space) -> list[type]:
