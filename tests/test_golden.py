@@ -47,7 +47,7 @@ def test_every_golden_file_has_a_fixture():
 
 def test_only_honest_solutions_pass():
     for case in CASES:
-        if case in ("passing", "stdout", "leftover_thread"):  # honest code: the pass is earned
+        if case in ("passing", "stdout", "leftover_thread", "honest_state"):  # honest code: the pass is earned
             continue
         assert json.loads((GOLDEN / f"{case}.json").read_text())["status"] != "passed", case
 

@@ -15,7 +15,7 @@ def test_a_patched_collector_is_restored_for_the_next_run():
 
     original = judge.core.collector.Collector.pytest_runtest_logreport
     first = json.loads(judge_source_json(PROBLEM, (SOLUTIONS / "patch_collector.py").read_text()))
-    assert first["status"] == "error" and "replaced parts of the judge" in first["message"]
+    assert first["status"] == "error" and "Collector.pytest_runtest_logreport was replaced" in first["message"]
     assert judge.core.collector.Collector.pytest_runtest_logreport is original
     second = json.loads(judge_source_json(PROBLEM, (SOLUTIONS / "partly_failing.py").read_text(), True))
     assert second["status"] == "failed" and second["passed"] == 3

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from . import integrity
 from .result import Frame, TestResult, cap_output
 from .scoring import MARKER, marker_weight
 
@@ -41,6 +42,9 @@ class Collector:
         self._failures: dict[tuple[str, str], tuple[str, list[Frame]]] = {}
 
     # --- collection -------------------------------------------------------------------------
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        integrity.session_started()  # test modules and helpers are then watched from their import on
+
     @pytest.hookimpl(hookwrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
         outcome = yield

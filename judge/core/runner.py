@@ -26,7 +26,7 @@ from .collector import Collector, describe_exception, trim_traceback
 from .problem import Problem, load_problem
 from .result import Result, TestResult, cap_output
 from .scoring import score_result
-from .workdir import fingerprint, make_workdir, remove_workdir
+from .workdir import make_workdir, remove_workdir
 
 
 def judge_source(problem_dir: str | Path | Problem, source: str, *, include_secret: bool = False,
@@ -65,7 +65,7 @@ def judge_source_json(problem_dir: str, source: str, include_secret: bool = Fals
         result = judge_source(problem_dir, source, include_secret=include_secret, workdir=root)
         if guard.active_root() != os.path.realpath(root):
             result = Result.error(result.problem, _GUARD_TAMPERED, result.max_points)
-        return result.to_json()
+        return integrity.engine_note(result.to_json())
     finally:
         guard.deactivate()
         tempfile.tempdir = previous
@@ -79,27 +79,23 @@ def run_in_workdir(problem: Problem, workdir: Path, source: str, *, include_secr
     if error:
         return Result.error(problem.id, error, max_points=problem.points or 0.0)
     test_names = [f"tests/{p.parent.name}/{p.name}" for p in problem.test_files(include_secret)]
-    before = fingerprint(workdir, test_names)
-    marks, changed, restore = integrity.snapshot(), integrity.changed, integrity.restore  # held locally
-    tampered: list[str] = []
+    watch = integrity.Watch(problem, workdir)  # snapshots taken before any of the learner's code runs
+    check, finish = watch.check, watch.finish  # held locally: the learner's code cannot swap them
     try:
         with _isolated_imports(workdir), _working_directory(workdir):
             error = import_learner_module(problem, workdir)
-            if not error:
+            tampered = check(final=bool(error))  # a change made at import and undone later still counts
+            if not error and not tampered:
+                os.chdir(workdir)  # pytest finds the tests from here, wherever the import went
                 collector, exit_code = _run_pytest(workdir, test_names, keyword, plugins)
+                tampered = check(final=True)
     finally:
-        tampered = changed(marks)
-        if tampered:
-            restore(marks, tampered)  # the browser's interpreter lives on: the next run starts clean
+        finish()  # the browser's interpreter lives on: the next run starts clean
     worth = problem.points or 0.0
     if tampered:
-        return Result.error(problem.id, "the code replaced parts of the judge, pytest or the standard "
-                            f"library while running ({', '.join(tampered[:3])}); no verdict given", worth)
+        return Result.error(problem.id, integrity.message(tampered), worth)
     if error:
         return Result.error(problem.id, error, worth)
-    if fingerprint(workdir, test_names) != before:
-        return Result.error(problem.id, "the test files were modified during the run; "
-                            "a solution must not touch the tests (no verdict given)", worth)
     result = _build_result(problem, collector, exit_code, workdir, keyword)
     return score_result(result, collector.weights, problem.points, problem.scoring)
 

@@ -184,7 +184,10 @@ def _preload() -> None:
     import numpy  # noqa: F401
     import pytest  # noqa: F401
 
-    from ..core import guard, runner  # noqa: F401
+    from ..core import guard, integrity, runner  # noqa: F401
+    from . import native_child  # noqa: F401
+
+    integrity.prime()  # children inherit the snapshot of the loaded modules and only re-check it
 
 
 def _redirect_output(root: str) -> None:

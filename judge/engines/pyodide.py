@@ -68,7 +68,8 @@ class HarnessRun:
     """Everything one harness call produced."""
 
     results: list[dict[str, Any]]  # one Result dict per job, in job order
-    records: list[dict[str, Any]]  # the harness's job records (interrupted, killed, seconds, worker)
+    records: list[dict[str, Any]]  # the harness's job records (interrupted, killed, seconds, worker,
+    #                                engine_dirty: why the run left the interpreter suspect, or "")
     boots: list[dict[str, Any]] = field(default_factory=list)  # timings of each Pyodide boot
     log: str = ""  # the harness's stderr
 
@@ -181,6 +182,9 @@ def _result_of(record: dict[str, Any], job: Job) -> dict[str, Any]:
     if record.get("crash"):
         return unfinished_result(problem, "crashed", detail=record["crash"]).to_dict()
     if record.get("result") is not None:
+        # the engine's note that the interpreter is suspect is not part of the Result (the page
+        # replaces such an engine); the record keeps it
+        record["engine_dirty"] = record["result"].pop("engine_dirty", "")
         return record["result"]
     detail = f"Pyodide harness: {record.get('harness_error') or 'no result'}"
     return unfinished_result(problem, "engine-error", detail=detail).to_dict()

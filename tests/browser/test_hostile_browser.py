@@ -29,7 +29,7 @@ def reference(problems_root: Path) -> str:
 @pytest.mark.parametrize("code,status,words", [
     (SYNTAX, "error", "SyntaxError"),
     (FAKE, "failed", "expected 42, got 41"),
-    (TAMPER, "error", "replaced parts of the judge"),
+    (TAMPER, "error", "Collector.pytest_runtest_logreport was replaced by work.py"),
     (OUTSIDE, "failed", "writing outside the work directory"),
 ])
 def test_hostile_code_gets_a_clear_verdict(app: App, reference: str, code: str, status: str, words: str) -> None:

@@ -19,7 +19,6 @@ import heapq
 import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest

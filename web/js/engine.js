@@ -58,6 +58,19 @@ let primed = null;
   }
 })();
 
+/** The message without the runner's "engine_dirty" note if the Result JSON carries one, else null. */
+function takeDirtyNote(msg) {
+  if (typeof msg.json !== "string" || !msg.json.includes('"engine_dirty"')) return null;
+  try {
+    const result = JSON.parse(msg.json);
+    if (!result.engine_dirty) return null;
+    delete result.engine_dirty;
+    return { ...msg, json: JSON.stringify(result) };
+  } catch (err) {
+    return null;
+  }
+}
+
 class Engine {
   constructor(config, pool) {
     const early = primed;
@@ -114,6 +127,15 @@ class Engine {
         this.pool.engineDied(this, null);
       } else if (msg.type === "done") {
         this.handlers = null;
+        const dirty = takeDirtyNote(msg);
+        if (dirty) {
+          // The run tampered with the interpreter, or its state could not be put back for sure:
+          // later runs get a fresh engine (the spare), never this one.
+          h.finished(dirty);
+          this.terminate();
+          this.pool.engineDied(this, null);
+          return;
+        }
         this.state = "ready";
         h.finished(msg);
         this.pool.engineReady(this);
