@@ -58,24 +58,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(_HANDLERS[command](args))
-    except (JudgeError, *_setup_errors()) as exc:
+    except JudgeError as exc:  # every error the user can fix, from every command (judge.core.errors)
         print(f"error: {exc}", file=sys.stderr)
-        return int(getattr(exc, "exit_code", ExitCode.USAGE))
+        return int(exc.exit_code)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     except BrokenPipeError:  # the reader went away (e.g. `judge check | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.FAILED
-
-
-def _setup_errors() -> tuple[type[Exception], ...]:
-    """Errors that mean the set-up is wrong (a build or download failed), reported without a traceback."""
-    from ..engines.pyodide import HarnessError
-    from .site.build import BuildError
-    from .site.pyodide_dist import DistributionError
-
-    return BuildError, DistributionError, HarnessError
 
 
 def _parsers() -> dict[str, argparse.ArgumentParser]:

@@ -58,7 +58,7 @@ class Collector:
             marker = item.get_closest_marker(MARKER)
             if marker is not None:
                 try:
-                    self.weights[item.nodeid] = marker_weight(marker.args, marker.kwargs)
+                    self.weights[item.nodeid] = marker_weight(marker.args, dict(marker.kwargs))
                 except ValueError as exc:
                     self.weight_errors.append(f"{item.nodeid}: {exc}")
 
@@ -116,7 +116,7 @@ class Collector:
         if result.outcome in ("failed", "error") and result.message != _INTERRUPTED:
             return  # keep the first failure: later phases usually fail because of it
         result.outcome = "failed" if report.when == "call" else "error"
-        message, frames = self._failures.get((report.nodeid, report.when), (report.longreprtext, []))
+        message, frames = self._failures.get((report.nodeid, str(report.when)), (report.longreprtext, []))
         if report.when != "call":
             message = f"error in test {report.when}: {message}"
         result.message = message
@@ -162,7 +162,7 @@ def describe_exception(exc: BaseException, tb: TracebackType | None, workdir: Pa
     elif isinstance(exc, SystemExit):
         text = f"the code called exit() / sys.exit({exc.code!r}) during the test; a solution must return, not exit"
     elif isinstance(exc, AttributeError) and _is_learner_module(getattr(exc, "obj", None), workdir):
-        module = exc.obj.__name__
+        module = exc.obj.__name__  # type: ignore[attr-defined]  # a module, checked above
         text = (f"AttributeError: {module}.py does not define '{exc.name}', which the test uses; check the "
                 f"spelling and that it is defined at the top level of {module}.py")
     else:
@@ -172,7 +172,7 @@ def describe_exception(exc: BaseException, tb: TracebackType | None, workdir: Pa
 
 def _is_learner_module(obj: object, workdir: Path) -> bool:
     file = getattr(obj, "__file__", None) if isinstance(obj, ModuleType) else None
-    return bool(file) and str(Path(file).parent) == str(workdir)
+    return isinstance(file, str) and str(Path(file).parent) == str(workdir)
 
 
 def trim_traceback(tb: TracebackType | None, workdir: Path) -> list[Frame]:

@@ -63,7 +63,7 @@ class GlobalState:
         if os.getcwd() != self.cwd:
             os.chdir(self.cwd)
         _restore_environ(self.environ)
-        warnings.filters[:] = self.filters
+        warnings.filters[:] = self.filters  # type: ignore[index]  # a list at run time
         warnings._filters_mutated()  # type: ignore[attr-defined]  # drop the registries' stale verdicts
         random.setstate(self.random)
         _restore_numpy(self.numpy)

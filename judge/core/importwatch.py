@@ -28,7 +28,7 @@ from typing import Any
 
 from .namespaces import module_of
 
-_MODULE_DICT = ModuleType.__dict__["__dict__"].__get__
+_MODULE_DICT = ModuleType.__dict__["__dict__"].__get__  # type: ignore[index]  # the real __dict__, not an override
 
 
 @dataclass(eq=False)
@@ -61,8 +61,8 @@ class Recorder:
                 if spec is not None:
                     break
         loader = getattr(spec, "loader", None)
-        if loader is not None and hasattr(loader, "exec_module"):
-            spec.loader = _Loader(loader, self)  # (a watch's run inside a run wraps the outer one's)
+        if spec is not None and loader is not None and hasattr(loader, "exec_module"):
+            spec.loader = _Loader(loader, self)  # type: ignore[assignment]  # a loader that wraps the real one  # (a watch's run inside a run wraps the outer one's)
         return spec
 
     def execute(self, loader: Any, module: ModuleType) -> None:
@@ -174,14 +174,15 @@ def hook_findings(imports: Imports, recorder: Recorder, who: Callable[[Any], str
         extra = [f for f in meta if not any(f is g for g in imports.meta_path)]
         found.append(f"sys.meta_path was changed{who(extra[0]) if extra else ''}")
     if not _same_list(list(sys.path_hooks), imports.path_hooks):
-        extra = [f for f in sys.path_hooks if not any(f is g for g in imports.path_hooks)]
-        found.append(f"sys.path_hooks was changed{who(extra[0]) if extra else ''}")
+        hooks = [f for f in sys.path_hooks if not any(f is g for g in imports.path_hooks)]
+        found.append(f"sys.path_hooks was changed{who(hooks[0]) if hooks else ''}")
     allowed = {type(f) for f in imports.importer_cache.values()} | {importlib.machinery.FileFinder, type(None)}
     loaders = {cls for f in imports.importer_cache.values() for cls, _ in getattr(f, "_loaders", ())}
     for path, finder in list(sys.path_importer_cache.items()):
         if imports.importer_cache.get(path, None) is finder and path in imports.importer_cache:
             continue
-        kinds = {cls for cls, _ in finder._loaders} if type(finder) is importlib.machinery.FileFinder else set()
+        kinds = ({cls for cls, _ in finder._loaders}  # type: ignore[attr-defined]  # FileFinder's private table
+                 if type(finder) is importlib.machinery.FileFinder else set())
         if type(finder) not in allowed or not kinds <= loaders:
             found.append(f"sys.path_importer_cache[{path!r}] holds a finder of the code's{who(finder)}")
             break

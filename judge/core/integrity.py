@@ -74,7 +74,7 @@ from .problem import Problem
 from .workdir import layout, layout_findings
 
 Finding = tuple[str, str]  # (kind, sentence); kind "tests" (a test file changed) or "tamper"
-_MODULE_DICT = ModuleType.__dict__["__dict__"].__get__
+_MODULE_DICT = ModuleType.__dict__["__dict__"].__get__  # type: ignore[index]  # the real __dict__, not an override
 _HONEST = {("sys", name) for name in ("last_type", "last_value", "last_traceback", "last_exc",
                                       "stdout", "stderr", "stdin", "path")} | {
     # pytest sets these for a session and resets them after it (which matters when the judge
@@ -276,9 +276,11 @@ class Watch:
     # --- restoring --------------------------------------------------------------------------
     def _restore_namespaces(self) -> None:
         changed = self.latest if self.latest is not None else self._changed()
-        classes = []
+        classes: list[Any] = []
         for space in changed:
-            classes += restore(space, lambda key, value, space=space: self._allowed(space, key, "added", value))
+            def allowed(key: str, value: Any, space: Any = space) -> bool:
+                return self._allowed(space, key, "added", value)
+            classes += restore(space, allowed)
         self.group.reread(changed)
         self.group.add_classes(classes)
 

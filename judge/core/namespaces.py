@@ -24,7 +24,7 @@ from operator import eq, is_, is_not, methodcaller, not_
 from types import ModuleType
 from typing import Any
 
-_MODULE_DICT = ModuleType.__dict__["__dict__"].__get__
+_MODULE_DICT = ModuleType.__dict__["__dict__"].__get__  # type: ignore[index]  # the real __dict__, not an override
 _TYPE_DICT = type.__dict__["__dict__"].__get__
 _FLAGS = type.__dict__["__flags__"].__get__
 _MRO = type.__dict__["__mro__"].__get__
@@ -185,7 +185,7 @@ class Group:
             if i is None:
                 continue  # not a member
             self._saved[i], self._lens[i] = list(space.saved.values()), len(space.saved)
-            self._flat = None  # re-flattened below
+            self._flat = None  # type: ignore[assignment]  # re-flattened below
             self._last[i], self._kinds[i] = next(reversed(space.saved), None), space.kind
             if space.mro is not None:
                 j = self._class_pos.index(i)

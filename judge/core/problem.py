@@ -206,7 +206,7 @@ def _structure_errors(meta: dict[str, Any]) -> list[str]:
         if key not in meta:
             if key in _REQUIRED:
                 errors.append(f"missing field '{key}'")
-        elif isinstance(meta[key], bool) or not isinstance(meta[key], kind):
+        elif isinstance(meta[key], bool) or not isinstance(meta[key], kind):  # type: ignore[arg-type]
             names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
             errors.append(f"field '{key}': expected {names}, got {type(meta[key]).__name__} {meta[key]!r}")
     return errors

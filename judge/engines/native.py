@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
 from ..core.problem import Problem
 from ..core.result import Result
@@ -88,7 +89,7 @@ def judge_many(jobs: list[Job], parallel: int = 1,
             index, run = running.pop(pid)
             results[index] = _finish(run)
             if on_result:
-                on_result(index, results[index])
+                on_result(index, results[index])  # type: ignore[arg-type]  # just set
     return results  # type: ignore[return-value]
 
 
@@ -159,15 +160,16 @@ def _fork(payload: dict, read_end: int, write_end: int, root: str, ids: tuple[in
 def _spawn(payload: dict, write_end: int, root: str, ids: tuple[int, int] | None = None) -> int:
     env = dict(os.environ, **_CHILD_ENV)
     env["PYTHONPATH"] = os.pathsep.join([_PACKAGE_ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
-    user = {"user": ids[0], "group": ids[1], "extra_groups": []} if ids else {}
+    user: dict[str, Any] = {"user": ids[0], "group": ids[1], "extra_groups": []} if ids else {}
     with open(os.path.join(root, ".stderr"), "wb") as stderr:
         process = subprocess.Popen([sys.executable, "-m", "judge.engines.native_child"], stdin=subprocess.PIPE,
                                    stdout=subprocess.DEVNULL, stderr=stderr, pass_fds=(write_end,),
                                    start_new_session=True, env=env, cwd=root, **user)
     payload = dict(payload, fd=write_end)
+    stdin: IO[bytes] = process.stdin  # type: ignore[assignment]  # stdin=PIPE, binary
     try:
-        process.stdin.write((json.dumps(payload) + "\n").encode())
-        process.stdin.close()
+        stdin.write((json.dumps(payload) + "\n").encode())
+        stdin.close()
     except OSError:
         pass
     process.returncode = 0  # reaped by _poll with os.waitpid, not by Popen

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import JudgeError
 from ..core.result import Result
 from . import Job
 from .unfinished import unfinished_result
@@ -74,7 +75,7 @@ class HarnessRun:
     log: str = ""  # the harness's stderr
 
 
-class HarnessError(RuntimeError):
+class HarnessError(JudgeError, RuntimeError):
     """The Pyodide harness could not run (node missing, Pyodide failed to boot, ...)."""
 
 

@@ -78,7 +78,8 @@ def _status_line(result: Result, paint: Painter, keyword: str | None) -> str:
 def _first_of_each_function_first(tests: list[TestResult]) -> list[TestResult]:
     """One failure of each test function, then the other cases: five shown are five different checks."""
     seen: set[str] = set()
-    first, rest = [], []
+    first: list[TestResult] = []
+    rest: list[TestResult] = []
     for test in tests:
         function = test.id.split("[", 1)[0]
         (rest if function in seen else first).append(test)

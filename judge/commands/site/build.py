@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core import assets as problem_assets
+from ...core.errors import JudgeError
 from ...core.problem import Problem, ProblemError, discover_problems
 from ...engines import unfinished
 from . import pyodide_dist
@@ -78,7 +79,7 @@ BROWSER_BUNDLE = ("__init__.py", "artifacts.py", "core", "engines/__init__.py", 
 _ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed timestamps: the same source gives the same zip bytes
 
 
-class BuildError(RuntimeError):
+class BuildError(JudgeError, RuntimeError):
     """The site could not be built (invalid problems, missing web sources, unusable SITE_DIR)."""
 
 

@@ -46,6 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from ...core.errors import JudgeError
+
 PYODIDE_VERSION = "0.27.7"
 CDN_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"
 NPM_SPEC = f"pyodide@{PYODIDE_VERSION}"
@@ -165,7 +167,7 @@ _PIP_TIMEOUT = 900
 _VERIFIED: dict[str, tuple[tuple[str, int, int], ...]] = {}
 
 
-class DistributionError(RuntimeError):
+class DistributionError(JudgeError, RuntimeError):
     """The Pyodide distribution could not be fetched, verified or assembled."""
 
 

@@ -95,7 +95,8 @@ def make_server(site_dir: Path, host: str = "127.0.0.1", port: int = 8000, *,
 
 def server_url(server: http.server.HTTPServer) -> str:
     """The base URL a browser should open (``http://host:port/``)."""
-    host, port = server.server_address[:2]
+    address, port = server.server_address[:2]
+    host = address.decode() if isinstance(address, bytes) else str(address)
     if host in ("0.0.0.0", "::"):  # listening everywhere: this machine reaches it on loopback
         host = "127.0.0.1"
     if ":" in str(host):
