@@ -10,7 +10,8 @@ calls ``os._exit``, the rest are references). Then, side by side in one run:
 
 The submissions are split into batches (default 5) and the two are timed batch by batch, one after
 the other, so both see the same machine load over the run (each ``judge grade`` call also judges
-the references once, which the loop does not need). Reports submissions per minute for both, the ratio (target: grade <= 0.4x the loop) and the peak
+the references once, which the loop does not need). Reports submissions per minute for both, the
+ratio (target: grade <= 0.4x the loop) and the peak
 memory of each (the sum of the resident sets of the whole process tree, sampled every 50 ms).
 
     python -m bench.grade [--submissions N] [--problems DIR] [--json FILE]

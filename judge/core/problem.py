@@ -251,11 +251,13 @@ def _value_errors(meta: dict[str, Any], folder: Path) -> Iterator[str]:
 def _check_files(problem: Problem) -> None:
     public = [p for p in problem.public_test_files if p.name.startswith("test_")]
     if not public:
-        raise ProblemError(f"{problem.path / 'tests' / 'public'}: no test_*.py file (at least one public test file is required)")
+        raise ProblemError(f"{problem.path / 'tests' / 'public'}: no test_*.py file "
+                           "(at least one public test file is required)")
     seen: dict[str, Path] = {}
     for path in problem.public_test_files + problem.secret_test_files + problem.support_files:
         if path.name in seen:
-            raise ProblemError(f"{path}: file name clashes with {seen[path.name]} (test and helper module names must be unique)")
+            raise ProblemError(f"{path}: file name clashes with {seen[path.name]} "
+                               "(test and helper module names must be unique)")
         seen[path.name] = path
     if problem.entry in seen:
         raise ProblemError(f"{seen[problem.entry]}: has the same name as the entry file {problem.entry}")

@@ -57,7 +57,7 @@ class Result:
     duration: float = 0.0
     schema_version: int = SCHEMA_VERSION
     points: float = 0.0  # what the code earned for this problem (see judge.core.scoring)
-    max_points: float = 0.0  # what the problem is worth; 0 when unknown (a timeout of a problem without declared points)
+    max_points: float = 0.0  # what the problem is worth; 0 when unknown (no test ran, no declared points)
 
     @property
     def passed(self) -> int:

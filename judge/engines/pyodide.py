@@ -138,7 +138,8 @@ def find_node() -> str:
     except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
         raise HarnessError(f"could not run `{node} --version`: {exc}") from None
     if major < MIN_NODE_MAJOR:
-        raise HarnessError(f"{node} is Node.js {version}; the Pyodide harness needs Node.js {MIN_NODE_MAJOR}+ (20 used)")
+        raise HarnessError(f"{node} is Node.js {version}; the Pyodide harness needs Node.js {MIN_NODE_MAJOR}+ "
+                           "(20 used)")
     return node
 
 

@@ -45,5 +45,6 @@ def _message(results: list[Result]) -> str:
     for result in results:
         verdict = {"passed": "all tests passed", "failed": f"{result.passed} of {result.total} tests passed",
                    "timeout": "timed out", "error": "could not be judged"}[result.status]
-        lines.append(f"{result.problem}: {verdict}" + (f" ({result.message.splitlines()[0]})" if result.message else ""))
+        reason = f" ({result.message.splitlines()[0]})" if result.message else ""
+        lines.append(f"{result.problem}: {verdict}{reason}")
     return "\n".join(lines)

@@ -314,7 +314,7 @@ def test_more_misuse_errors():
 
     def unreceived(comm):
         if comm.rank == 0:
-            h = yield comm.isend(1, 0)
+            yield comm.isend(1, 0)  # the handle is never waited on
         yield from ()
 
     with pytest.raises(p2p.P2PError, match="never waited|never received"):

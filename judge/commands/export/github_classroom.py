@@ -71,7 +71,8 @@ def _student_readme(options: ExportOptions, values: dict[str, str], graded_priva
     table = "\n".join(f"| [{p.id}]({p.id}/README.md): {p.title} | `{p.id}/{p.entry}` |" for p in problems)
     graded = ("The autograder also runs secret tests, which are not in this repository." if graded_privately
               else "The autograder runs the same public tests as your machine.")
-    return template("classroom_README.md", problem_table=table, first_problem=problems[0].id, graded_with=graded, **values)
+    return template("classroom_README.md", problem_table=table, first_problem=problems[0].id, graded_with=graded,
+                    **values)
 
 
 def _mkdir(path: Path) -> Path:

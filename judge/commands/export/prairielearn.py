@@ -76,7 +76,8 @@ def _question(folder: Path, problem: Problem, image: str, timeout: float | None)
                       f"{html.escape(p.name)}</a>" for p in readable)
     _write(folder / "question.html", template("prairielearn_question.html", statement=problem.statement,
                                               entry=problem.entry, public_test_links=links,
-                                              secret_note=" and with secret tests" if problem.secret_test_files else ""))
+                                              secret_note=(" and with secret tests" if problem.secret_test_files
+                                                           else "")))
 
 
 def _write(path: Path, text: str, executable: bool = False) -> None:

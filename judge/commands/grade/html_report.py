@@ -82,7 +82,8 @@ def _histogram(shares: list[float]) -> str:
         x, y = index * step + 4, height - 18 - bar
         bars.append(f"<rect x=\"{x:.1f}\" y=\"{y:.1f}\" width=\"{step - 8:.1f}\" height=\"{bar:.1f}\" fill=\"#3b6fd8\">"
                     f"<title>{count} submissions</title></rect>"
-                    f"<text x=\"{x + (step - 8) / 2:.1f}\" y=\"{y - 3:.1f}\" text-anchor=\"middle\">{count or ''}</text>"
+                    f"<text x=\"{x + (step - 8) / 2:.1f}\" y=\"{y - 3:.1f}\" text-anchor=\"middle\">"
+                    f"{count or ''}</text>"
                     f"<text x=\"{x + (step - 8) / 2:.1f}\" y=\"{height - 4}\" text-anchor=\"middle\">"
                     f"{index * 100 // BUCKETS}%</text>")
     return (f"<svg role=\"img\" aria-label=\"distribution of scores\" width=\"{width}\" height=\"{height}\" "
@@ -126,7 +127,8 @@ def _messages(results: list[Result]) -> str:
     rows = "".join(f"<tr><td class=\"num\">{n}</td><td><code>{html.escape(example[key][:500])}</code></td></tr>"
                    for key, n in counts.most_common(TOP_MESSAGES))
     return ("<p>Most frequent failure messages (numbers aside; submissions that hit each):</p>"
-            f"<table><tr><th class=\"num\">submissions</th><th>message (first line, one example)</th></tr>{rows}</table>")
+            "<table><tr><th class=\"num\">submissions</th><th>message (first line, one example)</th></tr>"
+            f"{rows}</table>")
 
 
 def _trouble(grades: ClassGrades) -> str:
