@@ -6,10 +6,14 @@ report prints :func:`render_timeline_text`.
 
 Timeline format (JSON)::
 
-    {"type": "timeline", "title": str, "total": float,
+    {"type": "timeline", "title": str, "total": float, "rows": "stage" | "rank",
      "stages": [[{"op": "F"|"B"|"W", "mb": int, "start": float, "end": float,
-                  "chunk": int | None}, ...],   # one list per stage, in time order
+                  "chunk": int | None}, ...],   # one list per row, in time order
                 ...]}
+
+``rows`` names what a row is: a pipeline stage (the default), or a rank that holds several stages
+(interleaved 1F1B, DualPipe); both the terminal and the browser label rows with it. A timeline
+without ``rows`` (written before it existed) reads as stages.
 """
 
 from __future__ import annotations
@@ -29,19 +33,26 @@ def block(op: str, mb: int, start: float, end: float, chunk: int | None = None) 
             "chunk": None if chunk is None else int(chunk)}
 
 
-def timeline(stages: Sequence[Iterable[Mapping[str, Any] | Sequence[Any]]], title: str = "") -> dict[str, Any]:
+ROW_KINDS = ("stage", "rank")
+
+
+def timeline(stages: Sequence[Iterable[Mapping[str, Any] | Sequence[Any]]], title: str = "",
+             rows: str = "stage") -> dict[str, Any]:
     """Build a timeline artifact.
 
-    Each stage is an iterable of blocks, either dicts with the keys of :func:`block` or tuples
-    ``(op, mb, start, end)`` / ``(op, mb, start, end, chunk)``.
+    Each row is an iterable of blocks, either dicts with the keys of :func:`block` or tuples
+    ``(op, mb, start, end)`` / ``(op, mb, start, end, chunk)``. ``rows`` says what a row is:
+    ``"stage"`` or ``"rank"``.
     """
-    rows = []
+    if rows not in ROW_KINDS:
+        raise ValueError(f"timeline rows must be one of {ROW_KINDS}, got {rows!r}")
+    built = []
     for stage in stages:
         row = [block(**b) if isinstance(b, Mapping) else block(*b) for b in stage]
         row.sort(key=lambda b: (b["start"], b["end"]))
-        rows.append(row)
-    total = max((b["end"] for row in rows for b in row), default=0.0)
-    return {"type": TIMELINE, "title": str(title), "total": total, "stages": rows}
+        built.append(row)
+    total = max((b["end"] for row in built for b in row), default=0.0)
+    return {"type": TIMELINE, "title": str(title), "total": total, "rows": rows, "stages": built}
 
 
 def render_timeline_text(artifact: Mapping[str, Any], width: int = 72) -> str:
@@ -49,7 +60,8 @@ def render_timeline_text(artifact: Mapping[str, Any], width: int = 72) -> str:
 
     Forward blocks show as ``F<mb>``, backward as ``B<mb>``, weight-gradient as ``W<mb>``;
     idle time is ``.``. Blocks are drawn in slots wide enough for the largest label, so
-    micro-batch numbers above 9 stay readable.
+    micro-batch numbers above 9 stay readable. A timeline too wide for that is listed block by
+    block with its start times, and each idle gap as ``..<duration>``.
     """
     stages = artifact.get("stages", [])
     total = float(artifact.get("total", 0.0))
@@ -59,8 +71,9 @@ def render_timeline_text(artifact: Mapping[str, Any], width: int = 72) -> str:
     unit = _time_unit(stages)
     slots = round(total / unit)
     label_width = max(len(_label(b)) for row in stages for b in row)
+    name = artifact.get("rows", "stage")
     if slots * label_width > width * 4:
-        return "\n".join(lines + [_compact_line(i, row) for i, row in enumerate(stages)])
+        return "\n".join(lines + [_compact_line(f"{name} {i}", row) for i, row in enumerate(stages)])
     for i, row in enumerate(stages):
         cells = ["." * label_width] * slots
         for b in row:
@@ -68,7 +81,7 @@ def render_timeline_text(artifact: Mapping[str, Any], width: int = 72) -> str:
             last = max(first + 1, round(b["end"] / unit))
             for k in range(first, min(last, slots)):
                 cells[k] = _label(b).ljust(label_width)
-        lines.append(f"stage {i} |{' '.join(cells)}|")
+        lines.append(f"{name} {i} |{' '.join(cells)}|")
     return "\n".join(lines)
 
 
@@ -82,5 +95,11 @@ def _time_unit(stages: Sequence[Sequence[Mapping[str, Any]]]) -> float:
     return min(durations) if durations else 1.0
 
 
-def _compact_line(i: int, row: Sequence[Mapping[str, Any]]) -> str:
-    return f"stage {i} | " + " ".join(f"{_label(b)}@{b['start']:g}" for b in row)
+def _compact_line(name: str, row: Sequence[Mapping[str, Any]]) -> str:
+    parts, clock = [], 0.0
+    for b in row:
+        if b["start"] > clock + 1e-9:
+            parts.append(f"..{b['start'] - clock:g}")
+        parts.append(f"{_label(b)}@{b['start']:g}")
+        clock = max(clock, b["end"])
+    return f"{name} | " + " ".join(parts)

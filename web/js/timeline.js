@@ -45,6 +45,7 @@ function timeUnit(stages) {
 /** Returns a <figure> holding the SVG (horizontally scrollable when wide). */
 export function renderTimeline(artifact, availableWidth = 640) {
   const stages = artifact.stages || [];
+  const rowName = artifact.rows === "rank" ? "rank" : "stage";
   const total = Number(artifact.total) || 0;
   const figure = document.createElement("figure");
   figure.className = "timeline";
@@ -86,9 +87,9 @@ export function renderTimeline(artifact, availableWidth = 640) {
 
   stages.forEach((row, s) => {
     const y = TOP + s * (ROW + GAP);
-    svg.append(el("text", { x: 4, y: y + ROW / 2 + 4, class: "tl-stage" }, `stage ${s}`));
+    svg.append(el("text", { x: 4, y: y + ROW / 2 + 4, class: "tl-stage" }, `${rowName} ${s}`));
     const idle = el("rect", { x: LABEL, y, width: total * scale, height: ROW, fill: "url(#bubble-hatch)", class: "tl-idle" });
-    idle.append(el("title", {}, `stage ${s}: idle ${fmt(total - busy[s])} of ${fmt(total)}`));
+    idle.append(el("title", {}, `${rowName} ${s}: idle ${fmt(total - busy[s])} of ${fmt(total)}`));
     svg.append(idle);
     for (const b of row) {
       const x = LABEL + b.start * scale;
@@ -97,7 +98,7 @@ export function renderTimeline(artifact, availableWidth = 640) {
       const g = el("g", { class: `tl-block tl-${b.op}` });
       g.append(el("rect", { x: x + 0.5, y: y + 0.5, width: Math.max(0.5, w - 1), height: ROW - 1, rx: 3, fill }));
       const chunkText = b.chunk === null || b.chunk === undefined ? "" : `, chunk ${b.chunk}`;
-      g.append(el("title", {}, `${b.op}${b.mb}${chunkText} on stage ${s}: ${fmt(b.start)} to ${fmt(b.end)}`));
+      g.append(el("title", {}, `${b.op}${b.mb}${chunkText} on ${rowName} ${s}: ${fmt(b.start)} to ${fmt(b.end)}`));
       if (w >= 12) {
         g.append(el("text", { x: x + w / 2, y: y + ROW / 2 + 4, fill: text, class: "tl-label" }, String(b.mb)));
       }

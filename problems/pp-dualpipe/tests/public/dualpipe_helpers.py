@@ -263,8 +263,8 @@ def to_timeline(res, p: int | None, title: str) -> dict | None:
                     chunk = None if p is None else (0 if int(stage) == r else 1)
                     blocks.append(("B" if kind == "I" else kind, int(mb), s + k * half, s + (k + 1) * half, chunk))
             stages.append(blocks)
-        return timeline(stages, title=title + "; one row per rank (the row drawn as 'stage r' is rank r)"
-                        + ("; c0 = the rank's down stage r, c1 = its up stage 2p-1-r" if p is not None else "")
+        return timeline(stages, rows="rank",
+                        title=title + ("; c0 = the rank's down stage r, c1 = its up stage 2p-1-r" if p is not None else "")
                         + "; a pair is drawn as its F half then its B half, I as B")
     except Exception:  # the picture is a bonus; the tests report the real failure
         return None

@@ -190,7 +190,7 @@ def timeline_artifact(rows: list, title: str) -> dict:
     """A judge timeline from simulate_interleaved's rows of (chunk, op, mb, start, end)."""
     from judge.artifacts import timeline
     return timeline([[(op, mb, start, end, chunk) for chunk, op, mb, start, end in row] for row in rows],
-                    title=f"{title}; one row per rank: the row drawn as 'stage r' is rank r")
+                    title=title, rows="rank")
 
 
 def try_timeline(module: Any, sched: list, p: int, v: int, title: str) -> dict | None:
