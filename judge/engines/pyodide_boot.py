@@ -4,22 +4,34 @@ Both hosts of the browser engine, the page's Web Worker (``web/worker.js``) and 
 behind ``judge check --pyodide`` and the parity tests (``judge/pyodide_harness/``), boot Pyodide
 through ``boot.mjs``, which unpacks the judge and calls these functions. So the engine those tests
 exercise is the one the site ships. Runs on Pyodide's Python 3.12 (and on CPython, for tests).
+
+Two ways to boot, both through ``boot.mjs``:
+
+- plain: Pyodide starts with numpy and pytest loaded, then :func:`prepare`, :func:`warm_up` and
+  :func:`freeze`;
+- from a memory snapshot (made by ``judge build``): :func:`prepare_snapshot` runs once, at build
+  time, before ``pyodide.makeMemorySnapshot()`` (pytest and the judge imported and warmed up, numpy
+  left out: its shared libraries do not survive a snapshot); a restored interpreter then calls
+  :func:`after_restore` (the file system is not part of the image), is ready, and loads numpy in
+  the background (:func:`prepare_numpy`).
 """
 
 from __future__ import annotations
 
 import gc
 import importlib
+import importlib.machinery
 import os
 import shutil
 import signal
+import sys
 from pathlib import Path
 
 #: Where the hosts write the problem folders they judge (one folder per problem id).
 PROBLEMS_ROOT = "/home/pyodide/problems"
 
 _WARM_UP_SOURCE = "def f():\n    return 1\n"
-_WARM_UP_FILES = {
+_WARM_UP_FILES: dict[str, str] = {
     "problem.toml": 'format = 1\nid = "warm-up"\ntitle = "Warm-up"\nsummary = "Warm-up."\norder = 0\n'
                     'difficulty = "easy"\nentry = "warm.py"\ntime_limit = 10\ntags = []\n',
     "README.md": "# Warm-up\n",
@@ -30,6 +42,14 @@ _WARM_UP_FILES = {
         "    record_property('timeline', timeline([[('F', 0, 0, 1)]]))\n"
         "    print(np.arange(2, dtype=np.float64).sum())\n    assert warm.f() == x, f'expected {x}'\n"),
 }
+
+
+#: numpy's lines in the warm-up test: left out where numpy is not loaded (the snapshot).
+_WARM_UP_NUMPY = ("import numpy as np\n", "    print(np.arange(2, dtype=np.float64).sum())\n")
+#: The files of site-packages, kept in the snapshot's memory to be written back after a restore:
+#: their contents one after the other, and [path, start, end] of each (see site_files).
+_site_blob: bytes | bytearray = b""
+_site_index: list[list[object]] = []
 
 
 def prepare(problems_root: str = PROBLEMS_ROOT) -> None:
@@ -43,14 +63,20 @@ def prepare(problems_root: str = PROBLEMS_ROOT) -> None:
     os.makedirs(problems_root, exist_ok=True)
 
 
-def warm_up(problems_root: str = PROBLEMS_ROOT) -> None:
-    """One throw-away run of a tiny problem.
+def warm_up(problems_root: str = PROBLEMS_ROOT, numpy: bool = True) -> None:
+    """One throw-away run of a tiny problem (using numpy unless ``numpy`` is false).
 
     The first run pays for pytest's first start (plugin set-up, assertion rewriting, first
     imports); that cost must not land on a learner's time limit.
     """
     folder = Path(problems_root) / "warm-up"
-    for name, text in _WARM_UP_FILES.items():
+    files = dict(_WARM_UP_FILES)
+    if not numpy:
+        test = files["tests/public/test_warm.py"]
+        for line in _WARM_UP_NUMPY:
+            test = test.replace(line, "")
+        files["tests/public/test_warm.py"] = test
+    for name, text in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text, encoding="utf-8")
     try:
@@ -67,6 +93,103 @@ def freeze() -> None:
     """
     gc.collect()
     gc.freeze()
+
+
+def prepare_snapshot(problems_root: str = PROBLEMS_ROOT) -> None:
+    """Get an interpreter ready to be saved as a memory snapshot (at build time, under Node.js).
+
+    pytest and the runner imported and warmed up by a run without numpy; the files of site-packages
+    (pytest and its dependencies, the judge) kept in memory, since a snapshot holds the
+    interpreter's memory but not its file system; caches that only grow the image emptied.
+    """
+    import linecache
+    import re
+
+    prepare_without_numpy(problems_root)
+    warm_up(problems_root, numpy=False)
+    _keep_site_files()
+    linecache.clearcache()
+    re.purge()
+    sys._clear_type_cache()
+    freeze()
+
+
+def prepare_without_numpy(problems_root: str = PROBLEMS_ROOT) -> None:
+    """:func:`prepare` without numpy."""
+    importlib.invalidate_caches()
+    import pytest  # noqa: F401
+
+    import judge.runner  # noqa: F401
+
+    os.makedirs(problems_root, exist_ok=True)
+
+
+def site_files() -> tuple[bytes | bytearray, list[list[object]]]:
+    """The files of site-packages kept in the snapshot, once: (contents, [[path, start, end], ...]).
+
+    A restored interpreter has the modules it imported but not their files (the file system is not
+    part of a memory snapshot); they are needed for the modules imported later and for source lines
+    in tracebacks. ``boot.mjs`` writes them (with the file system's own calls, faster than Python's)
+    before :func:`after_restore`.
+    """
+    global _site_blob, _site_index
+    files = (_site_blob, _site_index)
+    _site_blob, _site_index = b"", []
+    return files
+
+
+def after_restore(problems_root: str = PROBLEMS_ROOT) -> None:
+    """In an interpreter restored from the snapshot, once its files are back: fresh caches and randomness.
+
+    Everything restored from one image would otherwise draw the same random numbers (and
+    temporary names).
+    """
+    import random
+    import tempfile
+
+    for finder in list(sys.path_importer_cache.values()):
+        if isinstance(finder, importlib.machinery.FileFinder):
+            finder.invalidate_caches()
+    random.seed()
+    tempfile._name_sequence = None  # type: ignore[attr-defined]
+    os.makedirs(problems_root, exist_ok=True)
+
+
+def prepare_numpy(problems_root: str = PROBLEMS_ROOT) -> None:
+    """After numpy's package is loaded into a restored interpreter: import it and warm it up."""
+    importlib.invalidate_caches()
+    import numpy  # noqa: F401
+
+    warm_up(problems_root)
+    freeze()
+
+
+def _keep_site_files() -> None:
+    """Keep site-packages in memory (see :func:`site_files`), except the bytecode of modules already imported.
+
+    Read straight into one buffer: no copy of it is left behind as garbage in the image.
+    """
+    global _site_blob
+    import site
+
+    imported = {getattr(m, "__cached__", None) for m in list(sys.modules.values())}
+    end = 0
+    for root in site.getsitepackages():
+        for folder, _, names in sorted(os.walk(root)):
+            for name in sorted(names):
+                path = os.path.join(folder, name)
+                if path not in imported:
+                    size = os.stat(path).st_size
+                    _site_index.append([path, end, end + size])
+                    end += size
+    blob = bytearray(end)
+    view = memoryview(blob)
+    for path, start, stop in _site_index:
+        with open(path, "rb", buffering=0) as handle:
+            if handle.readinto(view[start:stop]) != stop - start:  # type: ignore[index]
+                raise OSError(f"{path} changed while it was read")
+    view.release()
+    _site_blob = blob
 
 
 def run(problem_dir: str, source: str, include_secret: bool = False) -> str | None:
