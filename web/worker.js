@@ -4,12 +4,19 @@
  *
  * Protocol (all messages are plain objects with a `type`):
  *   page -> worker  {type: "boot", indexURL, packages, lockFileURL?, stdLibURL?, judgeZip, judgePyc?,
- *                    interruptBuffer?}
+ *                    snapshot?: {url, sha256, imageSha256, dataOffset}, interruptBuffer?}
  *   worker -> page  {type: "progress", text}          while booting
- *                   {type: "ready", timings}          booted: numpy, pytest and judge imported
+ *                   {type: "ready", timings, mode, snapshotError}
+ *                                                     booted (mode "snapshot": restored from the
+ *                                                     memory snapshot; "plain": the long way, and
+ *                                                     snapshotError says why when there was one):
+ *                                                     pytest and the judge imported
+ *                   {type: "numpy", state: "loading" | "ready" | "failed", ms?, message?}
+ *                                                     numpy, loaded in the background after a restore
  *                   {type: "boot-error", message}
  *   page -> worker  {type: "run", runId, problem: {id, entry, files, wheels}, source, micropip}
- *   worker -> page  {type: "started", runId}          Python starts running the tests now
+ *   worker -> page  {type: "waiting", runId, text}    the run waits for numpy to finish loading
+ *                   {type: "started", runId}          Python starts running the tests now
  *                   {type: "done", runId, json, interrupted}
  *                     json: the Result JSON text of judge.runner.judge_source_json (null when a
  *                     KeyboardInterrupt escaped the runner: interrupted is then true)
@@ -19,7 +26,7 @@
  * writing 2 (SIGINT) there raises KeyboardInterrupt inside the running Python. When that does not
  * land in time the page terminates this worker and switches to a spare one.
  */
-import { bootJudge } from "./js/boot.mjs";
+import { bootJudge, isKeyboardInterrupt } from "./js/boot.mjs";
 
 let engine = null;
 
@@ -32,18 +39,46 @@ async function fetchBytes(url) {
 }
 
 async function boot(msg) {
-  // the judge's files download while Pyodide starts
-  const judgeZip = fetchBytes(msg.judgeZip);
-  const judgePyc = msg.judgePyc ? fetchBytes(msg.judgePyc) : null;
-  judgeZip.catch(() => {});
-  judgePyc?.catch(() => {});
+  // the judge's files (needed by a plain boot only) download while Pyodide starts
+  const lazy = (url) => {
+    let promise = null;
+    return () => {
+      if (!promise) promise = fetchBytes(url);
+      return promise;
+    };
+  };
+  const judgeZip = lazy(msg.judgeZip);
+  const judgePyc = msg.judgePyc ? lazy(msg.judgePyc) : null;
+  if (!msg.snapshot) {
+    judgeZip().catch(() => {});
+    judgePyc?.().catch(() => {});
+  }
+  let snapshot = null;
+  if (msg.snapshot) {
+    const bytes = fetchBytes(msg.snapshot.url);
+    // the wasm's data segment completes the image (see js/boot.mjs); Pyodide's own request for
+    // the file comes after this one has finished, from the HTTP cache
+    const wasm = msg.snapshot.dataOffset == null ? null : fetchBytes(new URL("pyodide.asm.wasm", msg.indexURL).href);
+    for (const p of [bytes, wasm]) p?.catch(() => {});
+    snapshot = { ...msg.snapshot, bytes, wasm };
+  }
   const { loadPyodide } = await import(new URL("pyodide.mjs", msg.indexURL).href);
   engine = await bootJudge({
     loadPyodide, indexURL: msg.indexURL, packages: msg.packages, lockFileURL: msg.lockFileURL,
-    stdLibURL: msg.stdLibURL, judgeZip, judgePyc, interruptBuffer: msg.interruptBuffer || null,
+    stdLibURL: msg.stdLibURL, judgeZip, judgePyc, snapshot, interruptBuffer: msg.interruptBuffer || null,
     progress: (text) => post({ type: "progress", text }),
+    output: (stream, line) => { if (stream === "stderr" && /^judge:/.test(line)) console.warn(line); },
   });
-  return engine.timings;
+  return engine;
+}
+
+function loadNumpyInBackground() {
+  if (engine.numpyLoaded) return;
+  post({ type: "numpy", state: "loading" });
+  engine.loadNumpy().then(
+    () => post({ type: "numpy", state: "ready", ms: engine.numpyMs }),
+    (err) => post({ type: "numpy", state: "failed", message: String((err && err.message) || err) }),
+  );
 }
 
 async function run({ runId, problem, source, micropip }) {
@@ -53,13 +88,15 @@ async function run({ runId, problem, source, micropip }) {
       const url = (path) => new URL(path, self.location.href).href;
       await engine.installWheels(problem.wheels.map(url), micropip ? url(micropip) : null);
     }
+    await engine.whenReady(problem.files, source, (text) => post({ type: "waiting", runId, text }));
     const dir = engine.writeProblem(problem.id, problem.files);
     post({ type: "started", runId });
     const { json, interrupted } = engine.run(dir, source);
     // The page knows whether it asked for the interrupt; it decides what the verdict is.
     post({ type: "done", runId, json, interrupted });
   } catch (err) {
-    post({ type: "engine-error", runId, message: String(err && err.message || err) });
+    if (isKeyboardInterrupt(err)) post({ type: "done", runId, json: null, interrupted: true });
+    else post({ type: "engine-error", runId, message: String(err && err.message || err) });
   }
 }
 
@@ -67,10 +104,13 @@ self.onmessage = async (event) => {
   const msg = event.data;
   if (msg.type === "boot") {
     try {
-      post({ type: "ready", timings: await boot(msg) });
+      await boot(msg);
     } catch (err) {
       post({ type: "boot-error", message: String(err && err.message || err) });
+      return;
     }
+    post({ type: "ready", timings: engine.timings, mode: engine.mode, snapshotError: engine.snapshotError });
+    loadNumpyInBackground();
   } else if (msg.type === "run") {
     await run(msg);
   }

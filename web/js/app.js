@@ -286,7 +286,15 @@ async function run() {
   ui.testList.replaceChildren();
   ui.run.disabled = true;
   ui.stop.disabled = false;
-  const outcome = await pool.run(workerProblem(problem), source, problem.time_limit);
+  const outcome = await pool.run(workerProblem(problem), source, problem.time_limit, (text) => {
+    // numpy loads after a restore from the memory snapshot: this run needs it and says so
+    const summary = ui.summary.querySelector(".summary-text");
+    if (summary && ui.summary.dataset.run === String(state.runs)) {
+      summary.textContent = `${text.replace(/…$/, "")}, then running the tests…`;
+      ui.summary.dataset.waiting = "numpy";
+    }
+  });
+  delete ui.summary.dataset.waiting;
   let result;
   if (outcome.kind === "result") {
     try {

@@ -24,10 +24,11 @@ export const PROBLEMS_ROOT = "/home/pyodide/problems";
  * options: {loadPyodide, indexURL, packages, lockFileURL?, stdLibURL?,
  *           judgeZip, judgePyc?      Uint8Array, a promise of one, or a function giving either
  *                                    (only the plain boot reads them; judgePyc may be null)
- *           snapshot?               {bytes, sha256, imageSha256?, wasm?, dataOffset?}: the site's
- *                                   memory snapshot as shipped (gzip; bytes as judgeZip) and, when
- *                                   it was stored as a difference to pyodide.asm.wasm's data
- *                                   segment (dataOffset not null), that wasm file's bytes (as judgeZip)
+ *           snapshot?               {bytes, sha256, imageSha256?, wasm?, dataOffset?, gunzip?}: the
+ *                                   site's memory snapshot as shipped (gzip; bytes as judgeZip) and,
+ *                                   when it was stored as a difference to pyodide.asm.wasm's data
+ *                                   segment (dataOffset not null), that wasm file's bytes (as
+ *                                   judgeZip); gunzip(bytes) replaces DecompressionStream
  *           interruptBuffer?        Int32Array over shared memory: 2 (SIGINT) there interrupts Python
  *           progress?(text)         what the boot is doing, for a status line
  *           output?(stream, line)}  Pyodide's own stdout/stderr (pytest captures the tests' output)
@@ -118,14 +119,13 @@ function writeSiteFiles(py, boot) {
 
 /** The snapshot's memory image: checked, decompressed, and completed with the wasm's data segment. */
 async function snapshotImage(snapshot, clock) {
-  if (typeof DecompressionStream === "undefined") throw new Error("this browser has no DecompressionStream");
+  const gunzip = snapshot.gunzip || decompressGzip;
   const [packed, wasm] = await Promise.all([value(snapshot.bytes), snapshot.dataOffset == null ? null : value(snapshot.wasm)]);
   clock.mark("fetchSnapshot");
   let image;
   if (packed[0] === 0x1f && packed[1] === 0x8b) {
     await checkSha256(packed, snapshot.sha256, "the memory snapshot");
-    image = new Uint8Array(await new Response(new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip")))
-      .arrayBuffer());
+    image = await gunzip(packed);
   } else if (snapshot.imageSha256) { // a host that sent it with Content-Encoding: gzip (fetch decompressed it)
     await checkSha256(packed, snapshot.imageSha256, "the memory snapshot (decompressed)");
     image = packed;
@@ -138,6 +138,12 @@ async function snapshotImage(snapshot, clock) {
   }
   clock.mark("unpackSnapshot");
   return image;
+}
+
+async function decompressGzip(bytes) {
+  if (typeof DecompressionStream === "undefined") throw new Error("this browser has no DecompressionStream");
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
 async function checkSha256(bytes, expected, what) {

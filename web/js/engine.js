@@ -15,7 +15,7 @@ let engineCounter = 0;
 /** A new worker, told to boot at once. */
 function startWorker(config, id, interrupt) {
   const worker = new Worker("worker.js", { name: `judge-engine-${id}`, type: "module" });
-  const { indexURL, packages, lockFileURL, stdLibURL } = config.pyodide;
+  const { indexURL, packages, lockFileURL, stdLibURL, snapshot } = config.pyodide;
   const url = (path) => (path ? new URL(path, location.href).href : null);
   worker.postMessage({
     type: "boot",
@@ -26,6 +26,8 @@ function startWorker(config, id, interrupt) {
     stdLibURL: url(stdLibURL),
     judgeZip: url(config.judge_zip),
     judgePyc: url(config.judge_pyc),
+    // and the memory snapshot the worker restores instead of booting (js/boot.mjs)
+    snapshot: snapshot ? { ...snapshot, url: url(snapshot.url) } : null,
     interruptBuffer: interrupt,
   });
   return worker;
@@ -67,6 +69,9 @@ class Engine {
     this.state = "booting"; // booting | ready | busy | dead
     this.progress = "Starting Python…";
     this.timings = null;
+    this.mode = null; // "snapshot" (restored from the memory snapshot) or "plain"
+    this.snapshotError = null; // why the memory snapshot was not used, when it was not
+    this.numpy = null; // "loading" | "ready" | "failed" (after a restore, numpy loads in the background)
     this.handlers = null; // handlers of the run in progress
     this.interrupt = early ? early.interrupt : newInterruptBuffer();
     this.shared = Boolean(this.interrupt);
@@ -95,13 +100,22 @@ class Engine {
     } else if (msg.type === "ready") {
       this.state = "ready";
       this.timings = msg.timings;
+      this.mode = msg.mode;
+      this.snapshotError = msg.snapshotError || null;
+      this.numpy = msg.mode === "plain" ? "ready" : this.numpy;
       this.pool.engineReady(this);
+    } else if (msg.type === "numpy") {
+      this.numpy = msg.state;
+      if (msg.state === "ready") this.numpyMs = msg.ms;
+      this.pool.changed();
     } else if (msg.type === "boot-error") {
       this.bootError = msg.message;
       this.fail(`Python could not start: ${msg.message}`);
     } else if (this.handlers && msg.runId === this.handlers.runId) {
       const h = this.handlers;
-      if (msg.type === "started") {
+      if (msg.type === "waiting") {
+        if (h.waiting) h.waiting(msg.text);
+      } else if (msg.type === "started") {
         h.running = true;
         h.started();
       } else if (msg.type === "engine-error") {
@@ -175,7 +189,9 @@ export class EnginePool {
   status() {
     const p = this.primary;
     if (this.current) return { state: "running", text: this.current.aborting ? "Stopping…" : "Running tests…" };
-    if (p && p.state === "ready") return { state: "ready", text: "Python ready" };
+    if (p && p.state === "ready") {
+      return { state: "ready", text: p.numpy === "loading" ? "Python ready (numpy is loading)" : "Python ready" };
+    }
     if (p && p.state === "busy") return { state: "running", text: "Finishing the previous run…" };
     if (this.lastError && (!p || p.state === "dead")) return { state: "booting", text: this.lastError, error: true };
     return { state: "booting", text: p ? p.progress : "Starting Python…" };
@@ -250,8 +266,9 @@ export class EnginePool {
    *   {kind: "stopped", seconds}        the learner pressed Stop
    *   {kind: "crashed", message}        the engine died during the run (it is replaced)
    *   {kind: "error", message}          the engine failed (boot error, internal error)
+   * onWaiting(text) is called when the run waits for numpy (still loading after a restore).
    */
-  run(problem, source, timeLimit) {
+  run(problem, source, timeLimit, onWaiting = null) {
     if (this.current) return Promise.reject(new Error("a run is already in progress"));
     return new Promise((resolve) => {
       const ctl = { aborting: null, startedAt: null, resolve, settled: false, engine: null };
@@ -272,6 +289,7 @@ export class EnginePool {
         const runId = ++this.runCounter;
         const payload = { problem, source, micropip: this.config.micropip || null };
         engine.run(runId, payload, {
+          waiting: (text) => { if (onWaiting && !ctl.settled) onWaiting(text); },
           started: () => {
             ctl.startedAt = performance.now();
             ctl.timer = setTimeout(() => this.abort("timeout", timeLimit), timeLimit * 1000);
