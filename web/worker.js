@@ -17,10 +17,13 @@
  *   page -> worker  {type: "run", runId, problem: {id, entry, files, wheels}, source, micropip}
  *   worker -> page  {type: "waiting", runId, text}    the run waits for numpy to finish loading
  *                   {type: "started", runId}          Python starts running the tests now
- *                   {type: "done", runId, json, interrupted}
+ *                   {type: "done", runId, json, interrupted, ms}
  *                     json: the Result JSON text of judge.runner.judge_source_json (null when a
- *                     KeyboardInterrupt escaped the runner: interrupted is then true)
+ *                     KeyboardInterrupt escaped the runner: interrupted is then true); ms: how
+ *                     long the runner took here
  *                   {type: "engine-error", runId, message}
+ *   page -> worker  {type: "bare", runId, problem, source}   bench/browser.py's yardstick: time a
+ *   worker -> page  {type: "bare-done", runId, ms | error}   bare pytest.main on the same tests
  *
  * The page owns the time limit. With cross-origin isolation it shares an Int32 interrupt buffer:
  * writing 2 (SIGINT) there raises KeyboardInterrupt inside the running Python. When that does not
@@ -91,12 +94,23 @@ async function run({ runId, problem, source, micropip }) {
     await engine.whenReady(problem.files, source, (text) => post({ type: "waiting", runId, text }));
     const dir = engine.writeProblem(problem.id, problem.files);
     post({ type: "started", runId });
+    const started = performance.now();
     const { json, interrupted } = engine.run(dir, source);
     // The page knows whether it asked for the interrupt; it decides what the verdict is.
-    post({ type: "done", runId, json, interrupted });
+    post({ type: "done", runId, json, interrupted, ms: performance.now() - started });
   } catch (err) {
     if (isKeyboardInterrupt(err)) post({ type: "done", runId, json: null, interrupted: true });
     else post({ type: "engine-error", runId, message: String(err && err.message || err) });
+  }
+}
+
+async function bare({ runId, problem, source }) {
+  try {
+    await engine.whenReady(problem.files, source);
+    const dir = engine.writeProblem(problem.id, problem.files);
+    post({ type: "bare-done", runId, ms: engine.barePytest(dir, source) * 1000 });
+  } catch (err) {
+    post({ type: "bare-done", runId, error: String(err && err.message || err) });
   }
 }
 
@@ -113,5 +127,7 @@ self.onmessage = async (event) => {
     loadNumpyInBackground();
   } else if (msg.type === "run") {
     await run(msg);
+  } else if (msg.type === "bare") {
+    await bare(msg);
   }
 };

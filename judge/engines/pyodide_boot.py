@@ -54,13 +54,9 @@ _site_index: list[list[object]] = []
 
 def prepare(problems_root: str = PROBLEMS_ROOT) -> None:
     """Import what every run needs (numpy, pytest, the runner) and make the problems folder."""
-    importlib.invalidate_caches()
     import numpy  # noqa: F401
-    import pytest  # noqa: F401
 
-    import judge.runner  # noqa: F401
-
-    os.makedirs(problems_root, exist_ok=True)
+    prepare_without_numpy(problems_root)
 
 
 def warm_up(problems_root: str = PROBLEMS_ROOT, numpy: bool = True) -> None:
@@ -121,6 +117,7 @@ def prepare_without_numpy(problems_root: str = PROBLEMS_ROOT) -> None:
 
     import judge.runner  # noqa: F401
 
+    _cache_assertion_rewrites()
     os.makedirs(problems_root, exist_ok=True)
 
 
@@ -192,18 +189,126 @@ def _keep_site_files() -> None:
     _site_blob = blob
 
 
-def run(problem_dir: str, source: str, include_secret: bool = False) -> str | None:
+def run(problem_dir: str, source: str, include_secret: bool = False, signature: str | None = None) -> str | None:
     """Judge ``source``: the Result JSON, or ``None`` when an interrupt (Stop, time limit) escaped the runner.
 
     The host that sent the interrupt knows why, and builds that Result with
     :func:`judge.engines.unfinished.unfinished_result`. Any other exception escapes: the
-    interpreter is then in doubt and the host replaces it.
+    interpreter is then in doubt and the host replaces it. ``signature`` identifies the content
+    the host wrote into the problem folder (the folder is then loaded once per content).
     """
     from judge.runner import judge_source_json
 
     # an earlier run may have changed the handler; the host's interrupt needs the default one
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        return judge_source_json(problem_dir, source, include_secret)
+        return judge_source_json(_problem(problem_dir, signature), source, include_secret)  # type: ignore[arg-type]
     except KeyboardInterrupt:
         return None
+
+
+def bare_pytest(problem_dir: str, source: str, include_secret: bool = False) -> float:
+    """Seconds one bare ``pytest.main`` takes on the tests of a run of ``source`` (bench/browser.py).
+
+    The yardstick of the judge's own runs in the same engine: the work directory the runner would
+    make, then stock pytest (its own assertion rewriting, not this module's cache) with the
+    arguments of bench/native.py's bare run. Only ``pytest.main`` is timed; nothing is checked.
+    """
+    import contextlib
+    import io
+    import tempfile
+    import time
+
+    import pytest
+    from _pytest.assertion import rewrite
+
+    from judge.problem import load_problem
+    from judge.workdir import make_workdir
+
+    problem = load_problem(problem_dir, published=True)
+    root = tempfile.mkdtemp(prefix="bare-run-")
+    work = make_workdir(problem, source, include_secret, root=root)
+    cached, rewrite._rewrite_test = rewrite._rewrite_test, getattr(  # noqa: SLF001
+        rewrite._rewrite_test, "_judge_original", rewrite._rewrite_test)  # noqa: SLF001
+    for name in [n for n, m in list(sys.modules.items()) if (getattr(m, "__file__", "") or "").startswith(
+            ("/tmp/bare-run-", "/tmp/judge-"))]:
+        del sys.modules[name]
+    sys.path.insert(0, str(work))
+    cwd = os.getcwd()
+    os.chdir(work)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            started = time.perf_counter()
+            pytest.main([str(work), "-q", "-p", "no:cacheprovider", "-c", str(work / "pytest.ini"),
+                         "--rootdir", str(work)])
+            return time.perf_counter() - started
+    finally:
+        os.chdir(cwd)
+        sys.path.remove(str(work))
+        rewrite._rewrite_test = cached  # noqa: SLF001
+        shutil.rmtree(root, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# what one interpreter judging many runs need not do again for every run
+
+_problems: dict[str, tuple[str, object]] = {}
+
+
+def _problem(problem_dir: str, signature: str | None) -> object:
+    """The problem folder, loaded and validated once for as long as the host writes the same files.
+
+    Loading checks the syntax of every test and support file, which was the largest part of a
+    run's cost outside pytest; the host writes the same files before every run of a problem and
+    says so with the same ``signature`` (None: load it).
+    """
+    from judge.problem import load_problem
+
+    cached = _problems.get(problem_dir)
+    if signature is not None and cached is not None and cached[0] == signature:
+        return cached[1]
+    problem = load_problem(problem_dir, published=True)
+    if signature is not None:
+        _problems[problem_dir] = (signature, problem)
+    return problem
+
+
+def _cache_assertion_rewrites() -> None:
+    """Keep pytest's assertion-rewritten test modules in memory, by their source.
+
+    pytest caches them as files next to the tests, which never happens here (no bytecode is written,
+    and every run has a fresh work directory), so each run parsed, rewrote and compiled the same
+    test files again. The rewritten code does not depend on where the file is (only the code
+    objects' file name does, and it is set to the new path), nor on anything else that varies
+    between runs of the judge (its pytest configuration is fixed).
+    """
+    import hashlib
+    import types
+
+    from _pytest.assertion import rewrite
+
+    if getattr(rewrite._rewrite_test, "_judge_cached", False):  # noqa: SLF001
+        return
+    original = rewrite._rewrite_test  # noqa: SLF001
+    cache: dict[tuple[bytes, bool], types.CodeType] = {}
+
+    def retarget(code: types.CodeType, filename: str) -> types.CodeType:
+        consts = tuple(retarget(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+        return code.replace(co_filename=filename, co_consts=consts)
+
+    def rewrite_test(fn, config):  # type: ignore[no-untyped-def]
+        stat = os.stat(fn)
+        with open(fn, "rb") as handle:
+            source = handle.read()
+        key = (hashlib.sha256(source).digest(), bool(config.getini("enable_assertion_pass_hook")))
+        code = cache.get(key)
+        if code is None:
+            stat, code = original(fn, config)
+            if len(cache) >= 64:
+                cache.clear()
+            cache[key] = code
+        return stat, retarget(code, str(fn))
+
+    rewrite_test._judge_cached = True  # type: ignore[attr-defined]
+    rewrite_test._judge_original = original  # type: ignore[attr-defined]
+    rewrite._rewrite_test = rewrite_test  # noqa: SLF001

@@ -42,7 +42,7 @@ const state = {
 };
 
 // Exposed for the end-to-end tests and for measuring (boot and first-verdict times).
-const metrics = { pageStart: performance.timeOrigin, bootMs: null, firstVerdictMs: null };
+const metrics = { pageStart: performance.timeOrigin, bootMs: null, firstVerdictMs: null, lastRunEngineMs: null };
 window.ppJudge = { state, metrics, config };
 
 // ------------------------------------------------------------------------------------------
@@ -263,6 +263,7 @@ $("toggle-nav").addEventListener("click", () => {
 function workerProblem(p) {
   return { id: p.id, entry: p.entry, files: p.files, wheels: p.wheels, packages: p.packages };
 }
+window.ppJudge.workerProblem = workerProblem; // for bench/browser.py (pool.barePytest)
 
 function unfinished(problem, reason, seconds = 0, detail = "") {
   // Python's Result for a run that gave none (judge.engines.unfinished, rendered by the build)
@@ -297,6 +298,7 @@ async function run() {
   delete ui.summary.dataset.waiting;
   let result;
   if (outcome.kind === "result") {
+    metrics.lastRunEngineMs = outcome.engineMs; // the runner's own time in the worker
     try {
       result = JSON.parse(outcome.json);
     } catch (err) {

@@ -304,6 +304,7 @@ export class JudgeEngine {
     this.mode = mode; // "snapshot" | "plain"
     this.snapshotError = null;
     this.installedWheels = new Set();
+    this.signatures = new Map(); // problem folder -> signature of the files written there
     this.numpy = null; // a promise once numpy is loading or loaded
     this.numpyLoaded = false;
     this.numpyMs = null;
@@ -354,10 +355,12 @@ export class JudgeEngine {
       FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
       FS.writeFile(target, fileData(file), file.text !== undefined ? { encoding: "utf8" } : undefined);
     }
+    this.signatures.set(dir, signature(files));
     return dir;
   }
 
   removeProblem(dir) {
+    this.signatures.delete(dir);
     removeTree(this.pyodide.FS, dir);
   }
 
@@ -373,12 +376,17 @@ export class JudgeEngine {
    */
   run(dir, source, includeSecret = false) {
     try {
-      const json = this.boot.run(dir, source, includeSecret);
+      const json = this.boot.run(dir, source, includeSecret, this.signatures.get(dir) ?? null);
       return json === undefined || json === null ? { json: null, interrupted: true } : { json, interrupted: false };
     } catch (err) {
       if (isKeyboardInterrupt(err)) return { json: null, interrupted: true };
       throw err;
     }
+  }
+
+  /** Seconds one bare pytest.main takes on the tests of a run of `source` (bench/browser.py's yardstick). */
+  barePytest(dir, source, includeSecret = false) {
+    return this.boot.bare_pytest(dir, source, includeSecret);
   }
 
   /** Install a problem's extra pure-Python wheels (absolute URLs) with micropip, once each. */
@@ -398,6 +406,30 @@ export class JudgeEngine {
 
 export function isKeyboardInterrupt(err) {
   return Boolean(err) && (err.type === "KeyboardInterrupt" || /KeyboardInterrupt/.test(String(err.message || err)));
+}
+
+/** A short signature of a problem's files (paths and contents): the same files give the same one. */
+function signature(files) {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  const mix = (code) => {
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  };
+  for (const file of files) {
+    for (let i = 0; i < file.path.length; i++) mix(file.path.charCodeAt(i));
+    mix(0x110000);
+    if (file.text !== undefined) {
+      for (let i = 0; i < file.text.length; i++) mix(file.text.charCodeAt(i));
+    } else {
+      const data = fileData(file);
+      for (let i = 0; i < data.length; i++) mix(data[i]);
+    }
+    mix(0x110001);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return `${files.length}-${(h2 >>> 0).toString(16)}-${(h1 >>> 0).toString(16)}`;
 }
 
 function fileText(file) {

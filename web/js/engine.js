@@ -72,6 +72,7 @@ class Engine {
     this.mode = null; // "snapshot" (restored from the memory snapshot) or "plain"
     this.snapshotError = null; // why the memory snapshot was not used, when it was not
     this.numpy = null; // "loading" | "ready" | "failed" (after a restore, numpy loads in the background)
+    this.bareWaiters = new Map();
     this.handlers = null; // handlers of the run in progress
     this.interrupt = early ? early.interrupt : newInterruptBuffer();
     this.shared = Boolean(this.interrupt);
@@ -104,6 +105,11 @@ class Engine {
       this.snapshotError = msg.snapshotError || null;
       this.numpy = msg.mode === "plain" ? "ready" : this.numpy;
       this.pool.engineReady(this);
+    } else if (msg.type === "bare-done") {
+      const waiter = this.bareWaiters.get(msg.runId);
+      this.bareWaiters.delete(msg.runId);
+      if (waiter && msg.error) waiter.reject(new Error(msg.error));
+      else if (waiter) waiter.resolve(msg.ms);
     } else if (msg.type === "numpy") {
       this.numpy = msg.state;
       if (msg.state === "ready") this.numpyMs = msg.ms;
@@ -140,6 +146,15 @@ class Engine {
     this.handlers = { runId, ...handlers };
     if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
     this.worker.postMessage({ type: "run", runId, ...payload });
+  }
+
+  /** Milliseconds of one bare pytest.main on the tests of a run (bench/browser.py's yardstick). */
+  bare(payload) {
+    return new Promise((resolve, reject) => {
+      const runId = `bare-${++engineCounter}`;
+      this.bareWaiters.set(runId, { resolve, reject });
+      this.worker.postMessage({ type: "bare", runId, ...payload });
+    });
   }
 
   requestInterrupt() {
@@ -298,11 +313,21 @@ export class EnginePool {
             if (ctl.aborting) return; // the verdict was already given
             if (msg.type === "engine-error") settle({ kind: msg.crashed ? "crashed" : "error", message: msg.message });
             else if (msg.interrupted) settle({ kind: "error", message: "the run was interrupted (KeyboardInterrupt)" });
-            else settle({ kind: "result", json: msg.json });
+            else settle({ kind: "result", json: msg.json, engineMs: msg.ms });
           },
         });
       }).catch((err) => settle({ kind: "error", message: String(err.message || err) }));
     });
+  }
+
+  /**
+   * For bench/browser.py: milliseconds of one bare pytest.main, in the primary engine, on the tests a
+   * run of `source` would have (no Result; never while a run is in progress).
+   */
+  async barePytest(problem, source) {
+    if (this.current) throw new Error("a run is in progress");
+    const engine = await this.acquire();
+    return engine.bare({ problem, source });
   }
 
   /** Stop the run in progress (reason "stopped" or "timeout"). */
