@@ -45,25 +45,33 @@ def test_bench_run_measures_native_and_browser_on_a_tiny_case(tmp_path: Path) ->
         cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     for line in ("Machine:", "median ratio", "floor: imported numpy+pytest, cold", "app: engine ready, cold",
-                 "app: engine ready, repeat", "fx-add", "app, repeat visit", "Targets:"):
+                 "app: engine ready, repeat", "before (no snapshot): ready cold", "fx-add", "app, repeat visit",
+                 "first-visit bytes / before", "Targets:"):
         assert line in result.stdout, f"{line!r} missing from:\n{result.stdout}"
 
     data = json.loads(out.read_text())
     assert data["machine"]["nproc"] >= 1
-    assert data["native"]["problems"] == 1
+    assert data["native"]["problems"] == 1 and data["native"]["median_ratio_serial"] > 0
     b = data["browser"]
     assert b["problems"] == ["fx-add"] and b["repeats"] == 1 and len(b["runs"]) == 1
+    assert b["modes"] == ["snapshot"]  # the engine restored the site's memory snapshot, cold and on the repeat visit
     m = b["median"]
     for key in ("floor_cold_ms", "floor_repeat_ms", "app_cold_ready_ms", "app_repeat_ready_ms",
-                "verdict_at_ready_repeat_ms"):
+                "before_cold_ready_ms", "before_repeat_ready_ms"):
         assert m[key] > 0, key
+    assert m["verdict_at_ready_repeat_ms"]["fx-add"] > 0
     assert m["first_verdict_ms"]["fx-add"] > 0 and m["rerun_median_ms"]["fx-add"] > 0
-    for visit in ("floor_cold", "floor_repeat", "app_cold", "app_repeat"):
+    # the yardstick of warm re-runs: bare pytest.main on the same tests in the same engine
+    assert m["bare_pytest_rerun_ms"]["fx-add"] > 0 and m["bare_pytest_inside_ms"]["fx-add"] > 0
+    assert m["rerun_vs_bare_pytest"]["fx-add"] > 0 and m["rerun_engine_ms"]["fx-add"] > 0
+    for visit in ("floor_cold", "floor_repeat", "app_cold", "app_repeat", "before_cold", "before_repeat"):
         assert set(m["bytes"][visit]) >= {"bytes", "gzip_bytes", "pyodide_bytes", "requests"}
     # a first visit downloads Pyodide (the server saw it); both pages loaded it from the same site
     assert m["bytes"]["floor_cold"]["pyodide_bytes"] > 1_000_000
     assert m["bytes"]["app_cold"]["pyodide_bytes"] > 1_000_000
-    assert set(b["meets"]) >= {"ready_cold_vs_floor", "repeat_vs_cold", "first_verdict_ms", "repeat_pyodide_bytes"}
+    assert b["ratios"]["first_visit_bytes_vs_before"] > 0
+    assert set(b["meets"]) >= {"ready_cold_vs_floor", "ready_repeat_vs_floor_repeat", "first_verdict_ms",
+                               "repeat_pyodide_bytes", "first_visit_bytes_vs_before"}
     assert b["runs"][0]["app"]["page_errors"] == []
 
 

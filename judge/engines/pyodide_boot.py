@@ -30,12 +30,12 @@ from pathlib import Path
 #: Where the hosts write the problem folders they judge (one folder per problem id).
 PROBLEMS_ROOT = "/home/pyodide/problems"
 
-_WARM_UP_SOURCE = "def f():\n    return 1\n"
+WARM_UP_SOURCE = "def f():\n    return 1\n"
 _WARM_UP_FILES: dict[str, str] = {
     "problem.toml": 'format = 1\nid = "warm-up"\ntitle = "Warm-up"\nsummary = "Warm-up."\norder = 0\n'
                     'difficulty = "easy"\nentry = "warm.py"\ntime_limit = 10\ntags = []\n',
     "README.md": "# Warm-up\n",
-    "starter/warm.py": _WARM_UP_SOURCE,
+    "starter/warm.py": WARM_UP_SOURCE,
     "tests/public/test_warm.py": (
         "import pytest\nimport numpy as np\nfrom judge.artifacts import timeline\nimport warm\n\n"
         "@pytest.mark.parametrize('x', [1, 2])\ndef test_f(x, record_property, capsys):\n"
@@ -65,7 +65,19 @@ def warm_up(problems_root: str = PROBLEMS_ROOT, numpy: bool = True) -> None:
     The first run pays for pytest's first start (plugin set-up, assertion rewriting, first
     imports); that cost must not land on a learner's time limit.
     """
-    folder = Path(problems_root) / "warm-up"
+    folder = write_warm_up_problem(problems_root, numpy)
+    try:
+        run(str(folder), WARM_UP_SOURCE)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def write_warm_up_problem(root: str, numpy: bool = True) -> Path:
+    """Write the warm-up problem (a tiny one) into ``root``/warm-up; return its folder.
+
+    Also used by the native engine, which warms up pytest once before it forks its children.
+    """
+    folder = Path(root) / "warm-up"
     files = dict(_WARM_UP_FILES)
     if not numpy:
         test = files["tests/public/test_warm.py"]
@@ -75,10 +87,7 @@ def warm_up(problems_root: str = PROBLEMS_ROOT, numpy: bool = True) -> None:
     for name, text in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text, encoding="utf-8")
-    try:
-        run(str(folder), _WARM_UP_SOURCE)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    return folder
 
 
 def freeze() -> None:
