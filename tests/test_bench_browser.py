@@ -170,6 +170,45 @@ def test_self_site_loads_the_compiled_files(distribution: Path, tmp_path: Path) 
     assert pyodide["lockFileURL"] in settings["precache"] and settings["httpCached"] == ["pyodide/"]
 
 
+def test_self_site_ships_a_memory_snapshot_made_once_per_inputs(distribution: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    if not dist.node_available() and not IN_CI:
+        pytest.skip("Node.js is not installed")
+    import gzip
+
+    from judge.site import pyodide_snapshot
+    from judge.site.build import build_site
+
+    site = tmp_path / "site"
+    build_site(site, pyodide="self", problems_dir=FIXTURE_PROBLEMS)
+    config = json.loads((site / "index.html").read_text().split('id="site-config">', 1)[1].split("</script>", 1)[0])
+    snapshot = config["pyodide"]["snapshot"]
+    image = site / snapshot["url"]
+    assert snapshot["url"].startswith("pyodide/judge-snapshot-") and snapshot["url"].endswith(".img.gz")
+    packed = image.read_bytes()
+    assert len(packed) == snapshot["size"] and _sha256(image) == snapshot["sha256"]
+    raw = gzip.decompress(packed)
+    assert len(raw) == snapshot["imageSize"] and hashlib.sha256(raw).hexdigest() == snapshot["imageSha256"]
+    assert snapshot["dataOffset"] is None or 0 < snapshot["dataOffset"] < len(raw)
+    # the service worker precaches it with the other immutable files (a repeat visit fetches nothing)
+    sw = (site / "sw.js").read_text()
+    settings = json.loads(sw.split("const SETTINGS = ", 1)[1].split(";\n", 1)[0])
+    assert snapshot["url"] in settings["precache"] and settings["httpCached"] == ["pyodide/"]
+    # no problem content in it: one image serves any problem set
+    reference = (FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py").read_text()
+    assert reference.encode() not in raw
+
+    # a second build with the same inputs finds it on disk: no Node.js run
+    def forbidden(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the snapshot was made again although its cache is complete")
+
+    monkeypatch.setattr(subprocess, "run", forbidden)
+    monkeypatch.setattr(pyodide_snapshot.subprocess, "run", forbidden)
+    again = tmp_path / "again"
+    build_site(again, pyodide="self", problems_dir=FIXTURE_PROBLEMS)
+    assert (again / snapshot["url"]).read_bytes() == packed
+
+
 def test_without_node_the_site_ships_the_plain_files(distribution: Path, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     from judge.site.build import build_site
@@ -182,4 +221,5 @@ def test_without_node_the_site_ships_the_plain_files(distribution: Path, tmp_pat
     assert "without compiled bytecode" in capsys.readouterr().err
     config = json.loads((site / "index.html").read_text().split('id="site-config">', 1)[1].split("</script>", 1)[0])
     assert "lockFileURL" not in config["pyodide"] and config["judge_pyc"] is None
+    assert "snapshot" not in config["pyodide"] and not list((site / "pyodide").glob("judge-snapshot-*"))
     assert not list((site / "pyodide").glob("compiled-*"))
