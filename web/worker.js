@@ -6,11 +6,13 @@
  *   page -> worker  {type: "boot", indexURL, packages, lockFileURL?, stdLibURL?, judgeZip, judgePyc?,
  *                    snapshot?: {url, sha256, imageSha256, dataOffset}, interruptBuffer?}
  *   worker -> page  {type: "progress", text}          while booting
- *                   {type: "ready", timings, mode, snapshotError}
+ *                   {type: "ready", timings, mode, imageSource, snapshotError}
  *                                                     booted (mode "snapshot": restored from the
- *                                                     memory snapshot; "plain": the long way, and
- *                                                     snapshotError says why when there was one):
- *                                                     pytest and the judge imported
+ *                                                     memory snapshot, imageSource "kept" from the
+ *                                                     image this worker kept in Cache Storage, or
+ *                                                     "site" from the site's file; "plain": the long
+ *                                                     way, and snapshotError says why when there
+ *                                                     was one): pytest and the judge imported
  *                   {type: "numpy", state: "loading" | "ready" | "failed", ms?, message?}
  *                                                     numpy, loaded in the background after a restore
  *                   {type: "boot-error", message}
@@ -58,12 +60,20 @@ async function boot(msg) {
   }
   let snapshot = null;
   if (msg.snapshot) {
-    const bytes = fetchBytes(msg.snapshot.url);
+    const kept = await keptImage(msg.snapshot.sha256, msg.snapshot.imageSize); // (a Uint8Array or null)
+    const bytes = lazy(msg.snapshot.url);
     // the wasm's data segment completes the image (see js/boot.mjs); Pyodide's own request for
     // the file comes after this one has finished, from the HTTP cache
-    const wasm = msg.snapshot.dataOffset == null ? null : fetchBytes(new URL("pyodide.asm.wasm", msg.indexURL).href);
-    for (const p of [bytes, wasm]) p?.catch(() => {});
-    snapshot = { ...msg.snapshot, bytes, wasm };
+    const wasm = msg.snapshot.dataOffset == null ? null : lazy(new URL("pyodide.asm.wasm", msg.indexURL).href);
+    if (!kept) {
+      bytes().catch(() => {});
+      wasm?.().catch(() => {});
+    }
+    snapshot = {
+      ...msg.snapshot, bytes, wasm, image: kept,
+      onImage: (image) => { setTimeout(() => keepImage(msg.snapshot.sha256, image), 0); },
+      onKeptImageFailed: () => { forgetImages().catch(() => {}); },
+    };
   }
   const { loadPyodide } = await import(new URL("pyodide.mjs", msg.indexURL).href);
   engine = await bootJudge({
@@ -73,6 +83,67 @@ async function boot(msg) {
     output: (stream, line) => { if (stream === "stderr" && /^judge:/.test(line)) console.warn(line); },
   });
   return engine;
+}
+
+// The decompressed, completed memory image is kept in the origin private file system after a
+// restore from the site's file, for the next boot (this page's spare engine, the next visit): no
+// download, sha256 check, decompression or wasm read then (most of a restore), and it is read with
+// a synchronous access handle, the fastest read a worker has. One image is kept, the current
+// build's (named after its sha256). Any failure only costs that speed.
+const IMAGE_DIR = "pp-judge-image";
+
+async function imageFolder() {
+  if (typeof navigator === "undefined" || !navigator.storage || !navigator.storage.getDirectory) return null;
+  const root = await navigator.storage.getDirectory();
+  return root.getDirectoryHandle(IMAGE_DIR, { create: true });
+}
+
+async function keptImage(sha256, size) {
+  try {
+    const folder = await imageFolder();
+    if (!folder) return null;
+    const file = await folder.getFileHandle(`${sha256}.img`);
+    const handle = await file.createSyncAccessHandle();
+    try {
+      if (handle.getSize() !== size) return null; // not (completely) written
+      const image = new Uint8Array(size);
+      return handle.read(image, { at: 0 }) === size ? image : null;
+    } finally {
+      handle.close();
+    }
+  } catch (err) {
+    return null; // none kept (or another engine is writing it)
+  }
+}
+
+async function keepImage(sha256, image) {
+  let handle = null;
+  try {
+    const folder = await imageFolder();
+    if (!folder) return;
+    for await (const name of folder.keys()) {
+      if (name !== `${sha256}.img`) await folder.removeEntry(name).catch(() => {});
+    }
+    const file = await folder.getFileHandle(`${sha256}.img`, { create: true });
+    handle = await file.createSyncAccessHandle();
+    if (handle.getSize() === image.length) return; // already kept (by the other engine)
+    handle.truncate(0);
+    if (handle.write(image, { at: 0 }) !== image.length) handle.truncate(0);
+    handle.flush();
+  } catch (err) {
+    // kept in memory for this boot only
+  } finally {
+    try {
+      handle?.close();
+    } catch (err) {
+      // closed already
+    }
+  }
+}
+
+async function forgetImages() {
+  const root = await navigator.storage.getDirectory();
+  await root.removeEntry(IMAGE_DIR, { recursive: true });
 }
 
 function loadNumpyInBackground() {
@@ -123,7 +194,8 @@ self.onmessage = async (event) => {
       post({ type: "boot-error", message: String(err && err.message || err) });
       return;
     }
-    post({ type: "ready", timings: engine.timings, mode: engine.mode, snapshotError: engine.snapshotError });
+    post({ type: "ready", timings: engine.timings, mode: engine.mode, imageSource: engine.imageSource,
+           snapshotError: engine.snapshotError });
     loadNumpyInBackground();
   } else if (msg.type === "run") {
     await run(msg);

@@ -2,9 +2,10 @@
 
 A `self` site ships a memory snapshot of Pyodide with pytest and the judge imported (see
 judge/site/pyodide_snapshot.py); the worker restores it, is ready, and loads numpy in the
-background. A run that needs numpy before then waits for it, and the page says so. When the image
-cannot be used (a changed or corrupt file, an image Pyodide refuses), the worker boots the plain
-way and the page works as before. Each case here gets its own server (origin) and browser context.
+background. A run that needs numpy before then waits for it, and the page says so. The worker
+keeps the decompressed image for the next boot; a kept image that cannot be restored is dropped
+for the site's file. When the site's image cannot be used (a changed or corrupt file, an image
+Pyodide refuses), the worker boots the plain way and the page works as before. Each case here gets its own server (origin) and browser context.
 """
 
 from __future__ import annotations
@@ -58,6 +59,43 @@ def test_the_engine_restores_the_snapshot_and_loads_numpy_in_the_background(app:
     assert _engine(app)["mode"] == "snapshot", _engine(app)
     app.page.wait_for_function("() => window.ppJudge.pool.primary.numpy === 'ready'", timeout=RUN_TIMEOUT_MS)
     assert app.page.inner_text("[data-testid=engine-status]").strip() == "Python ready"
+
+
+def test_a_reload_restores_the_image_the_worker_kept_and_a_bad_one_is_dropped(browser, site_dir: Path,
+                                                                              problems_root: Path) -> None:
+    served, context, app = _open(browser, site_dir, "pp-schedule")
+    size = _config(site_dir)["pyodide"]["snapshot"]["imageSize"]
+    try:
+        app.open("pp-schedule")
+        app.wait_ready()
+        assert app.page.evaluate("window.ppJudge.pool.primary.imageSource") == "site"
+        app.page.wait_for_function("() => window.ppJudge.pool.spare && window.ppJudge.pool.spare.state === 'ready'",
+                                   timeout=RUN_TIMEOUT_MS)
+        app.page.reload()
+        app.wait_ready()
+        assert _engine(app)["mode"] == "snapshot"
+        assert app.page.evaluate("window.ppJudge.pool.primary.imageSource") == "kept"
+        # a damaged kept image (the right size, wrong bytes): restoring it fails, the site's file is used
+        app.page.evaluate("""async (size) => {
+            const folder = await (await navigator.storage.getDirectory()).getDirectoryHandle("pp-judge-image");
+            for await (const name of folder.keys()) {
+                const writable = await (await folder.getFileHandle(name)).createWritable();
+                await writable.write(new Uint8Array(size).fill(7));
+                await writable.close();
+            }
+        }""", size)
+        app.page.reload()
+        app.wait_ready()
+        engine = _engine(app)
+        assert engine["mode"] == "snapshot" and engine["snapshotError"] is None, engine
+        assert app.page.evaluate("window.ppJudge.pool.primary.imageSource") == "site"
+        problem = load_problem(problems_root / "pp-schedule")
+        app.set_code(problem.reference_path.read_text(encoding="utf-8"))
+        assert app.run() == "passed", app.result("pp-schedule")
+        assert not app.errors, app.errors
+    finally:
+        context.close()
+        served.stop()
 
 
 def test_a_run_that_needs_numpy_waits_for_it_and_the_page_says_so(browser, site_dir: Path,

@@ -24,11 +24,15 @@ export const PROBLEMS_ROOT = "/home/pyodide/problems";
  * options: {loadPyodide, indexURL, packages, lockFileURL?, stdLibURL?,
  *           judgeZip, judgePyc?      Uint8Array, a promise of one, or a function giving either
  *                                    (only the plain boot reads them; judgePyc may be null)
- *           snapshot?               {bytes, sha256, imageSha256?, wasm?, dataOffset?, gunzip?}: the
- *                                   site's memory snapshot as shipped (gzip; bytes as judgeZip) and,
- *                                   when it was stored as a difference to pyodide.asm.wasm's data
- *                                   segment (dataOffset not null), that wasm file's bytes (as
- *                                   judgeZip); gunzip(bytes) replaces DecompressionStream
+ *           snapshot?               {bytes, sha256, imageSha256?, wasm?, dataOffset?, gunzip?, image?,
+ *                                    onImage?, onKeptImageFailed?}: the site's memory snapshot as
+ *                                   shipped (gzip; bytes as judgeZip) and, when it was stored as a
+ *                                   difference to pyodide.asm.wasm's data segment (dataOffset not
+ *                                   null), that wasm file's bytes (as judgeZip); gunzip(bytes)
+ *                                   replaces DecompressionStream. image: a complete image the host
+ *                                   kept (a promise of a Uint8Array), tried first, unchecked;
+ *                                   onImage(image) gets the image after a restore from the site's
+ *                                   file, onKeptImageFailed(error) says the kept one failed
  *           interruptBuffer?        Int32Array over shared memory: 2 (SIGINT) there interrupts Python
  *           progress?(text)         what the boot is doing, for a status line
  *           output?(stream, line)}  Pyodide's own stdout/stderr (pytest captures the tests' output)
@@ -36,19 +40,39 @@ export const PROBLEMS_ROOT = "/home/pyodide/problems";
  */
 export async function bootJudge(options) {
   let snapshotError = null;
-  if (options.snapshot) {
-    const clock = new Clock();
+  const output = options.output || (() => {});
+  const snapshot = options.snapshot;
+  if (snapshot && snapshot.image) {
+    // a complete image the host kept from an earlier restore: no download, check or decompression
     try {
-      return await restoreJudge(options, clock);
+      const engine = await restoreJudge(options, new Clock(), value(snapshot.image));
+      engine.imageSource = "kept";
+      return engine;
     } catch (err) {
-      snapshotError = String((err && err.message) || err);
-      (options.output || (() => {}))("stderr", `judge: the memory snapshot could not be restored (${snapshotError}); ` +
-                                      "starting Python the plain way");
+      output("stderr", `judge: the kept memory image could not be restored (${describe(err)}); using the site's`);
+      if (snapshot.onKeptImageFailed) snapshot.onKeptImageFailed(err);
+    }
+  }
+  if (snapshot) {
+    const clock = new Clock();
+    const image = snapshotImage(snapshot, clock);
+    try {
+      const engine = await restoreJudge(options, clock, image);
+      engine.imageSource = "site";
+      if (snapshot.onImage) snapshot.onImage(await image); // the host may keep it for the next boot
+      return engine;
+    } catch (err) {
+      snapshotError = describe(err);
+      output("stderr", `judge: the memory snapshot could not be restored (${snapshotError}); starting Python the plain way`);
     }
   }
   const engine = await bootPlain(options);
   engine.snapshotError = snapshotError;
   return engine;
+}
+
+function describe(err) {
+  return String((err && err.message) || err);
 }
 
 async function bootPlain(options) {
@@ -79,11 +103,10 @@ async function bootPlain(options) {
   return engine;
 }
 
-async function restoreJudge(options, clock) {
+async function restoreJudge(options, clock, image) {
   const progress = options.progress || (() => {});
   progress("Loading Python…");
-  const image = snapshotImage(options.snapshot, clock);
-  image.catch(() => {}); // loadPyodide awaits it; its failure is reported there
+  Promise.resolve(image).catch(() => {}); // loadPyodide awaits it; its failure is reported there
   const py = await options.loadPyodide({ ...pyodideOptions(options, []), _loadSnapshot: image });
   clock.mark("restore");
   const boot = py.pyimport("judge.engines.pyodide_boot");
@@ -302,6 +325,7 @@ export class JudgeEngine {
     this.interruptBuffer = interruptBuffer;
     this.timings = timings; // milliseconds per boot step, and total
     this.mode = mode; // "snapshot" | "plain"
+    this.imageSource = null; // after a restore: "kept" (the host's copy) or "site" (the site's file)
     this.snapshotError = null;
     this.installedWheels = new Set();
     this.signatures = new Map(); // problem folder -> signature of the files written there

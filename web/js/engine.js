@@ -70,6 +70,7 @@ class Engine {
     this.progress = "Starting Python…";
     this.timings = null;
     this.mode = null; // "snapshot" (restored from the memory snapshot) or "plain"
+    this.imageSource = null; // after a restore: "kept" (the worker's copy in Cache Storage) or "site"
     this.snapshotError = null; // why the memory snapshot was not used, when it was not
     this.numpy = null; // "loading" | "ready" | "failed" (after a restore, numpy loads in the background)
     this.bareWaiters = new Map();
@@ -102,6 +103,7 @@ class Engine {
       this.state = "ready";
       this.timings = msg.timings;
       this.mode = msg.mode;
+      this.imageSource = msg.imageSource || null;
       this.snapshotError = msg.snapshotError || null;
       this.numpy = msg.mode === "plain" ? "ready" : this.numpy;
       this.pool.engineReady(this);
