@@ -17,6 +17,7 @@
  *                                                     numpy, loaded in the background after a restore
  *                   {type: "boot-error", message}
  *   page -> worker  {type: "run", runId, problem: {id, entry, files, wheels}, source, micropip}
+ *                     (files only with the problem's first run or bare run in this worker)
  *   worker -> page  {type: "waiting", runId, text}    the run waits for numpy to finish loading
  *                   {type: "started", runId}          Python starts running the tests now
  *                   {type: "done", runId, json, interrupted, ms}
@@ -155,8 +156,19 @@ function loadNumpyInBackground() {
   );
 }
 
+// Problem files by id: the page sends them with a problem's first run in this worker only.
+const problemFiles = new Map();
+
+function withFiles(problem) {
+  if (problem.files) problemFiles.set(problem.id, problem.files);
+  const files = problem.files || problemFiles.get(problem.id);
+  if (!files) throw new Error(`no files for the problem ${problem.id}`);
+  return { ...problem, files };
+}
+
 async function run({ runId, problem, source, micropip }) {
   try {
+    problem = withFiles(problem);
     if (problem.wheels && problem.wheels.length) {
       post({ type: "progress", text: `Installing ${problem.packages.join(", ")}…` });
       const url = (path) => new URL(path, self.location.href).href;
@@ -177,6 +189,7 @@ async function run({ runId, problem, source, micropip }) {
 
 async function bare({ runId, problem, source }) {
   try {
+    problem = withFiles(problem);
     await engine.whenReady(problem.files, source);
     const dir = engine.writeProblem(problem.id, problem.files);
     post({ type: "bare-done", runId, ms: engine.barePytest(dir, source) * 1000 });

@@ -18,6 +18,7 @@ Two ways to boot, both through ``boot.mjs``:
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import importlib.machinery
@@ -25,6 +26,7 @@ import os
 import shutil
 import signal
 import sys
+import types
 from pathlib import Path
 
 #: Where the hosts write the problem folders they judge (one folder per problem id).
@@ -162,10 +164,21 @@ def after_restore(problems_root: str = PROBLEMS_ROOT) -> None:
 
 
 def prepare_numpy(problems_root: str = PROBLEMS_ROOT) -> None:
-    """After numpy's package is loaded into a restored interpreter: import it and warm it up."""
-    importlib.invalidate_caches()
-    import numpy  # noqa: F401
+    """After numpy's package is loaded into a restored interpreter: import it and warm it up.
 
+    Beyond a judge run that uses numpy, a few calls of the kinds the problems make (``numpy.random``
+    is imported on first use; the WebAssembly behind numpy's loops gets fast once it has run): a
+    numpy problem's first run would pay for them otherwise.
+    """
+    importlib.invalidate_caches()
+    import numpy as np
+    import numpy.random  # noqa: F401
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((8, 8))
+    b = np.tanh(a @ a.T) + np.outer(a[0], a[1]) + np.einsum("ij,jk->ik", a, a)
+    np.allclose(a, b), np.isclose(a, b).any(), np.array_equal(a, a), np.split(np.zeros_like(a), 2)
+    float(np.sqrt(np.abs(b)).mean() + np.max(b) + b.sum())
     warm_up(problems_root)
     freeze()
 
@@ -210,18 +223,28 @@ def run(problem_dir: str, source: str, include_secret: bool = False, signature: 
 
     # an earlier run may have changed the handler; the host's interrupt needs the default one
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*RUN_GC_THRESHOLDS)
     try:
         return judge_source_json(_problem(problem_dir, signature), source, include_secret)  # type: ignore[arg-type]
     except KeyboardInterrupt:
         return None
+    finally:
+        gc.set_threshold(*thresholds)
 
 
-def bare_pytest(problem_dir: str, source: str, include_secret: bool = False) -> float:
+#: The garbage collector's thresholds during a run: a pytest session allocates many short-lived
+#: objects, and with the default (700, 10, 10) the collections took about 5 % of a warm run.
+RUN_GC_THRESHOLDS = (20000, 20, 20)
+
+
+def bare_pytest(problem_dir: str, source: str, include_secret: bool = False, signature: str | None = None) -> float:
     """Seconds one bare ``pytest.main`` takes on the tests of a run of ``source`` (bench/browser.py).
 
     The yardstick of the judge's own runs in the same engine: the work directory the runner would
-    make, then stock pytest (its own assertion rewriting, not this module's cache) with the
-    arguments of bench/native.py's bare run. Only ``pytest.main`` is timed; nothing is checked.
+    make (from the problem as loaded for runs: ``signature`` as in :func:`run`), then stock pytest
+    (its own assertion rewriting and importing, not this module's caches) with the arguments of
+    bench/native.py's bare run. Only ``pytest.main`` is timed; nothing is checked.
     """
     import contextlib
     import io
@@ -229,16 +252,12 @@ def bare_pytest(problem_dir: str, source: str, include_secret: bool = False) -> 
     import time
 
     import pytest
-    from _pytest.assertion import rewrite
 
-    from judge.problem import load_problem
     from judge.workdir import make_workdir
 
-    problem = load_problem(problem_dir, published=True)
+    problem = _problem(problem_dir, signature)
     root = tempfile.mkdtemp(prefix="bare-run-")
-    work = make_workdir(problem, source, include_secret, root=root)
-    cached, rewrite._rewrite_test = rewrite._rewrite_test, getattr(  # noqa: SLF001
-        rewrite._rewrite_test, "_judge_original", rewrite._rewrite_test)  # noqa: SLF001
+    work = make_workdir(problem, source, include_secret, root=root)  # type: ignore[arg-type]
     for name in [n for n, m in list(sys.modules.items()) if (getattr(m, "__file__", "") or "").startswith(
             ("/tmp/bare-run-", "/tmp/judge-"))]:
         del sys.modules[name]
@@ -246,7 +265,7 @@ def bare_pytest(problem_dir: str, source: str, include_secret: bool = False) -> 
     cwd = os.getcwd()
     os.chdir(work)
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with _stock_compiles(), contextlib.redirect_stdout(io.StringIO()):
             started = time.perf_counter()
             pytest.main([str(work), "-q", "-p", "no:cacheprovider", "-c", str(work / "pytest.ini"),
                          "--rootdir", str(work)])
@@ -254,7 +273,6 @@ def bare_pytest(problem_dir: str, source: str, include_secret: bool = False) -> 
     finally:
         os.chdir(cwd)
         sys.path.remove(str(work))
-        rewrite._rewrite_test = cached  # noqa: SLF001
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -283,41 +301,87 @@ def _problem(problem_dir: str, signature: str | None) -> object:
 
 
 def _cache_assertion_rewrites() -> None:
-    """Keep pytest's assertion-rewritten test modules in memory, by their source.
+    """Keep compiled code in memory, by its source, instead of compiling it again every run.
 
-    pytest caches them as files next to the tests, which never happens here (no bytecode is written,
-    and every run has a fresh work directory), so each run parsed, rewrote and compiled the same
-    test files again. The rewritten code does not depend on where the file is (only the code
-    objects' file name does, and it is set to the new path), nor on anything else that varies
-    between runs of the judge (its pytest configuration is fixed).
+    Every run has a fresh work directory, and no bytecode is ever written here, so each run
+    compiled the same files again: the test modules pytest rewrites (pytest caches them as files
+    next to the tests) and the helper and support modules they import (``schedule_helpers.py``
+    took longer than the rest of a run's overhead together). The code does not depend on where the
+    file is: only the code objects' file name does, and it is set to the new path. Nor on anything
+    else that varies between runs of the judge (its pytest configuration is fixed). Learner modules
+    are kept too: their source changes, but a re-run of the same code is the common case.
     """
-    import hashlib
-    import types
+    import importlib.machinery
 
     from _pytest.assertion import rewrite
 
-    if getattr(rewrite._rewrite_test, "_judge_cached", False):  # noqa: SLF001
-        return
-    original = rewrite._rewrite_test  # noqa: SLF001
-    cache: dict[tuple[bytes, bool], types.CodeType] = {}
+    if getattr(rewrite._rewrite_test, "_judge_original", None) is None:  # noqa: SLF001
+        original_rewrite = rewrite._rewrite_test  # noqa: SLF001
 
-    def retarget(code: types.CodeType, filename: str) -> types.CodeType:
-        consts = tuple(retarget(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
-        return code.replace(co_filename=filename, co_consts=consts)
+        def rewrite_test(fn, config):  # type: ignore[no-untyped-def]
+            stat = os.stat(fn)
+            with open(fn, "rb") as handle:
+                source = handle.read()
+            key = ("rewrite", _digest(source), bool(config.getini("enable_assertion_pass_hook")))
+            code = _code_cache.get(key)
+            if code is None:
+                stat, code = original_rewrite(fn, config)
+                _keep_code(key, code)
+            return stat, _retarget(code, str(fn))
 
-    def rewrite_test(fn, config):  # type: ignore[no-untyped-def]
-        stat = os.stat(fn)
-        with open(fn, "rb") as handle:
-            source = handle.read()
-        key = (hashlib.sha256(source).digest(), bool(config.getini("enable_assertion_pass_hook")))
-        code = cache.get(key)
-        if code is None:
-            stat, code = original(fn, config)
-            if len(cache) >= 64:
-                cache.clear()
-            cache[key] = code
-        return stat, retarget(code, str(fn))
+        rewrite_test._judge_original = original_rewrite  # type: ignore[attr-defined]
+        rewrite._rewrite_test = rewrite_test  # noqa: SLF001
 
-    rewrite_test._judge_cached = True  # type: ignore[attr-defined]
-    rewrite_test._judge_original = original  # type: ignore[attr-defined]
-    rewrite._rewrite_test = rewrite_test  # noqa: SLF001
+    loader = importlib.machinery.SourceFileLoader
+    if getattr(loader.source_to_code, "_judge_original", None) is None:
+        original_compile = loader.source_to_code
+
+        def source_to_code(self, data, path, *, _optimize=-1):  # type: ignore[no-untyped-def]
+            key = ("source", _digest(bytes(data)), _optimize)
+            code = _code_cache.get(key)
+            if code is None:
+                code = original_compile(self, data, path, _optimize=_optimize)
+                _keep_code(key, code)
+            return _retarget(code, str(path))
+
+        source_to_code._judge_original = original_compile  # type: ignore[attr-defined]
+        loader.source_to_code = source_to_code  # type: ignore[method-assign]
+
+
+@contextlib.contextmanager
+def _stock_compiles():
+    """pytest's and importlib's own compiling, without :func:`_cache_assertion_rewrites`'s cache."""
+    import importlib.machinery
+
+    from _pytest.assertion import rewrite
+
+    loader = importlib.machinery.SourceFileLoader
+    cached_rewrite, cached_compile = rewrite._rewrite_test, loader.source_to_code  # noqa: SLF001
+    rewrite._rewrite_test = getattr(cached_rewrite, "_judge_original", cached_rewrite)  # noqa: SLF001
+    loader.source_to_code = getattr(cached_compile, "_judge_original", cached_compile)  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        rewrite._rewrite_test = cached_rewrite  # noqa: SLF001
+        loader.source_to_code = cached_compile  # type: ignore[method-assign]
+
+
+_code_cache: dict[tuple[object, ...], types.CodeType] = {}
+
+
+def _digest(data: bytes) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(data).digest()
+
+
+def _keep_code(key: tuple[object, ...], code: types.CodeType) -> None:
+    if len(_code_cache) >= 256:
+        _code_cache.clear()
+    _code_cache[key] = code
+
+
+def _retarget(code: types.CodeType, filename: str) -> types.CodeType:
+    """``code`` (and the code objects inside it) as compiled from ``filename``."""
+    consts = tuple(_retarget(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)

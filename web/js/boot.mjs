@@ -369,17 +369,23 @@ export class JudgeEngine {
     await this.loadNumpy();
   }
 
-  /** Write a problem folder; files: [{path, text} | {path, base64} | {path, bytes}]. Returns its path. */
+  /**
+   * Write a problem folder; files: [{path, text} | {path, base64} | {path, bytes}]. Returns its path.
+   * The folder is left as it is when the same files were written there last (runs never write
+   * into it: the guard confines them to their own folder).
+   */
   writeProblem(id, files) {
     const FS = this.pyodide.FS;
     const dir = `${PROBLEMS_ROOT}/${id}`;
+    const sig = signature(files);
+    if (this.signatures.get(dir) === sig && FS.analyzePath(dir).exists) return dir;
     this.removeProblem(dir);
     for (const file of files) {
       const target = `${dir}/${file.path}`;
       FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
       FS.writeFile(target, fileData(file), file.text !== undefined ? { encoding: "utf8" } : undefined);
     }
-    this.signatures.set(dir, signature(files));
+    this.signatures.set(dir, sig);
     return dir;
   }
 
@@ -410,7 +416,7 @@ export class JudgeEngine {
 
   /** Seconds one bare pytest.main takes on the tests of a run of `source` (bench/browser.py's yardstick). */
   barePytest(dir, source, includeSecret = false) {
-    return this.boot.bare_pytest(dir, source, includeSecret);
+    return this.boot.bare_pytest(dir, source, includeSecret, this.signatures.get(dir) ?? null);
   }
 
   /** Install a problem's extra pure-Python wheels (absolute URLs) with micropip, once each. */

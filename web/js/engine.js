@@ -74,6 +74,7 @@ class Engine {
     this.snapshotError = null; // why the memory snapshot was not used, when it was not
     this.numpy = null; // "loading" | "ready" | "failed" (after a restore, numpy loads in the background)
     this.bareWaiters = new Map();
+    this.sentProblems = new Set(); // problem ids whose files this worker has
     this.handlers = null; // handlers of the run in progress
     this.interrupt = early ? early.interrupt : newInterruptBuffer();
     this.shared = Boolean(this.interrupt);
@@ -147,7 +148,17 @@ class Engine {
     this.state = "busy";
     this.handlers = { runId, ...handlers };
     if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
-    this.worker.postMessage({ type: "run", runId, ...payload });
+    this.worker.postMessage({ type: "run", runId, ...this.withoutKnownFiles(payload) });
+  }
+
+  /** The worker keeps a problem's files from its first run: later messages leave them out. */
+  withoutKnownFiles(payload) {
+    const id = payload.problem.id;
+    if (!this.sentProblems.has(id)) {
+      this.sentProblems.add(id);
+      return payload;
+    }
+    return { ...payload, problem: { ...payload.problem, files: null } };
   }
 
   /** Milliseconds of one bare pytest.main on the tests of a run (bench/browser.py's yardstick). */
@@ -155,7 +166,7 @@ class Engine {
     return new Promise((resolve, reject) => {
       const runId = `bare-${++engineCounter}`;
       this.bareWaiters.set(runId, { resolve, reject });
-      this.worker.postMessage({ type: "bare", runId, ...payload });
+      this.worker.postMessage({ type: "bare", runId, ...this.withoutKnownFiles(payload) });
     });
   }
 
