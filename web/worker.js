@@ -25,6 +25,9 @@
  *                     KeyboardInterrupt escaped the runner: interrupted is then true); ms: how
  *                     long the runner took here
  *                   {type: "engine-error", runId, message}
+ *   page -> worker  {type: "prepare", problems}       every problem (with its files), prepared while
+ *                                                     idle (see prepareProblems)
+ *   worker -> page  {type: "prepared"}                done
  *   page -> worker  {type: "bare", runId, problem, source}   bench/browser.py's yardstick: time a
  *   worker -> page  {type: "bare-done", runId, ms | error}   bare pytest.main on the same tests
  *
@@ -198,6 +201,31 @@ async function bare({ runId, problem, source }) {
   }
 }
 
+// Every problem is prepared in the background once numpy has loaded (or at once after a plain
+// boot): its folder written and loaded, its tests and helpers compiled into the engine's caches, so a
+// problem's first run costs about what a re-run does. One problem per task: a run that arrives in
+// between goes first.
+let toPrepare = [];
+
+function prepareProblems({ problems }) {
+  toPrepare = problems.map(withFiles);
+  const next = () => {
+    const problem = toPrepare.shift();
+    if (!problem) {
+      post({ type: "prepared" });
+      return;
+    }
+    try {
+      engine.prepareProblem(problem.id, problem.files);
+    } catch (err) {
+      // a problem that cannot be prepared is loaded by its first run, which reports what is wrong
+    }
+    setTimeout(next, 0);
+  };
+  const start = () => setTimeout(next, 0);
+  (engine.numpy || Promise.resolve()).then(start, start);
+}
+
 self.onmessage = async (event) => {
   const msg = event.data;
   if (msg.type === "boot") {
@@ -214,5 +242,7 @@ self.onmessage = async (event) => {
     await run(msg);
   } else if (msg.type === "bare") {
     await bare(msg);
+  } else if (msg.type === "prepare") {
+    prepareProblems(msg);
   }
 };

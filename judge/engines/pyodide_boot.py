@@ -238,6 +238,32 @@ def run(problem_dir: str, source: str, include_secret: bool = False, signature: 
 RUN_GC_THRESHOLDS = (20000, 20, 20)
 
 
+def prepare_problem(problem_dir: str, signature: str | None = None) -> None:
+    """Before a problem's first run: load its folder and compile its tests and helpers into the caches.
+
+    The host calls it while the engine is idle (the learner is reading), so a first run costs about
+    what a re-run does. Compiled exactly as a run would (pytest's assertion rewriting for the test
+    files a run hands to pytest, the import system's compiling for modules they import); each kind
+    is kept by source, so whichever way a file is compiled in the run finds its code.
+    """
+    import ast
+
+    from _pytest.assertion import rewrite
+
+    problem = _problem(problem_dir, signature)
+    for path in [*problem.public_test_files, *problem.support_files]:  # type: ignore[attr-defined]
+        data = path.read_bytes()
+        name = str(path)
+        key = ("rewrite", _digest(data), False)  # the judge's pytest.ini leaves enable_assertion_pass_hook off
+        if path.parent.name == "public" and key not in _code_cache:
+            tree = ast.parse(data, filename=name)
+            rewrite.rewrite_asserts(tree, data, name, None)
+            _keep_code(key, compile(tree, name, "exec", dont_inherit=True))
+        key = ("source", _digest(data), -1)
+        if key not in _code_cache:
+            _keep_code(key, compile(data, name, "exec", dont_inherit=True, optimize=-1))
+
+
 def bare_pytest(problem_dir: str, source: str, include_secret: bool = False, signature: str | None = None) -> float:
     """Seconds one bare ``pytest.main`` takes on the tests of a run of ``source`` (bench/browser.py).
 

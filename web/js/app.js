@@ -465,6 +465,7 @@ async function start() {
   const manifest = await response.json();
   state.problems = manifest.problems;
   for (const p of state.problems) state.byId.set(p.id, p);
+  pool.prepareProblems(state.problems.map(workerProblem)); // compiled while the learner reads
   renderLists();
   window.addEventListener("hashchange", route);
   if (!location.hash) {

@@ -414,6 +414,12 @@ export class JudgeEngine {
     }
   }
 
+  /** Before a problem's first run (while idle): write its folder, load it and compile its files into the caches. */
+  prepareProblem(id, files) {
+    const dir = this.writeProblem(id, files);
+    this.boot.prepare_problem(dir, this.signatures.get(dir) ?? null);
+  }
+
   /** Seconds one bare pytest.main takes on the tests of a run of `source` (bench/browser.py's yardstick). */
   barePytest(dir, source, includeSecret = false) {
     return this.boot.bare_pytest(dir, source, includeSecret, this.signatures.get(dir) ?? null);

@@ -108,6 +108,8 @@ class Engine {
       this.snapshotError = msg.snapshotError || null;
       this.numpy = msg.mode === "plain" ? "ready" : this.numpy;
       this.pool.engineReady(this);
+    } else if (msg.type === "prepared") {
+      this.preparedAll = true;
     } else if (msg.type === "bare-done") {
       const waiter = this.bareWaiters.get(msg.runId);
       this.bareWaiters.delete(msg.runId);
@@ -159,6 +161,14 @@ class Engine {
       return payload;
     }
     return { ...payload, problem: { ...payload.problem, files: null } };
+  }
+
+  /** Send the problems to prepare, once per worker. */
+  prepare(problems) {
+    if (this.prepared) return;
+    this.prepared = true;
+    const payload = problems.map((problem) => this.withoutKnownFiles({ problem }).problem);
+    this.worker.postMessage({ type: "prepare", problems: payload });
   }
 
   /** Milliseconds of one bare pytest.main on the tests of a run (bench/browser.py's yardstick). */
@@ -227,7 +237,16 @@ export class EnginePool {
 
   changed() { this.onChange(this.status()); }
 
+  /** Every problem, for the engines to prepare while idle (each engine once, when it is ready). */
+  prepareProblems(problems) {
+    this.problemsToPrepare = problems;
+    if (this.primary && this.primary.state === "ready") this.primary.prepare(problems);
+  }
+
   engineReady(engine) {
+    // only the engine in use prepares (a spare's background work would slow the learner's runs);
+    // a spare prepares once it is promoted
+    if (this.problemsToPrepare && engine === this.primary) engine.prepare(this.problemsToPrepare);
     if (engine === this.spare && (!this.primary || this.primary.state === "dead")) this.promote();
     if (engine === this.primary) {
       if (!this.firstReadyAt) {
