@@ -48,12 +48,13 @@ def measure(problems_dir: Path, repeats: int) -> dict:
         raise SystemExit(f"cannot benchmark: {errors or 'no problems'}")
     scratch = Path(tempfile.mkdtemp(prefix="bench-native-"))
     try:
-        workdirs = [str(make_workdir(p, p.reference_path.read_text(), include_secret=True, root=scratch))
+        references = {p.id: p.path / "reference" / p.entry for p in problems}  # check requires them
+        workdirs = [str(make_workdir(p, references[p.id].read_text(), include_secret=True, root=scratch))
                     for p in problems]
         practice = scratch / "practice"
         for problem in problems:
             (practice / problem.id).mkdir(parents=True)
-            shutil.copy(problem.reference_path, practice / problem.id / problem.entry)
+            shutil.copy(references[problem.id], practice / problem.id / problem.entry)
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
                    PYTHONDONTWRITEBYTECODE="1", NO_COLOR="1")
         bare_times, judge_times, serial_times = [], [], []
@@ -68,7 +69,7 @@ def measure(problems_dir: Path, repeats: int) -> dict:
             "bare_pytest_s": bare_times, "judge_s": judge_times, "judge_serial_s": serial_times,
             "median_ratio": statistics.median(j / b for j, b in zip(judge_times, bare_times)),
             "median_ratio_serial": statistics.median(j / b for j, b in zip(serial_times, bare_times)),
-            "target_ratio": 1.25}
+            "target_ratio": 1.0, "target_ratio_serial": 1.3}
 
 
 def _timed(command: list[str], env: dict) -> float:
@@ -85,9 +86,10 @@ def print_table(data: dict) -> None:
     print(f"  {'run':>4} {'bare pytest':>12} {'judge (-j auto)':>16} {'ratio':>6} {'judge -j 1':>11} {'ratio':>6}")
     for i, (b, j, s) in enumerate(zip(data["bare_pytest_s"], data["judge_s"], data["judge_serial_s"]), 1):
         print(f"  {i:>4} {b:>11.2f}s {j:>15.2f}s {j / b:>6.2f} {s:>10.2f}s {s / b:>6.2f}")
-    for key, label in (("median_ratio", f"judge (-j {data['cpus']}, the default)"), ("median_ratio_serial", "judge -j 1")):
-        verdict = "meets" if data[key] <= data["target_ratio"] else "misses"
-        print(f"  median ratio {label} / bare pytest: {data[key]:.2f} ({verdict} the target <= {data['target_ratio']})")
+    for key, target, label in (("median_ratio", "target_ratio", f"judge (-j {data['cpus']}, the default)"),
+                               ("median_ratio_serial", "target_ratio_serial", "judge -j 1")):
+        verdict = "meets" if data[key] <= data[target] else "misses"
+        print(f"  median ratio {label} / bare pytest: {data[key]:.2f} ({verdict} the target <= {data[target]})")
 
 
 def main(argv: list[str] | None = None) -> int:

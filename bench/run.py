@@ -1,16 +1,18 @@
 """Run every benchmark (native and browser) and print one table: ``python -m bench.run``.
 
 - native (:mod:`bench.native`): ``python -m judge`` over every problem's reference against bare
-  pytest over the same tests in one process, cold processes, median ratio (target <= 1.25);
+  pytest over the same tests in one process, cold processes, median ratios (default ``-j``
+  <= 1.0, ``-j 1`` <= 1.3);
 - browser (:mod:`bench.browser`): the web app against a bare Pyodide page that loads the same
-  files, cold and on a repeat visit, first verdicts, warm re-runs, bytes.
+  files, cold and on a repeat visit, first verdicts, warm re-runs against bare ``pytest.main`` in
+  the same engine, bytes, and the same app without its memory snapshot.
 
 The figures go to ``bench/results/latest.json`` (or ``--json FILE``) with the machine they came
 from (CPU count, load average before and after). Ratios are taken within one run; absolute times
 on a shared machine are noisy.
 
     python -m bench.run [--problems DIR] [--native-repeats N] [--browser-repeats N] [--reruns N]
-                        [--only ID ...] [--skip-native] [--skip-browser] [--no-plain] [--json FILE]
+                        [--only ID ...] [--skip-native] [--skip-browser] [--no-before] [--json FILE]
 """
 
 from __future__ import annotations
@@ -47,8 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", help="browser: only these problem ids")
     parser.add_argument("--skip-native", action="store_true")
     parser.add_argument("--skip-browser", action="store_true")
-    parser.add_argument("--no-plain", action="store_true",
-                        help="browser: skip the same-run comparison with the app on plain Pyodide files")
+    parser.add_argument("--no-before", "--no-plain", dest="no_before", action="store_true",
+                        help="browser: skip the same-run comparison with the app without the memory snapshot")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     args = parser.parse_args(argv)
 
@@ -61,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         progress(f"browser: {args.browser_repeats} repeats (a cold boot takes a few seconds each)...")
         try:
             data["browser"] = browser.measure(args.problems, args.browser_repeats, args.reruns, args.only,
-                                              log=progress, plain=not args.no_plain)
+                                              log=progress, before=not args.no_before)
         except browser.BenchError as exc:
             print(f"bench.run: browser benchmark failed: {exc}", file=sys.stderr)
             return 2
@@ -85,6 +87,7 @@ def summary_line(data: dict[str, Any]) -> str:
     meets: dict[str, bool] = {}
     if "native" in data:
         meets["native"] = data["native"]["median_ratio"] <= data["native"]["target_ratio"]
+        meets["native_serial"] = data["native"]["median_ratio_serial"] <= data["native"]["target_ratio_serial"]
     if "browser" in data:
         meets.update({f"browser.{k}": v for k, v in data["browser"]["meets"].items()})
     missed = [k for k, ok in meets.items() if not ok]

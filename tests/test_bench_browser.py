@@ -45,25 +45,33 @@ def test_bench_run_measures_native_and_browser_on_a_tiny_case(tmp_path: Path) ->
         cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     for line in ("Machine:", "median ratio", "floor: imported numpy+pytest, cold", "app: engine ready, cold",
-                 "app: engine ready, repeat", "fx-add", "app, repeat visit", "Targets:"):
+                 "app: engine ready, repeat", "before (no snapshot): ready cold", "fx-add", "app, repeat visit",
+                 "first-visit bytes / before", "Targets:"):
         assert line in result.stdout, f"{line!r} missing from:\n{result.stdout}"
 
     data = json.loads(out.read_text())
     assert data["machine"]["nproc"] >= 1
-    assert data["native"]["problems"] == 1
+    assert data["native"]["problems"] == 1 and data["native"]["median_ratio_serial"] > 0
     b = data["browser"]
     assert b["problems"] == ["fx-add"] and b["repeats"] == 1 and len(b["runs"]) == 1
+    assert b["modes"] == ["snapshot"]  # the engine restored the site's memory snapshot, cold and on the repeat visit
     m = b["median"]
     for key in ("floor_cold_ms", "floor_repeat_ms", "app_cold_ready_ms", "app_repeat_ready_ms",
-                "verdict_at_ready_repeat_ms"):
+                "before_cold_ready_ms", "before_repeat_ready_ms"):
         assert m[key] > 0, key
+    assert m["verdict_at_ready_repeat_ms"]["fx-add"] > 0
     assert m["first_verdict_ms"]["fx-add"] > 0 and m["rerun_median_ms"]["fx-add"] > 0
-    for visit in ("floor_cold", "floor_repeat", "app_cold", "app_repeat"):
+    # the yardstick of warm re-runs: bare pytest.main on the same tests in the same engine
+    assert m["bare_pytest_rerun_ms"]["fx-add"] > 0 and m["bare_pytest_inside_ms"]["fx-add"] > 0
+    assert m["rerun_vs_bare_pytest"]["fx-add"] > 0 and m["rerun_engine_ms"]["fx-add"] > 0
+    for visit in ("floor_cold", "floor_repeat", "app_cold", "app_repeat", "before_cold", "before_repeat"):
         assert set(m["bytes"][visit]) >= {"bytes", "gzip_bytes", "pyodide_bytes", "requests"}
     # a first visit downloads Pyodide (the server saw it); both pages loaded it from the same site
     assert m["bytes"]["floor_cold"]["pyodide_bytes"] > 1_000_000
     assert m["bytes"]["app_cold"]["pyodide_bytes"] > 1_000_000
-    assert set(b["meets"]) >= {"ready_cold_vs_floor", "repeat_vs_cold", "first_verdict_ms", "repeat_pyodide_bytes"}
+    assert b["ratios"]["first_visit_bytes_vs_before"] > 0
+    assert set(b["meets"]) >= {"ready_cold_vs_floor", "ready_repeat_vs_floor_repeat", "first_verdict_ms",
+                               "repeat_pyodide_bytes", "first_visit_bytes_vs_before"}
     assert b["runs"][0]["app"]["page_errors"] == []
 
 
@@ -162,6 +170,45 @@ def test_self_site_loads_the_compiled_files(distribution: Path, tmp_path: Path) 
     assert pyodide["lockFileURL"] in settings["precache"] and settings["httpCached"] == ["pyodide/"]
 
 
+def test_self_site_ships_a_memory_snapshot_made_once_per_inputs(distribution: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    if not dist.node_available() and not IN_CI:
+        pytest.skip("Node.js is not installed")
+    import gzip
+
+    from judge.commands.site import pyodide_snapshot
+    from judge.commands.site.build import build_site
+
+    site = tmp_path / "site"
+    build_site(site, pyodide="self", problems_dir=FIXTURE_PROBLEMS)
+    config = json.loads((site / "index.html").read_text().split('id="site-config">', 1)[1].split("</script>", 1)[0])
+    snapshot = config["pyodide"]["snapshot"]
+    image = site / snapshot["url"]
+    assert snapshot["url"].startswith("pyodide/judge-snapshot-") and snapshot["url"].endswith(".img.gz")
+    packed = image.read_bytes()
+    assert len(packed) == snapshot["size"] and _sha256(image) == snapshot["sha256"]
+    raw = gzip.decompress(packed)
+    assert len(raw) == snapshot["imageSize"] and hashlib.sha256(raw).hexdigest() == snapshot["imageSha256"]
+    assert snapshot["dataOffset"] is None or 0 < snapshot["dataOffset"] < len(raw)
+    # the service worker precaches it with the other immutable files (a repeat visit fetches nothing)
+    sw = (site / "sw.js").read_text()
+    settings = json.loads(sw.split("const SETTINGS = ", 1)[1].split(";\n", 1)[0])
+    assert snapshot["url"] in settings["precache"] and settings["httpCached"] == ["pyodide/"]
+    # no problem content in it: one image serves any problem set
+    reference = (FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py").read_text()
+    assert reference.encode() not in raw
+
+    # a second build with the same inputs finds it on disk: no Node.js run
+    def forbidden(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the snapshot was made again although its cache is complete")
+
+    monkeypatch.setattr(subprocess, "run", forbidden)
+    monkeypatch.setattr(pyodide_snapshot.subprocess, "run", forbidden)
+    again = tmp_path / "again"
+    build_site(again, pyodide="self", problems_dir=FIXTURE_PROBLEMS)
+    assert (again / snapshot["url"]).read_bytes() == packed
+
+
 def test_without_node_the_site_ships_the_plain_files(distribution: Path, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     from judge.commands.site.build import build_site
@@ -174,4 +221,5 @@ def test_without_node_the_site_ships_the_plain_files(distribution: Path, tmp_pat
     assert "without compiled bytecode" in capsys.readouterr().err
     config = json.loads((site / "index.html").read_text().split('id="site-config">', 1)[1].split("</script>", 1)[0])
     assert "lockFileURL" not in config["pyodide"] and config["judge_pyc"] is None
+    assert "snapshot" not in config["pyodide"] and not list((site / "pyodide").glob("judge-snapshot-*"))
     assert not list((site / "pyodide").glob("compiled-*"))

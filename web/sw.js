@@ -18,25 +18,41 @@ const SCOPE = new URL("./", self.location.href).pathname;
 // reuses its compiled WebAssembly (pyodide.asm.wasm) from the first repeat visit on, which it does
 // not do for a response served from Cache Storage, nor for one passed through this worker
 // (bench/browser.py measured both: the first repeat visit was about a second slower). Whether the
-// HTTP cache holds them is checked at every page load (`only-if-cached` requests, no network); until
-// that check passed, offline, or when it failed (an evicted file, a private window's small cache),
-// they come from this worker's cache like every other file.
+// HTTP cache holds them is checked at every page load (`only-if-cached` requests, no network). The
+// last answer is kept (in this build's cache, so it survives this worker being stopped) and used
+// while the next check runs: the engine's worker asks for Pyodide's files a few milliseconds after
+// the page loads, before a check could finish, and the files it got from this worker's cache then
+// were slower to read and their WebAssembly was compiled again. Until a check passed, offline, or
+// when one failed (an evicted file, a private window's small cache), they come from this worker's
+// cache like every other file.
 const HTTP_CACHED = (SETTINGS.httpCached || []).map((folder) => SCOPE + folder);
 const HTTP_CACHED_URLS = SETTINGS.precache.filter((u) => (SETTINGS.httpCached || []).some((f) => u.startsWith(f)));
+const HOLDS_KEY = new URL("__http-cache-holds", self.location.href).href; // never a real file
 let httpCacheHolds = false;
+const lastAnswer = caches.open(CACHE).then((cache) => cache.match(HOLDS_KEY))
+  .then((found) => { if (found) httpCacheHolds = true; }, () => {});
 
 async function checkHttpCache() {
-  httpCacheHolds = false;
   if (!HTTP_CACHED_URLS.length) return;
+  let holds = false;
   try {
     const found = await Promise.all(HTTP_CACHED_URLS.map(async (url) => {
       const response = await fetch(url, { cache: "only-if-cached", mode: "same-origin" });
       if (response.body) response.body.cancel().catch(() => {});
       return response.ok;
     }));
-    httpCacheHolds = found.every(Boolean);
+    holds = found.every(Boolean);
   } catch (err) {
-    httpCacheHolds = false;
+    holds = false;
+  }
+  await lastAnswer;
+  httpCacheHolds = holds;
+  try {
+    const cache = await caches.open(CACHE);
+    if (holds) await cache.put(HOLDS_KEY, new Response("1"));
+    else await cache.delete(HOLDS_KEY);
+  } catch (err) {
+    // the answer is kept in memory only
   }
 }
 
@@ -67,6 +83,7 @@ self.addEventListener("activate", (event) => {
       if (key.startsWith("pp-judge-") && key !== CACHE && key !== RUNTIME) await caches.delete(key);
     }
     await self.clients.claim();
+    await checkHttpCache(); // so that the next visit already knows
   })());
 });
 

@@ -14,8 +14,9 @@ check), and walking the garbage collector's objects (``gc.get_objects``, ``get_r
 :mod:`judge.core.integrity` voids the verdict. Reading files is allowed. Both engines use it: the
 native child activates it for its whole (short) life, after pytest and numpy are imported and
 before any learner code runs; the browser engine activates it around each run
-(:func:`judge.core.runner.judge_source_json`), so both give the same verdict. Audit hooks cannot be removed, so an inactive guard lets everything through; it is
-never activated in an ordinary in-process run (such as the project's own tests).
+(:func:`judge.core.runner.judge_source_json`), so both give the same verdict. Audit hooks cannot be
+removed, so an inactive guard lets everything through; it is never activated in an ordinary
+in-process run (such as the project's own tests).
 
 This is defence in depth for honest mistakes and casual tampering, not a security sandbox: code
 in the same process can always find a way around it. Grading that must resist a determined

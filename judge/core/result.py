@@ -8,7 +8,7 @@ field meanings are documented in ``docs/result.md``.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 SCHEMA_VERSION = 1
@@ -77,7 +77,10 @@ class Result:
         return {key: data[key] for key in _FIELD_ORDER}
 
     def to_json(self, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        # the JSON of to_dict(), without its deep copy of every test's artifacts (a run's largest part)
+        data = {name: getattr(self, name) for name in _RESULT_FIELDS}
+        data.update(tests=[_test_json(t) for t in self.tests], passed=self.passed, total=self.total, score=self.score)
+        return json.dumps({key: data[key] for key in _FIELD_ORDER}, indent=indent, ensure_ascii=False)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:
@@ -112,6 +115,18 @@ class Result:
 
 _FIELD_ORDER = ("schema_version", "problem", "status", "score", "points", "max_points", "passed", "total",
                 "message", "duration", "tests")
+
+
+_RESULT_FIELDS = tuple(f.name for f in fields(Result))
+_TEST_FIELDS = tuple(f.name for f in fields(TestResult))
+_FRAME_FIELDS = tuple(f.name for f in fields(Frame))
+
+
+def _test_json(test: TestResult) -> dict[str, Any]:
+    """``asdict(test)`` for JSON: the same keys and values, the values not copied."""
+    data = {name: getattr(test, name) for name in _TEST_FIELDS}
+    data["traceback"] = [{name: getattr(frame, name) for name in _FRAME_FIELDS} for frame in test.traceback]
+    return data
 
 
 def _test_from_dict(data: dict[str, Any], status: str) -> TestResult:

@@ -14,6 +14,7 @@ Two ways to start the child, same child code (:mod:`judge.engines.native_child`)
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -181,15 +182,43 @@ _CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_
 
 
 def _preload() -> None:
-    """Import once in the parent what every child needs, so forks start warm."""
+    """Import once in the parent what every child needs, and warm pytest up, so forks start warm."""
     os.environ.update({k: v for k, v in _CHILD_ENV.items() if k.endswith("_THREADS")})
     import numpy  # noqa: F401
+    import numpy.random  # noqa: F401  (numpy imports it on first use, in every child otherwise)
     import pytest  # noqa: F401
 
     from ..core import guard, integrity, runner  # noqa: F401
     from . import native_child  # noqa: F401
 
     integrity.prime()  # children inherit the snapshot of the loaded modules and only re-check it
+
+    if not _warmed_up:
+        _warmed_up.append(True)
+        _warm_up()
+
+
+_warmed_up: list[bool] = []
+
+
+def _warm_up() -> None:
+    """One throw-away run of a tiny problem in this process, before the first fork.
+
+    A child's first ``pytest.main`` otherwise pays for what pytest sets up and imports on its first
+    run (plugins, the assertion rewriter, numpy and pytest helpers used by the tests); a child
+    inherits all that when it was done here once. No learner code runs here.
+    """
+    from ..core import runner
+    from .pyodide_boot import WARM_UP_SOURCE, write_warm_up_problem
+
+    root = tempfile.mkdtemp(prefix="judge-warm-up-")
+    try:
+        with open(os.devnull, "w") as devnull, contextlib.redirect_stderr(devnull):
+            runner.judge_source(write_warm_up_problem(root), WARM_UP_SOURCE, workdir=root)
+    except Exception:  # noqa: BLE001 - a warm-up that fails only costs speed
+        pass
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _redirect_output(root: str) -> None:
@@ -206,8 +235,8 @@ def _poll(running: dict[int, tuple[int, _Running]]) -> list[int]:
     open_channels = [run.channel for run in runs if run.channel >= 0]
     wait = max(0.0, min(run.deadline for run in runs) - time.monotonic())
     ready = select.select(open_channels, [], [], min(wait, 0.05))[0] if open_channels else []
-    if not open_channels:
-        time.sleep(min(wait, 0.01))
+    if not open_channels:  # reports read: the children are exiting, reap them promptly
+        time.sleep(min(wait, 0.002))
     for run in runs:
         if run.channel in ready:
             chunk = os.read(run.channel, 1 << 16)

@@ -98,12 +98,14 @@ def run_in_pyodide(jobs: list[Job], *, dist: Path | None = None, site: Path | No
 
 
 def run_harness(jobs: list[Job], *, dist: Path | None = None, site: Path | None = None, verbose: bool = False,
-                timeout: float | None = None) -> HarnessRun:
+                timeout: float | None = None, plain: bool = False) -> HarnessRun:
     """Like :func:`run_in_pyodide`, also returning the harness's records and boot timings.
 
     ``site`` is a site built with ``judge build --pyodide self`` to boot from; by default an
     engine-only site is built from this judge into a temporary folder (``dist`` is the cache folder
-    of the Pyodide distribution, as in :func:`judge.commands.site.pyodide_dist.ensure_distribution`).
+    of the Pyodide distribution, as in :func:`judge.commands.site.pyodide_dist.ensure_distribution`). The
+    harness restores the site's memory snapshot as the browser does; ``plain`` boots without it
+    (the browser's fallback).
     """
     if not jobs:
         return HarnessRun(results=[], records=[])
@@ -112,7 +114,7 @@ def run_harness(jobs: list[Job], *, dist: Path | None = None, site: Path | None 
         timeout = BOOT_ALLOWANCE + sum(j.limit + GRACE + 5 for j in jobs)
     with tempfile.TemporaryDirectory(prefix="pp-judge-parity-") as tmp:
         site_dir = Path(site) if site is not None else _engine_site(Path(tmp) / "site", dist)
-        log, code, lines = _call_harness(node, site_dir, jobs, Path(tmp), verbose, timeout)
+        log, code, lines = _call_harness(node, site_dir, jobs, Path(tmp), verbose, timeout, plain)
     records = [json.loads(line) for line in lines if line.strip()]
     by_index = {r["index"]: r for r in records if r.get("kind") == "job"}
     boots = [r for r in records if r.get("kind") == "boot"]
@@ -155,7 +157,7 @@ def _engine_site(folder: Path, dist: Path | None) -> Path:
 
 
 def _call_harness(node: str, site: Path, jobs: list[Job], tmp: Path, verbose: bool,
-                  timeout: float) -> tuple[str, int | None, list[str]]:
+                  timeout: float, plain: bool = False) -> tuple[str, int | None, list[str]]:
     """Run ``run_jobs.mjs``; its log, exit status (None: killed at ``timeout``) and JSON lines."""
     jobs_file, out_file = tmp / "jobs.json", tmp / "results.jsonl"
     payload = [{"problem_dir": str(Path(j.problem.path).resolve()), "source": j.code(),
@@ -166,6 +168,8 @@ def _call_harness(node: str, site: Path, jobs: list[Job], tmp: Path, verbose: bo
            "--grace", str(GRACE)]
     if verbose:
         cmd.append("--verbose")
+    if plain:
+        cmd.append("--plain")
     try:
         proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True, errors="replace", timeout=timeout)

@@ -9,6 +9,7 @@ give exactly what :func:`judge.engines.unfinished.unfinished_result` gives.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from judge.engines import Job
 from judge.engines import pyodide as parity
 from judge.engines.unfinished import REASONS, fill, templates, unfinished_result
 from tests.conftest import FIXTURE_PROBLEMS, ROOT, folder_job
@@ -76,19 +78,61 @@ def test_javascript_fills_the_templates_like_python(tmp_path: Path) -> None:
         assert got == unfinished_result(problem, reason, seconds, detail).to_dict(), (reason, seconds)
 
 
-@needs_node
-def test_the_harness_boots_from_a_built_site(tmp_path: Path) -> None:
+NUMPY_ADDER = "import numpy as np\n\n\ndef add(a, b):\n    return int(np.add(a, b))\n"
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory) -> Path:
     from judge.commands.site.build import build_site
 
-    site = tmp_path / "site"
+    site = tmp_path_factory.mktemp("boot") / "site"
     build_site(site, pyodide="self", problems_dir=FIXTURE_PROBLEMS)
-    config = _site_config(site)
-    assert config["judge_pyc"] and "compiled-" in config["pyodide"]["lockFileURL"]  # what the browser loads
+    return site
+
+
+def _jobs() -> list[Job]:
     problem = FIXTURE_PROBLEMS / "fx-add"
     source = (problem / "reference" / "adder.py").read_text(encoding="utf-8")
-    run = parity.run_harness([folder_job(problem, source, include_secret=True, label="reference")], site=site)
-    assert run.results[0]["status"] == "passed", run.results[0]
-    assert set(run.boots[0]["timings"]) >= {"loadPyodide", "imports", "warmup", "total"}
+    return [folder_job(problem, source, include_secret=True, label="reference"),
+            folder_job(problem, NUMPY_ADDER, include_secret=True, label="numpy")]
+
+
+def _verdicts(run: parity.HarnessRun) -> list[dict]:
+    return [parity.normalise(r, p.problem.path) for r, p in zip(run.results, _jobs())]
+
+
+@needs_node
+def test_the_harness_boots_from_a_built_site(built_site: Path) -> None:
+    config = _site_config(built_site)
+    assert config["judge_pyc"] and "compiled-" in config["pyodide"]["lockFileURL"]  # what the browser loads
+    snapshot = config["pyodide"]["snapshot"]
+    image = built_site / snapshot["url"]
+    assert image.read_bytes()[:2] == b"\x1f\x8b" and hashlib.sha256(image.read_bytes()).hexdigest() == snapshot["sha256"]
+    run = parity.run_harness(_jobs(), site=built_site)
+    assert [r["status"] for r in run.results] == ["passed", "passed"], run.results
+    timings = run.boots[0]["timings"]
+    assert timings["mode"] == "snapshot" and timings["snapshotError"] is None, timings
+    assert set(timings) >= {"restore", "afterRestore", "total"}
+    # the browser's fallback, the plain boot, gives the same verdicts
+    plain = parity.run_harness(_jobs(), site=built_site, plain=True)
+    assert plain.boots[0]["timings"]["mode"] == "plain"
+    assert set(plain.boots[0]["timings"]) >= {"loadPyodide", "imports", "warmup", "total"}
+    assert _verdicts(plain) == _verdicts(run)
+
+
+@needs_node
+def test_a_corrupt_snapshot_is_not_restored_and_the_engine_boots_the_plain_way(built_site: Path,
+                                                                               tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    image = site / _site_config(site)["pyodide"]["snapshot"]["url"]
+    data = bytearray(image.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    image.write_bytes(bytes(data))
+    run = parity.run_harness(_jobs(), site=site)
+    timings = run.boots[0]["timings"]
+    assert timings["mode"] == "plain" and "sha256" in timings["snapshotError"], timings
+    assert [r["status"] for r in run.results] == ["passed", "passed"], run.results
 
 
 def _site_config(site: Path) -> dict:

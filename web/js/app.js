@@ -42,7 +42,7 @@ const state = {
 };
 
 // Exposed for the end-to-end tests and for measuring (boot and first-verdict times).
-const metrics = { pageStart: performance.timeOrigin, bootMs: null, firstVerdictMs: null };
+const metrics = { pageStart: performance.timeOrigin, bootMs: null, firstVerdictMs: null, lastRunEngineMs: null };
 window.ppJudge = { state, metrics, config };
 
 // ------------------------------------------------------------------------------------------
@@ -263,6 +263,7 @@ $("toggle-nav").addEventListener("click", () => {
 function workerProblem(p) {
   return { id: p.id, entry: p.entry, files: p.files, wheels: p.wheels, packages: p.packages };
 }
+window.ppJudge.workerProblem = workerProblem; // for bench/browser.py (pool.barePytest)
 
 function unfinished(problem, reason, seconds = 0, detail = "") {
   // Python's Result for a run that gave none (judge.engines.unfinished, rendered by the build)
@@ -286,9 +287,18 @@ async function run() {
   ui.testList.replaceChildren();
   ui.run.disabled = true;
   ui.stop.disabled = false;
-  const outcome = await pool.run(workerProblem(problem), source, problem.time_limit);
+  const outcome = await pool.run(workerProblem(problem), source, problem.time_limit, (text) => {
+    // numpy loads after a restore from the memory snapshot: this run needs it and says so
+    const summary = ui.summary.querySelector(".summary-text");
+    if (summary && ui.summary.dataset.run === String(state.runs)) {
+      summary.textContent = `${text.replace(/…$/, "")}, then running the tests…`;
+      ui.summary.dataset.waiting = "numpy";
+    }
+  });
+  delete ui.summary.dataset.waiting;
   let result;
   if (outcome.kind === "result") {
+    metrics.lastRunEngineMs = outcome.engineMs; // the runner's own time in the worker
     try {
       result = JSON.parse(outcome.json);
     } catch (err) {
@@ -455,6 +465,7 @@ async function start() {
   const manifest = await response.json();
   state.problems = manifest.problems;
   for (const p of state.problems) state.byId.set(p.id, p);
+  pool.prepareProblems(state.problems.map(workerProblem)); // compiled while the learner reads
   renderLists();
   window.addEventListener("hashchange", route);
   if (!location.hash) {

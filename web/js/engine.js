@@ -15,7 +15,7 @@ let engineCounter = 0;
 /** A new worker, told to boot at once. */
 function startWorker(config, id, interrupt) {
   const worker = new Worker("worker.js", { name: `judge-engine-${id}`, type: "module" });
-  const { indexURL, packages, lockFileURL, stdLibURL } = config.pyodide;
+  const { indexURL, packages, lockFileURL, stdLibURL, snapshot } = config.pyodide;
   const url = (path) => (path ? new URL(path, location.href).href : null);
   worker.postMessage({
     type: "boot",
@@ -26,6 +26,8 @@ function startWorker(config, id, interrupt) {
     stdLibURL: url(stdLibURL),
     judgeZip: url(config.judge_zip),
     judgePyc: url(config.judge_pyc),
+    // and the memory snapshot the worker restores instead of booting (js/boot.mjs)
+    snapshot: snapshot ? { ...snapshot, url: url(snapshot.url) } : null,
     interruptBuffer: interrupt,
   });
   return worker;
@@ -80,6 +82,12 @@ class Engine {
     this.state = "booting"; // booting | ready | busy | dead
     this.progress = "Starting Python…";
     this.timings = null;
+    this.mode = null; // "snapshot" (restored from the memory snapshot) or "plain"
+    this.imageSource = null; // after a restore: "kept" (the worker's copy in Cache Storage) or "site"
+    this.snapshotError = null; // why the memory snapshot was not used, when it was not
+    this.numpy = null; // "loading" | "ready" | "failed" (after a restore, numpy loads in the background)
+    this.bareWaiters = new Map();
+    this.sentProblems = new Set(); // problem ids whose files this worker has
     this.handlers = null; // handlers of the run in progress
     this.interrupt = early ? early.interrupt : newInterruptBuffer();
     this.shared = Boolean(this.interrupt);
@@ -108,13 +116,30 @@ class Engine {
     } else if (msg.type === "ready") {
       this.state = "ready";
       this.timings = msg.timings;
+      this.mode = msg.mode;
+      this.imageSource = msg.imageSource || null;
+      this.snapshotError = msg.snapshotError || null;
+      this.numpy = msg.mode === "plain" ? "ready" : this.numpy;
       this.pool.engineReady(this);
+    } else if (msg.type === "prepared") {
+      this.preparedAll = true;
+    } else if (msg.type === "bare-done") {
+      const waiter = this.bareWaiters.get(msg.runId);
+      this.bareWaiters.delete(msg.runId);
+      if (waiter && msg.error) waiter.reject(new Error(msg.error));
+      else if (waiter) waiter.resolve(msg.ms);
+    } else if (msg.type === "numpy") {
+      this.numpy = msg.state;
+      if (msg.state === "ready") this.numpyMs = msg.ms;
+      this.pool.changed();
     } else if (msg.type === "boot-error") {
       this.bootError = msg.message;
       this.fail(`Python could not start: ${msg.message}`);
     } else if (this.handlers && msg.runId === this.handlers.runId) {
       const h = this.handlers;
-      if (msg.type === "started") {
+      if (msg.type === "waiting") {
+        if (h.waiting) h.waiting(msg.text);
+      } else if (msg.type === "started") {
         h.running = true;
         h.started();
       } else if (msg.type === "engine-error") {
@@ -147,7 +172,34 @@ class Engine {
     this.state = "busy";
     this.handlers = { runId, ...handlers };
     if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
-    this.worker.postMessage({ type: "run", runId, ...payload });
+    this.worker.postMessage({ type: "run", runId, ...this.withoutKnownFiles(payload) });
+  }
+
+  /** The worker keeps a problem's files from its first run: later messages leave them out. */
+  withoutKnownFiles(payload) {
+    const id = payload.problem.id;
+    if (!this.sentProblems.has(id)) {
+      this.sentProblems.add(id);
+      return payload;
+    }
+    return { ...payload, problem: { ...payload.problem, files: null } };
+  }
+
+  /** Send the problems to prepare, once per worker. */
+  prepare(problems) {
+    if (this.prepared) return;
+    this.prepared = true;
+    const payload = problems.map((problem) => this.withoutKnownFiles({ problem }).problem);
+    this.worker.postMessage({ type: "prepare", problems: payload });
+  }
+
+  /** Milliseconds of one bare pytest.main on the tests of a run (bench/browser.py's yardstick). */
+  bare(payload) {
+    return new Promise((resolve, reject) => {
+      const runId = `bare-${++engineCounter}`;
+      this.bareWaiters.set(runId, { resolve, reject });
+      this.worker.postMessage({ type: "bare", runId, ...this.withoutKnownFiles(payload) });
+    });
   }
 
   requestInterrupt() {
@@ -197,7 +249,9 @@ export class EnginePool {
   status() {
     const p = this.primary;
     if (this.current) return { state: "running", text: this.current.aborting ? "Stopping…" : "Running tests…" };
-    if (p && p.state === "ready") return { state: "ready", text: "Python ready" };
+    if (p && p.state === "ready") {
+      return { state: "ready", text: p.numpy === "loading" ? "Python ready (numpy is loading)" : "Python ready" };
+    }
     if (p && p.state === "busy") return { state: "running", text: "Finishing the previous run…" };
     if (this.lastError && (!p || p.state === "dead")) return { state: "booting", text: this.lastError, error: true };
     return { state: "booting", text: p ? p.progress : "Starting Python…" };
@@ -205,7 +259,16 @@ export class EnginePool {
 
   changed() { this.onChange(this.status()); }
 
+  /** Every problem, for the engines to prepare while idle (each engine once, when it is ready). */
+  prepareProblems(problems) {
+    this.problemsToPrepare = problems;
+    if (this.primary && this.primary.state === "ready") this.primary.prepare(problems);
+  }
+
   engineReady(engine) {
+    // only the engine in use prepares (a spare's background work would slow the learner's runs);
+    // a spare prepares once it is promoted
+    if (this.problemsToPrepare && engine === this.primary) engine.prepare(this.problemsToPrepare);
     if (engine === this.spare && (!this.primary || this.primary.state === "dead")) this.promote();
     if (engine === this.primary) {
       if (!this.firstReadyAt) {
@@ -272,8 +335,9 @@ export class EnginePool {
    *   {kind: "stopped", seconds}        the learner pressed Stop
    *   {kind: "crashed", message}        the engine died during the run (it is replaced)
    *   {kind: "error", message}          the engine failed (boot error, internal error)
+   * onWaiting(text) is called when the run waits for numpy (still loading after a restore).
    */
-  run(problem, source, timeLimit) {
+  run(problem, source, timeLimit, onWaiting = null) {
     if (this.current) return Promise.reject(new Error("a run is already in progress"));
     return new Promise((resolve) => {
       const ctl = { aborting: null, startedAt: null, resolve, settled: false, engine: null };
@@ -294,6 +358,7 @@ export class EnginePool {
         const runId = ++this.runCounter;
         const payload = { problem, source, micropip: this.config.micropip || null };
         engine.run(runId, payload, {
+          waiting: (text) => { if (onWaiting && !ctl.settled) onWaiting(text); },
           started: () => {
             ctl.startedAt = performance.now();
             ctl.timer = setTimeout(() => this.abort("timeout", timeLimit), timeLimit * 1000);
@@ -302,11 +367,21 @@ export class EnginePool {
             if (ctl.aborting) return; // the verdict was already given
             if (msg.type === "engine-error") settle({ kind: msg.crashed ? "crashed" : "error", message: msg.message });
             else if (msg.interrupted) settle({ kind: "error", message: "the run was interrupted (KeyboardInterrupt)" });
-            else settle({ kind: "result", json: msg.json });
+            else settle({ kind: "result", json: msg.json, engineMs: msg.ms });
           },
         });
       }).catch((err) => settle({ kind: "error", message: String(err.message || err) }));
     });
+  }
+
+  /**
+   * For bench/browser.py: milliseconds of one bare pytest.main, in the primary engine, on the tests a
+   * run of `source` would have (no Result; never while a run is in progress).
+   */
+  async barePytest(problem, source) {
+    if (this.current) throw new Error("a run is in progress");
+    const engine = await this.acquire();
+    return engine.bare({ problem, source });
   }
 
   /** Stop the run in progress (reason "stopped" or "timeout"). */

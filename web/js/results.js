@@ -86,6 +86,23 @@ function renderTest(test, open, ctx) {
     h("span", { class: "visually-hidden" }, ` ${OUTCOME_WORD[test.outcome] || test.outcome}`),
     h("span", { class: "test-meta muted" }, seconds(test.duration)));
   details.append(summary);
+  // a closed entry gets its body (timelines are the costly part) when it is first opened: most
+  // entries of a long list are never opened, and the verdict shows sooner
+  if (open) {
+    details.append(renderBody(test, ctx));
+  } else {
+    const fill = () => {
+      if (!details.open || details.querySelector(".test-body")) return;
+      details.removeEventListener("toggle", fill);
+      details.append(renderBody(test, ctx));
+    };
+    details.addEventListener("toggle", fill);
+  }
+  li.append(details);
+  return li;
+}
+
+function renderBody(test, ctx) {
   const body = h("div", { class: "test-body" });
   if (test.message) body.append(h("pre", { class: "message" }, linkify(test.message, ctx)));
   if (test.traceback && test.traceback.length) body.append(renderTraceback(test.traceback, ctx));
@@ -93,9 +110,7 @@ function renderTest(test, open, ctx) {
   if (test.stdout) body.append(outputBlock("Output (stdout)", test.stdout));
   if (test.stderr) body.append(outputBlock("Errors (stderr)", test.stderr));
   if (!body.childElementCount) body.append(h("p", { class: "muted" }, test.outcome === "passed" ? "Passed." : "No details."));
-  details.append(body);
-  li.append(details);
-  return li;
+  return body;
 }
 
 function renderTraceback(frames, ctx) {

@@ -22,12 +22,14 @@ browser libraries under ``web/vendor/``), plus what this build generates::
                                 sources) and a ``pyodide-lock.json`` listing them with their own
                                 sha256; the page loads these (``lockFileURL``, ``stdLibURL``)
       assets/pyc-judge-<hash>.zip   ``self`` mode only: the judge package's ``__pycache__``
-      _headers                  the response headers for Netlify / Cloudflare Pages (see
-                                :mod:`judge.commands.site.publish`); not precached, not a page's file
+      pyodide/judge-snapshot-<hash>.img.gz   ``self`` mode only: a memory snapshot of Pyodide with
+                                pytest and the judge imported and warmed up (gzip; its sha256 is in
+                                the configuration), which the worker restores instead of booting
 
 The compiled files are made inside Pyodide itself (its CPython 3.12; the host's differs), by
-Node.js, once: :func:`judge.commands.site.pyodide_dist.ensure_compiled` caches them on disk. Without
-Node.js the build warns and the site loads the plain files (slower start, same behaviour).
+Node.js, once: :func:`judge.commands.site.pyodide_dist.ensure_compiled` caches them on disk, and so does
+:func:`judge.commands.site.pyodide_snapshot.ensure_snapshot` for the memory snapshot. Without Node.js the
+build warns and the site loads the plain files (slower start, same behaviour).
 
 What is never written: reference solutions, secret tests, wrong solutions (only the published
 files listed above are read from a problem folder at all; an asset that is a symbolic link, or
@@ -57,7 +59,7 @@ from ...core import assets as problem_assets
 from ...core.errors import JudgeError
 from ...core.problem import Problem, ProblemError, discover_problems
 from ...engines import unfinished
-from . import pyodide_dist
+from . import pyodide_dist, pyodide_snapshot
 from .markdown import render_markdown
 from .publish import write_headers
 
@@ -218,6 +220,11 @@ def _write_pyodide(out: Path, config: dict[str, Any], judge_bytes: bytes, cache_
     config["pyodide"]["stdLibURL"] = f"pyodide/{folder}/python_stdlib.zip"
     config["judge_pyc"] = f"assets/{_hashed_name('pyc-judge', '.zip', judge_pyc_bytes)}"
     (out / config["judge_pyc"]).write_bytes(judge_pyc_bytes)
+    snapshot = _snapshot(twins, judge_bytes, judge_pyc_bytes, cache_dir, require_compiled)
+    if snapshot is not None:
+        url = f"pyodide/judge-snapshot-{snapshot.sha256[:12]}.img.gz"
+        shutil.copyfile(snapshot.path, out / url)
+        config["pyodide"]["snapshot"] = snapshot.config(url)
     # the app never loads the plain twins: they stay in the site (the pinned distribution, as
     # published), but the service worker does not download them
     plain = {f"{index_url}{name}" for name in twins.files} | {f"{index_url}{pyodide_dist.TRIMMED_LOCK.name}"}
@@ -252,6 +259,20 @@ def _compiled_distribution(cache_dir: Path | None, judge_bytes: bytes, required:
               file=sys.stderr)
         return None
     return twins, packages["judge"]
+
+
+def _snapshot(twins: pyodide_dist.CompiledDistribution, judge_bytes: bytes, judge_pyc_bytes: bytes,
+              cache_dir: Path | None, required: bool) -> pyodide_snapshot.Snapshot | None:
+    """The memory snapshot the worker boots from (see :mod:`judge.commands.site.pyodide_snapshot`); ``None``
+    (with a warning) when it cannot be made here: the site then boots the plain way."""
+    try:
+        return pyodide_snapshot.ensure_snapshot(twins, judge_bytes, judge_pyc_bytes,
+                                                web_source_dir() / "js" / "boot.mjs", cache_dir)
+    except pyodide_dist.DistributionError as exc:
+        if required:
+            raise
+        print(f"judge build: warning: shipping no memory snapshot (slower start): {exc}", file=sys.stderr)
+        return None
 
 
 def _write_compiled(out: Path, twins: pyodide_dist.CompiledDistribution) -> str:
@@ -312,7 +333,9 @@ def _copy_problem_assets(out: Path, problems: list[Problem]) -> None:
         if refused:
             raise BuildError(f"{problem.path}: assets/ cannot be published:\n" + "\n".join(f"  {r}" for r in refused))
         folder = problem_assets.site_folder(problem.id, problem.path)
-        for path in problem_assets.asset_files(problem.path) if folder else []:
+        if folder is None:
+            continue
+        for path in problem_assets.asset_files(problem.path):
             target = out / folder / path.relative_to(problem.path / problem_assets.ASSETS)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Run judge jobs in Pyodide under Node.js 20: one boot for all jobs, one JSON line per job.
 //
-//   node run_jobs.mjs --site DIR --jobs JOBS.json --out RESULTS.jsonl [--grace S] [--verbose]
+//   node run_jobs.mjs --site DIR --jobs JOBS.json --out RESULTS.jsonl [--grace S] [--plain] [--verbose]
 //
 // DIR is a site made by `judge build` (--pyodide self), or the engine-only site that
 // judge.commands.site.build.build_engine_site makes: the harness boots Pyodide from the site's own files
-// (compiled twins included) with the site's own js/boot.mjs, as the browser does.
+// (compiled twins and memory snapshot included) with the site's own js/boot.mjs, as the browser
+// does. --plain boots without the memory snapshot (the browser's fallback).
 //
 // JOBS.json: {"jobs": [{"problem_dir": host path, "source": text, "include_secret": bool,
 //                        "time_limit": seconds, "label": text}, ...]}
@@ -33,7 +34,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const START_TIMEOUT = 60; // seconds
 
 function parseArgs(argv) {
-  const args = { grace: 2, verbose: false };
+  const args = { grace: 2, verbose: false, plain: false };
   for (let i = 0; i < argv.length; i++) {
     const key = argv[i];
     const value = () => {
@@ -45,6 +46,7 @@ function parseArgs(argv) {
     else if (key === '--out') args.out = path.resolve(value());
     else if (key === '--grace') args.grace = Number(value());
     else if (key === '--verbose') args.verbose = true;
+    else if (key === '--plain') args.plain = true;
     else usage(`unknown argument ${key}`);
   }
   if (!args.site || !args.jobs || !args.out) usage('--site, --jobs and --out are required');
@@ -53,7 +55,7 @@ function parseArgs(argv) {
 
 function usage(problem) {
   process.stderr.write(`run_jobs.mjs: ${problem}\nusage: node run_jobs.mjs --site DIR --jobs JOBS.json ` +
-    '--out RESULTS.jsonl [--grace SECONDS] [--verbose]\n');
+    '--out RESULTS.jsonl [--grace SECONDS] [--plain] [--verbose]\n');
   process.exit(2);
 }
 
@@ -104,7 +106,7 @@ class Runner {
     this.interrupt = new Int32Array(this.interruptBuffer);
     const worker = new Worker(path.join(HERE, 'worker.mjs'), {
       workerData: { site: this.args.site, config: this.config, interruptBuffer: this.interruptBuffer,
-        verbose: this.args.verbose },
+        verbose: this.args.verbose, bootMode: this.args.plain ? 'plain' : 'site' },
     });
     this.worker = worker;
     worker.on('message', (msg) => this.handler && this.handler({ msg }));

@@ -2,8 +2,13 @@
 // own js/boot.mjs (the set-up the browser's Web Worker uses), then runs the jobs that the main
 // thread (run_jobs.mjs) sends it, one at a time.
 //
+// It restores the site's memory snapshot when there is one (unless told to boot the plain way),
+// as the browser does, and then loads numpy in the background; a job that needs numpy waits for it.
+//
 // Messages to the main thread:
-//   {type: 'ready', timings}                       boot finished (milliseconds per step)
+//   {type: 'ready', timings}                       boot finished (milliseconds per step; timings.mode
+//                                                  is "snapshot" or "plain", timings.snapshotError
+//                                                  why a snapshot was not restored)
 //   {type: 'boot-error', message}                  boot failed (the worker then exits)
 //   {type: 'started', index}                       job running
 //   {type: 'done', index, json, interrupted}       job finished; json is the Result JSON (null when
@@ -16,9 +21,10 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 
 const require = createRequire(import.meta.url);
-const { site, config, interruptBuffer, verbose } = workerData;
+const { site, config, interruptBuffer, verbose, bootMode } = workerData;
 
 let engine = null;
 
@@ -48,33 +54,42 @@ async function boot() {
   checkFiles(indexDir, lockFile);
   const { bootJudge } = await import(pathToFileURL(path.join(site, 'js', 'boot.mjs')).href);
   const { loadPyodide } = require(path.join(indexDir, 'pyodide.js'));
+  const read = (url) => () => new Uint8Array(fs.readFileSync(local(url)));
+  const snapshot = pyodide.snapshot && bootMode !== 'plain' ? {
+    ...pyodide.snapshot, bytes: read(pyodide.snapshot.url), wasm: () => new Uint8Array(fs.readFileSync(path.join(indexDir, 'pyodide.asm.wasm'))),
+    gunzip: (bytes) => new Uint8Array(zlib.gunzipSync(bytes)),
+  } : null;
   engine = await bootJudge({
     loadPyodide,
     indexURL: indexDir + path.sep,
     packages: pyodide.packages,
     lockFileURL: local(pyodide.lockFileURL),
     stdLibURL: local(pyodide.stdLibURL),
-    judgeZip: new Uint8Array(fs.readFileSync(local(config.judge_zip))),
-    judgePyc: config.judge_pyc ? new Uint8Array(fs.readFileSync(local(config.judge_pyc))) : null,
+    judgeZip: read(config.judge_zip),
+    judgePyc: config.judge_pyc ? read(config.judge_pyc) : null,
+    snapshot,
     interruptBuffer: new Int32Array(interruptBuffer),
-    output: (stream, line) => { if (verbose) process.stderr.write(`[pyodide ${stream}] ${line}\n`); },
+    output: (stream, line) => { if (verbose || /^judge:/.test(line)) process.stderr.write(`[pyodide ${stream}] ${line}\n`); },
   });
-  return engine.timings;
+  engine.loadNumpy().catch(() => {}); // in the background (a job that needs numpy waits for it)
+  return { ...engine.timings, mode: engine.mode, snapshotError: engine.snapshotError };
 }
 
-function runJob(job) {
+async function runJob(job) {
+  const files = job.files.map(([rel, bytes]) => ({ path: rel, bytes }));
+  await engine.whenReady(files, job.source);
   engine.clearInterrupt(); // a late interrupt must not hit this job
-  const dir = engine.writeProblem(job.problemId, job.files.map(([rel, bytes]) => ({ path: rel, bytes })));
+  const dir = engine.writeProblem(job.problemId, files);
   parentPort.postMessage({ type: 'started', index: job.index });
   const { json, interrupted } = engine.run(dir, job.source, job.includeSecret);
   engine.removeProblem(dir);
   parentPort.postMessage({ type: 'done', index: job.index, json, interrupted });
 }
 
-parentPort.on('message', (msg) => {
+parentPort.on('message', async (msg) => {
   if (msg.type !== 'job') return;
   try {
-    runJob(msg);
+    await runJob(msg);
   } catch (err) {
     parentPort.postMessage({ type: 'job-error', index: msg.index, message: String(err && err.stack || err) });
   }

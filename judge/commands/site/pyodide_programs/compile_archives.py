@@ -44,7 +44,7 @@ def used_modules(extra: list[str]) -> list[str]:
     with open(os.path.join(folder, "test_warm.py"), "w") as fh:
         fh.write(_WARM_TEST)
     pytest.main([folder, "-q", "-p", "no:cacheprovider", "--rootdir", folder])
-    return sorted(m.__file__ for m in list(sys.modules.values()) if getattr(m, "__file__", None))
+    return sorted(str(m.__file__) for m in list(sys.modules.values()) if getattr(m, "__file__", None))
 
 
 def compile_archive(src: str, dst: str, kind: str, prefix: str, only: list[str] | None = None) -> list[int]:

@@ -1,9 +1,8 @@
 """peak_activations: activations stored by F and freed by B or I, counted per rank."""
 
-import pytest
-
 import dualpipe
 import dualpipe_helpers as H
+import pytest
 
 
 def _peaks(sched, what):

@@ -1,9 +1,8 @@
 """The DualPipeV order: exact per-rank lists, validity, sizes."""
 
-import pytest
-
 import dualpipe
 import dualpipe_helpers as H
+import pytest
 
 EXPECTED = H.EXPECTED
 

@@ -1,9 +1,8 @@
 """The simulator: durations, dependencies, errors, and the bubble against 1F1B and ZB-H1."""
 
-import pytest
-
 import dualpipe
 import dualpipe_helpers as H
+import pytest
 
 
 def _sim(sched, tf, tb, tw, gain, what):

@@ -111,7 +111,7 @@ def times(sched, tf, tb, tw, gain):
     class Cycle(Exception):
         pass
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def end(r: int, k: int) -> float:
         if (r, k) in active:
             raise Cycle

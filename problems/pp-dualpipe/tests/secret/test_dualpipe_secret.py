@@ -1,10 +1,9 @@
 """Hidden tests of pp-dualpipe: more sizes, more costs, random schedules."""
 
-import pytest
-
 import dualpipe
 import dualpipe_helpers as H
 import dualpipe_oracle as O
+import pytest
 
 
 @pytest.mark.parametrize("p", [1, 2, 3, 4, 5, 6])
