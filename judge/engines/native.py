@@ -91,7 +91,22 @@ def judge_many(jobs: list[Job], parallel: int = 1,
             results[index] = _finish(run)
             if on_result:
                 on_result(index, results[index])  # type: ignore[arg-type]  # just set
+    _reap(block=True)
     return results  # type: ignore[return-value]
+
+
+# children whose report was complete before they had exited: killed, reaped a little later
+_exiting: list[int] = []
+
+
+def _reap(block: bool = False) -> None:
+    for pid in list(_exiting):
+        try:
+            done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _exiting.remove(pid)
 
 
 def _start(job: Job) -> _Running | Result:
@@ -258,11 +273,18 @@ def _poll(running: dict[int, tuple[int, _Running]]) -> list[int]:
             run.status = os.waitpid(run.pid, 0)[1]
         if run.status is not None and (run.channel < 0 or run.timed_out or now > run.deadline + 2):
             finished.append(run.pid)
+        elif run.status is None and run.channel < 0 and run.data.startswith(run.token.encode() + b"\n"):
+            # the whole report is in (the child closed its end after writing it): the next job need
+            # not wait for this process to finish exiting
+            finished.append(run.pid)
+    _reap()
     return finished
 
 
 def _finish(run: _Running) -> Result:
     _kill_group(run.pid)  # whatever the learner's code started dies with the group
+    if run.status is None:
+        _exiting.append(run.pid)
     if run.channel >= 0:
         os.close(run.channel)
     problem = run.job.problem
