@@ -170,8 +170,8 @@ def test_self_site_loads_the_compiled_files(distribution: Path, tmp_path: Path) 
     assert pyodide["lockFileURL"] in settings["precache"] and settings["httpCached"] == ["pyodide/"]
 
 
-def test_self_site_ships_a_memory_snapshot_made_once_per_inputs(distribution: Path, tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_self_site_ships_a_memory_snapshot_made_once_per_inputs(
+        distribution: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if not dist.node_available() and not IN_CI:
         pytest.skip("Node.js is not installed")
     import gzip

@@ -5,11 +5,13 @@ judge/commands/site/pyodide_snapshot.py); the worker restores it, is ready, and 
 background. A run that needs numpy before then waits for it, and the page says so. The worker
 keeps the decompressed image for the next boot; a kept image that cannot be restored is dropped
 for the site's file. When the site's image cannot be used (a changed or corrupt file, an image
-Pyodide refuses), the worker boots the plain way and the page works as before. Each case here gets its own server (origin) and browser context.
+Pyodide refuses), the worker boots the plain way and the page works as before. Each case here
+gets its own server (origin) and browser context.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import json
@@ -123,10 +125,8 @@ def test_a_run_that_needs_numpy_waits_for_it_and_the_page_says_so(browser, site_
         assert not app.errors, app.errors
     finally:
         for route in held:
-            try:
+            with contextlib.suppress(Exception):  # already continued
                 route.continue_()
-            except Exception:  # noqa: BLE001 - already continued
-                pass
         context.close()
         served.stop()
 

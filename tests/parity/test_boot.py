@@ -98,7 +98,7 @@ def _jobs() -> list[Job]:
 
 
 def _verdicts(run: parity.HarnessRun) -> list[dict]:
-    return [parity.normalise(r, p.problem.path) for r, p in zip(run.results, _jobs())]
+    return [parity.normalise(r, p.problem.path) for r, p in zip(run.results, _jobs(), strict=True)]
 
 
 @needs_node
@@ -107,7 +107,8 @@ def test_the_harness_boots_from_a_built_site(built_site: Path) -> None:
     assert config["judge_pyc"] and "compiled-" in config["pyodide"]["lockFileURL"]  # what the browser loads
     snapshot = config["pyodide"]["snapshot"]
     image = built_site / snapshot["url"]
-    assert image.read_bytes()[:2] == b"\x1f\x8b" and hashlib.sha256(image.read_bytes()).hexdigest() == snapshot["sha256"]
+    packed = image.read_bytes()
+    assert packed[:2] == b"\x1f\x8b" and hashlib.sha256(packed).hexdigest() == snapshot["sha256"]
     run = parity.run_harness(_jobs(), site=built_site)
     assert [r["status"] for r in run.results] == ["passed", "passed"], run.results
     timings = run.boots[0]["timings"]
