@@ -609,7 +609,7 @@ def summarise(rows: list[dict[str, Any]], problems: list[Problem], at_ready: Pro
                                                                   lambda r: r["before"]["cold"]["bytes"]["gzip_bytes"])
     repeat_pyodide_bytes = max(r["app"]["repeat"]["bytes"]["pyodide_bytes"] for r in rows)
     rerun_vs_bare = per_problem("rerun_vs_bare_pytest")
-    checks = {key: ratios[key] <= TARGETS[key] for key in ("ready_cold_vs_floor", "ready_repeat_vs_floor_repeat",
+    checks: dict[str, bool] = {key: ratios[key] <= TARGETS[key] for key in ("ready_cold_vs_floor", "ready_repeat_vs_floor_repeat",
                                                              "first_visit_bytes_vs_before") if key in ratios}
     checks["first_verdict_ms"] = max(first.values()) < TARGETS["first_verdict_ms"]
     checks["repeat_pyodide_bytes"] = repeat_pyodide_bytes <= TARGETS["repeat_pyodide_bytes"]
