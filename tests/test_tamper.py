@@ -25,6 +25,7 @@ import pytest
 
 from judge.core.problem import load_problem
 from judge.core.runner import judge_source_json
+from judge.core.wrong import wrong_source
 from judge.engines import pyodide as parity
 from judge.engines.native import Job, judge_isolated, judge_many
 from tests.conftest import FIXTURE_PROBLEMS, PROBLEMS, ROOT, SOLUTIONS
@@ -38,7 +39,9 @@ TRICKS = {
                                                     "tests/public/simulate_helpers.py (put there by pp_sim.py)")),
 }
 HONEST = {"pp_bubble_math_honest_state": "pp-bubble-math"}
-LATER = (PROBLEMS / "pp-simulate", PROBLEMS / "pp-simulate" / "wrong" / "bubble_over_total.py")
+#: the honest wrong solution judged after each trick: (problem folder, its code)
+LATER = (PROBLEMS / "pp-simulate",
+         wrong_source(load_problem(PROBLEMS / "pp-simulate"), PROBLEMS / "pp-simulate" / "wrong" / "bubble_over_total.diff"))
 VOIDED = "the code changed what the tests rely on, so no verdict is given: "
 
 
@@ -91,12 +94,14 @@ _MODULES_BEFORE = set(sys.modules)
 @pytest.fixture(scope="module")
 def later_native() -> dict:
     """The native Result of the honest wrong solution judged after each tampering run."""
-    problem_dir, path = LATER
-    return judge_isolated(Job(load_problem(problem_dir), path, include_secret=True)).to_dict()
+    problem_dir, source = LATER
+    return judge_isolated(Job(load_problem(problem_dir), None, include_secret=True, source=source)).to_dict()
 
 
-def _in_process(problem_dir: Path, source_path: Path) -> dict:
-    return json.loads(judge_source_json(str(problem_dir), source_path.read_text(encoding="utf-8"), True))
+def _in_process(problem_dir: Path, source: Path | str) -> dict:
+    """Judge ``source`` (a file, or code) in this interpreter, as the browser does."""
+    code = source.read_text(encoding="utf-8") if isinstance(source, Path) else source
+    return json.loads(judge_source_json(str(problem_dir), code, True))
 
 
 @pytest.mark.parametrize("fixture", [*tamper_fixtures(), *sorted(TRICKS)])
@@ -108,8 +113,8 @@ def test_after_tampering_in_the_same_interpreter_the_next_result_is_the_native_o
         tampered = _in_process(FIXTURE_PROBLEMS / "fx-add", SOLUTIONS / f"{fixture}.py")
     assert tampered["status"] == "error" and tampered["tests"] == [], tampered
     assert tampered.get("engine_dirty"), "a tampering run must tell the browser to replace its engine"
-    problem_dir, path = LATER
-    later = _in_process(problem_dir, path)
+    problem_dir, source = LATER
+    later = _in_process(problem_dir, source)
     assert "engine_dirty" not in later
     diff = parity.compare(later_native, later, problem_dir)
     assert not diff, diff

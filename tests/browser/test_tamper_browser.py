@@ -2,7 +2,7 @@
 
 One page of a site with fx-add, pp-simulate, pp-bubble-math and pp-1f1b-emulated. Each tampering
 fixture runs (the hostile ones of fx-add whose verdict is voided, and the three tricks on real
-problems), then the honest wrong solution ``problems/pp-simulate/wrong/bubble_over_total.py``: the
+problems), then the honest wrong solution ``problems/pp-simulate/wrong/bubble_over_total.diff``: the
 tampering run gets the native voided verdict, the engine that ran it is replaced, and the later
 Result equals the native one. Honest code that changes global state passes, keeps its engine (the
 restore alone cleans up), and the later Result is still the native one.
@@ -50,7 +50,7 @@ def page_app(browser, tmp_path_factory) -> App:
 @pytest.fixture(scope="module")
 def later_native() -> dict:
     """The native Result of the later run (public tests: the page has no secret tests)."""
-    return judge_isolated(Job(load_problem(LATER[0]), LATER[1], include_secret=False)).to_dict()
+    return judge_isolated(Job(load_problem(LATER[0]), None, include_secret=False, source=LATER[1])).to_dict()
 
 
 def run_code(app: App, problem_id: str, source: str) -> dict:
@@ -69,7 +69,7 @@ def engine_id(app: App) -> int | None:
 
 
 def run_later(app: App, later_native: dict, after: str) -> None:
-    later = run_code(app, LATER[0].name, LATER[1].read_text(encoding="utf-8"))
+    later = run_code(app, LATER[0].name, LATER[1])
     diff = parity.compare(later_native, later, LATER[0])
     assert not diff, f"after {after}, in the same page:\n{diff}"
 

@@ -4,7 +4,7 @@ One harness call (Pyodide 0.27.7 under Node.js, the browser engine's entry point
 for every job, which is what the page's engine does until it replaces itself) runs, in turn:
 each tampering fixture (every hostile fixture whose native verdict is voided, and the three
 tricks on real problems), each followed by the honest wrong solution
-``problems/pp-simulate/wrong/bubble_over_total.py``; then the honest-state solutions, each also
+``problems/pp-simulate/wrong/bubble_over_total.diff``; then the honest-state solutions, each also
 followed by it. The harness never replaces its interpreter on the engine's dirty note, so every
 "later" Result here also shows that the restore alone leaves nothing behind.
 """
@@ -39,14 +39,14 @@ def run() -> dict[str, tuple[dict, dict]]:
     jobs = []
     for name, problem_dir, path in CASES + HONEST_CASES:
         jobs.append(folder_job(problem_dir, path.read_text(encoding="utf-8"), True, 30.0, name))
-        jobs.append(folder_job(LATER[0], LATER[1].read_text(encoding="utf-8"), True, 30.0, f"after {name}"))
+        jobs.append(folder_job(LATER[0], LATER[1], True, 30.0, f"after {name}"))
     harness = parity.run_harness(jobs)
     return {job.label: (result, record) for job, result, record in zip(jobs, harness.results, harness.records)}
 
 
 @pytest.fixture(scope="module")
 def later_native() -> dict:
-    return judge_isolated(Job(load_problem(LATER[0]), LATER[1], include_secret=True)).to_dict()
+    return judge_isolated(Job(load_problem(LATER[0]), None, include_secret=True, source=LATER[1])).to_dict()
 
 
 @pytest.mark.parametrize("name,problem_dir,path", CASES, ids=[c[0] for c in CASES])

@@ -1,9 +1,9 @@
 """Every wrong/ solution of every problem gets its own hint, and no other wrong solution's hint.
 
 A hint is a diagnosis: it must appear for the mistake it names and must not fire for a different
-mistake. Each wrong solution declares the phrase(s) its messages must contain in header comments
-``# hint: <phrase>`` (several lines for several phrases). A wrong solution that cannot carry a
-header (a diff against the reference) is listed in ``EXTRA_HINTS``. Every wrong solution is judged
+mistake. Each wrong solution declares the phrase(s) its messages must contain in comments
+``# hint: <phrase>`` (several lines for several phrases): in a ``wrong/*.py`` anywhere, in a
+``wrong/*.diff`` above its ``---`` line, with the ``# judge:`` declarations. Every wrong solution is judged
 natively, with the secret tests, exactly as ``python -m judge check`` does; the phrases are looked
 up in the messages of its failing tests (and the run's own message).
 """
@@ -22,12 +22,6 @@ from judge.engines.native import Job, judge_many
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
 _HINT = re.compile(r"^\s*#\s*hint:\s*(.+?)\s*$", re.MULTILINE)
 
-# wrong solutions stored as diffs, whose applied text has no "# hint:" header: (problem id, stem) -> phrases
-EXTRA_HINTS = {
-    ("pp-schedule", "warmup_off_by_one"): ["your warm-up looks like min(p - s, m)"],
-}
-
-
 def _problems() -> list[Problem]:
     problems, errors = discover_problems(PROBLEMS)
     assert not errors, errors
@@ -35,8 +29,10 @@ def _problems() -> list[Problem]:
 
 
 def hint_phrases(problem: Problem, path: Path) -> list[str]:
-    declared = _HINT.findall(wrong_source(problem, path))
-    return declared + EXTRA_HINTS.get((problem.id, path.stem), [])
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".diff":
+        text = "" if text.startswith("--- ") else text.split("\n--- ", 1)[0]
+    return _HINT.findall(text)
 
 
 ALL = [(problem, path) for problem in _problems() for path in problem.wrong_files]
@@ -57,7 +53,7 @@ def messages() -> dict[str, str]:
 
 def test_every_wrong_solution_declares_a_hint():
     missing = [key for key, (problem, path) in zip(IDS, ALL) if not hint_phrases(problem, path)]
-    assert not missing, f"wrong/ solutions without a '# hint: <phrase>' header or EXTRA_HINTS entry: {missing}"
+    assert not missing, f"wrong/ solutions without a '# hint: <phrase>' comment: {missing}"
 
 
 @pytest.mark.parametrize("problem, path", ALL, ids=IDS)
