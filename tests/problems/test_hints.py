@@ -1,4 +1,4 @@
-"""Every wrong/ solution of every problem gets its own hint, and no other wrong solution's hint.
+"""Every wrong/ solution of every problem gets its own hint, and no other wrong solution's hint (of any problem).
 
 A hint is a diagnosis: it must appear for the mistake it names and must not fire for a different
 mistake. Each wrong solution declares the phrase(s) its messages must contain in comments
@@ -63,14 +63,15 @@ def test_own_hint_appears_and_no_other(problem, path, messages):
     for phrase in hint_phrases(problem, path):
         assert phrase in text, (f"{problem.id}/{path.name}: expected its hint {phrase!r} in the messages, got:\n"
                                 f"{text[:3000]}")
-    for other in problem.wrong_files:
+    own = hint_phrases(problem, path)
+    for other_problem, other in ALL:
         if other == path:
             continue
-        for phrase in hint_phrases(problem, other):
-            if phrase in hint_phrases(problem, path):
+        for phrase in hint_phrases(other_problem, other):
+            if phrase in own:
                 continue
-            assert phrase not in text, (f"{problem.id}/{path.name}: the hint of wrong/{other.name} ({phrase!r}) "
-                                        f"fires for a different mistake:\n"
+            assert phrase not in text, (f"{problem.id}/{path.name}: the hint of {other_problem.id}/wrong/{other.name} "
+                                        f"({phrase!r}) fires for a different mistake:\n"
                                         + "\n".join(line for line in text.splitlines() if phrase in line)[:2000])
 
 
