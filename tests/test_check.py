@@ -13,7 +13,7 @@ from judge.commands.check import MESSAGE_WIDTH, ProblemCheck, check_files, check
 from judge.commands.practice import create_practice
 from judge.core.problem import load_problem
 from judge.core.wrong import WrongSolutionError, apply_unified_diff, load_wrong, parse_expectation
-from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS
+from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS, run_cli
 
 REFERENCE = '"""Reference: add two numbers."""\n\n\ndef add(a, b):\n    return a + b\n'
 SUBTRACT_DIFF = """--- reference/adder.py
@@ -257,3 +257,28 @@ def test_assets_that_would_leak_or_are_links_are_refused(tmp_path: Path) -> None
     assert "assets/answer.py is a symbolic link: the site and the practice folder get regular files only; " \
            "copy the file into assets/" in failures
     assert "assets/notes.txt holds the content of tests/secret/test_big.py, which must never be published" in failures
+
+
+# --- several folders ---------------------------------------------------------------------------
+
+def test_several_problem_folders_are_checked_in_one_run(tmp_path: Path) -> None:
+    first = fixture(tmp_path / "a", {"subtracts.diff": SUBTRACT_DIFF})
+    second = tmp_path / "b" / "fx-sub"
+    shutil.copytree(first, second)
+    toml = second / "problem.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace('id = "fx-add"', 'id = "fx-sub"'), encoding="utf-8")
+    result = run_cli("check", str(first), str(second), str(first), "-j", "2")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Checking 2 problem folder(s)" in result.stdout  # the folder named twice is checked once
+    assert "OK      fx-add" in result.stdout and "OK      fx-sub" in result.stdout
+    assert "2 of 2 problem folders OK." in result.stdout
+
+
+def test_the_same_id_in_two_folders_is_an_error(tmp_path: Path) -> None:
+    first = fixture(tmp_path / "a", {"subtracts.diff": SUBTRACT_DIFF})
+    second = fixture(tmp_path / "b", {"subtracts.diff": SUBTRACT_DIFF})
+    out = io.StringIO()
+    code = check_problems([first, second], parallel=2, stream=out)
+    assert code == 1, out.getvalue()
+    assert f"duplicate id 'fx-add' (also in {first})" in out.getvalue()
+    assert "1 of 2 problem folders OK." in out.getvalue()

@@ -21,12 +21,13 @@ import re
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from ..core import assets
-from ..core.problem import Problem, ProblemError, discover_problems
+from ..core.problem import Problem, ProblemError, discover_in
 from ..core.result import Result, TestResult
 from ..core.wrong import WrongSolution, WrongSolutionError, load_wrong, unmet
 from ..engines import Job, get_engine
@@ -66,15 +67,17 @@ class ProblemCheck:
         return cut
 
 
-def check_problems(root: Path, parallel: int = 1, stream: TextIO = sys.stdout, verbose: bool = False) -> int:
-    """Check every problem under ``root`` (or the one folder ``root``); return the exit code."""
+def check_problems(roots: Path | Sequence[Path], parallel: int = 1, stream: TextIO = sys.stdout,
+                   verbose: bool = False) -> int:
+    """Check every problem under ``roots`` (problems folders or problem folders); return the exit code."""
     paint = Painter(use_colour(stream))
     try:
-        problems, errors = discover_problems(root)
+        problems, errors = discover_in(roots)
     except ProblemError as exc:
         stream.write(f"error: {exc}\n")
         return 2
-    stream.write(f"Checking {len(problems) + len(errors)} problem folder(s) in {root}\n")
+    where = ", ".join(str(root) for root in ([roots] if isinstance(roots, Path) else roots))
+    stream.write(f"Checking {len(problems) + len(errors)} problem folder(s) in {where}\n")
     for error in errors:
         stream.write(f"{paint('INVALID', 'failed')} {error}\n")
     checks = run_checks(problems, parallel, verbose)

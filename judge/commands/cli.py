@@ -1,7 +1,7 @@
 """The command line: ``python -m judge`` (also installed as ``judge``).
 
     judge PATH [options]          judge a practice folder (created from the starters if missing)
-    judge check [PROBLEMS]        verify problem folders (instructors)
+    judge check [PROBLEMS ...]    verify problem folders (instructors)
     judge new ID                  scaffold a problem folder
     judge build SITE_DIR          write the static web site
     judge serve                   build and serve the site on localhost
@@ -87,8 +87,9 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
         prog="judge check", epilog=PROBLEMS_SOURCE,
         description="Verify problem folders: nothing left to FILL IN, the statement's links and images resolve, "
         "the reference passes every public and secret test, the starter and every wrong/ solution fail.")
-    check.add_argument("path", nargs="?", type=Path, metavar="PROBLEMS", help="a problems folder or one problem's "
-                       "folder (default: $JUDGE_PROBLEMS, else ./problems if it holds problems, else the bundled set)")
+    check.add_argument("paths", nargs="*", type=Path, metavar="PROBLEMS", help="problems folders or problem "
+                       "folders, one or more (default: $JUDGE_PROBLEMS, else ./problems if it holds problems, else "
+                       "the bundled set)")
     check.add_argument("-v", "--verbose", action="store_true",
                        help="show every failing test of every solution, with whole messages")
     check.add_argument("-j", dest="parallel", type=_positive, default=os.cpu_count() or 1, metavar="N",
@@ -303,10 +304,11 @@ def _is_practice_root(target: Path, problems: list[Problem]) -> bool:
 def _run_check(args: argparse.Namespace) -> int:
     from .check import check_problems
 
-    code = check_problems(args.path or default_problems_dir(), args.parallel, verbose=args.verbose)
+    roots = args.paths or [default_problems_dir()]
+    code = check_problems(roots, args.parallel, verbose=args.verbose)
     if args.pyodide:
         from ..engines.pyodide import check_parity
-        code = max(code, check_parity(args.path or default_problems_dir(), args.parallel))
+        code = max(code, check_parity(roots, args.parallel))
     return code
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import keyword
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,6 +147,31 @@ def discover_problems(root: str | Path, published: bool = False) -> tuple[list[P
             continue
         seen[problem.id] = folder
         problems.append(problem)
+    problems.sort(key=lambda p: (p.order, p.id))
+    return problems, errors
+
+
+def discover_in(roots: str | Path | Sequence[str | Path], published: bool = False
+                ) -> tuple[list[Problem], list[ProblemError]]:
+    """:func:`discover_problems` over several folders (problems folders or problem folders), merged.
+
+    A problem named twice (the same folder, or the same id in two places) is loaded once; an id
+    found in two different folders is an error, as within one root.
+    """
+    paths = [roots] if isinstance(roots, (str, Path)) else list(roots)
+    problems: list[Problem] = []
+    errors: list[ProblemError] = []
+    seen: dict[str, Path] = {}
+    for root in paths:
+        found, failed = discover_problems(root, published)
+        errors += [e for e in failed if str(e) not in {str(known) for known in errors}]
+        for problem in found:
+            if problem.id in seen and seen[problem.id].resolve() != problem.path.resolve():
+                errors.append(ProblemError(f"{problem.path / 'problem.toml'}: field 'id': duplicate id "
+                                           f"{problem.id!r} (also in {seen[problem.id]})"))
+            elif problem.id not in seen:
+                seen[problem.id] = problem.path
+                problems.append(problem)
     problems.sort(key=lambda p: (p.order, p.id))
     return problems, errors
 

@@ -329,17 +329,17 @@ def _text_diff(left: str, right: str, indent: str) -> list[str]:
     return [indent + line for line in diff]
 
 
-def check_parity(root: str | Path, parallel: int = 1, stream: Any = None) -> int:
+def check_parity(roots: str | Path | Sequence[str | Path], parallel: int = 1, stream: Any = None) -> int:
     """``judge check --pyodide``: judge every reference, starter and wrong solution natively and in
     Pyodide and report every difference; return 0 when all agree, 1 otherwise, 2 when Pyodide
     cannot run here."""
     import sys
 
-    from ..core.problem import discover_problems
+    from ..core.problem import discover_in
     from .native import judge_many
 
     stream = stream or sys.stdout
-    problems, _ = discover_problems(root)
+    problems, _ = discover_in(roots)
     plan = [(problem, label, source) for problem in problems for label, source in _solutions(problem, stream)]
     stream.write(f"Parity: judging {len(plan)} solutions natively and in Pyodide {_pyodide_version()}...\n")
     native = judge_many([Job(problem, source=source, include_secret=True) for problem, _, source in plan], parallel)
