@@ -41,3 +41,15 @@ def test_baseline_peaks(name):
     got = _peaks(sched, f"{name} for p={p}, m={m}")
     assert got == [4, 3, 2, 1], (f"peak_activations of {name.upper()} (p=4, m=8, one stage per rank): expected "
                                  f"[4, 3, 2, 1] (p - s on stage s), got {got}")
+
+
+def test_returns_a_list_of_ints():
+    sched = H.expected(2, 4)
+    try:
+        got = dualpipe.peak_activations(sched)
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        raise AssertionError(f"peak_activations on DualPipeV's order for p=2, m=4 raised {type(exc).__name__}: {exc}") from None
+    ok = isinstance(got, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in got)
+    assert ok, (f"peak_activations(DualPipeV's order for p=2, m=4) should return a list of ints, one count per rank "
+                f"([4, 5]); got {type(got).__name__} {got!r:.120}"
+                + (f" with {sorted({type(x).__name__ for x in got})} items" if isinstance(got, (list, tuple)) else ""))

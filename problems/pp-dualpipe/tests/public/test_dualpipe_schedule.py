@@ -50,7 +50,9 @@ def test_phase_counts(p):
 def test_invalid_sizes_raise(p, m):
     try:
         got = dualpipe.dualpipev_schedule(p, m)
-    except ValueError:
+    except ValueError as exc:
+        assert str(exc).strip(), (f"dualpipev_schedule({p}, {m}) raised ValueError with an empty message; the message "
+                                  f"should say what is wrong (here: DualPipeV needs p >= 1 ranks and m >= 2p micro-batches)")
         return
     except Exception as exc:  # noqa: BLE001 - reported to the learner
         raise AssertionError(f"dualpipev_schedule({p}, {m}) should raise ValueError (p >= 1 and m >= 2p is required), "

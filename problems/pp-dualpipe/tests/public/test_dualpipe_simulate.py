@@ -29,6 +29,35 @@ def test_durations_one_rank(record_property):
     assert float(res["bubble_fraction"]) == 0.0, f"bubble_fraction: expected 0.0, got {res['bubble_fraction']}"
 
 
+ONE_RANK_TIMES_NO_GAIN = [("F0s0", 0.0, 1.0), ("F0s1", 1.0, 2.0), ("I0s1", 2.0, 3.5), ("F1s0", 3.5, 4.5),
+                          ("W0s1", 4.5, 5.0), ("F1s1&B0s0", 5.0, 8.0), ("B1s1", 8.0, 10.0), ("B1s0", 10.0, 12.0)]
+
+
+def test_gain_defaults_to_zero():
+    """simulate(sched, tf, tb, tw): gain is optional, 0.0 by default (a pair then takes T_F + T_B)."""
+    try:
+        res = dualpipe.simulate([ONE_RANK], 1.0, 2.0, 0.5)
+    except TypeError as exc:
+        raise AssertionError(f"simulate(sched, 1.0, 2.0, 0.5) without gain raised TypeError: {exc}. The signature is "
+                             f"simulate(sched, tf, tb, tw, gain=0.0): gain is optional and defaults to 0.0") from None
+    got = H.rows(res)[0]
+    assert got == ONE_RANK_TIMES_NO_GAIN, (
+        f"simulate(sched, 1.0, 2.0, 0.5) without gain should run as with gain=0.0 (pair T_F + T_B = 3):\n"
+        f"  expected {ONE_RANK_TIMES_NO_GAIN}\n  got      {got}")
+
+
+def test_timeline_lists_actions_as_given():
+    """Each timeline entry is (action, start, end) with the action exactly as the schedule lists it."""
+    res = _sim(TWO_RANKS, 1.0, 2.0, 1.0, 1.0, "a two-rank schedule with one pair")
+    for r, row in enumerate(TWO_RANKS):
+        got = [entry[0] for entry in res["timeline"][r]]
+        for k, (want, action) in enumerate(zip(row, got, strict=False)):
+            assert action == want, (
+                f"simulate's timeline[{r}][{k}] should hold the action as given in the schedule, {want!r}; got "
+                f"{action!r}.\n{H.fmt_sched(TWO_RANKS)}")
+        assert len(got) == len(row), f"timeline[{r}] should list the rank's {len(row)} actions; it lists {len(got)}"
+
+
 # two ranks (stages 0..3): rank 1's pair F1s1&B0s2 has its forward's input at 2 but its backward's at 6
 TWO_RANKS = [H.parse("F0s0 F1s0 F0s3 B0s3 F1s3 B1s3 B0s0 B1s0"),
              H.parse("F0s1 F0s2 F1s1&B0s2 F1s2 B1s2 B0s1 B1s1")]
@@ -61,13 +90,45 @@ def test_pair_waits_for_both_inputs(record_property):
         f"bubble_fraction: expected sum(bubble) / (p * total) = 17 / 40 = 0.425, got {res['bubble_fraction']}")
 
 
+# three ranks, one stage each: rank 1's pair sends its forward's output to rank 2 and its backward's
+# gradient to rank 0, both of which are idle, waiting for it
+THREE_RANKS = [H.parse("F0s0 F1s0 B0s0 B1s0"), H.parse("F0s1 F1s1&B0s1 B1s1"), H.parse("F0s2 B0s2 F1s2 B1s2")]
+THREE_RANKS_TIMES = [
+    [("F0s0", 0.0, 1.0), ("F1s0", 1.0, 2.0), ("B0s0", 7.5, 9.5), ("B1s0", 12.5, 14.5)],
+    [("F0s1", 1.0, 2.0), ("F1s1&B0s1", 5.0, 7.5), ("B1s1", 10.5, 12.5)],
+    [("F0s2", 2.0, 3.0), ("B0s2", 3.0, 5.0), ("F1s2", 7.5, 8.5), ("B1s2", 8.5, 10.5)],
+]
+
+
+def test_pair_outputs_ready_at_its_end(record_property):
+    res = _sim(THREE_RANKS, 1.0, 2.0, 1.0, 0.5, "a three-rank schedule with one pair")
+    record_property("timeline", H.to_timeline(res, None, "three ranks, T_F=1, T_B=2, T_W=1, gain=0.5"))
+    got = H.rows(res)
+    pair = next((x for x in got[1] if x[0] == "F1s1&B0s1"), None)
+    f_next = next((x for x in got[2] if x[0] == "F1s2"), None)
+    b_next = next((x for x in got[0] if x[0] == "B0s0"), None)
+    if pair is not None and pair[1] == 5.0:
+        for user, early, half in ((f_next, 6.0, "forward"), (b_next, 7.0, "backward")):
+            if user is not None and user[1] == early:
+                raise AssertionError(
+                    f"{user[0]} started at {early:g}, the pair F1s1&B0s1's start 5 + T_{half[0].upper()}, as if the pair "
+                    f"ran its {half} half first and sent its result at once; but a pair's outputs are available only "
+                    f"at its end: the pair runs from 5 to 7.5, so {user[0]} starts at 7.5.\n  got {got}")
+    for r in range(3):
+        assert got[r] == THREE_RANKS_TIMES[r], (
+            f"rank {r} (T_F=1, T_B=2, pair 2.5; the pair's forward output and backward gradient are both available at "
+            f"its end):\n  expected {THREE_RANKS_TIMES[r]}\n  got      {got[r]}." + H.duration_hint(res, 1.0, 2.0, 1.0, 0.5))
+    assert float(res["total"]) == 14.5, f"total: expected 14.5, got {float(res['total'])}"
+
+
 @pytest.mark.parametrize("sched, why", [
     ([H.parse("F0s0 W0s0 I0s0")], "W0s0 waits for I0s0, which comes after it on the same rank"),
     ([H.parse("F0s0 B0s0 W0s0")], "W0s0 after a full backward: its I never runs"),
     ([H.parse("B0s1 F0s0 F0s1 B0s0")], "the last stage's B0s1 waits for its own F0s1, listed after it"),
     ([H.parse("F0s0 B0s0 F1s0 B1s0"), H.parse("F1s1 F0s1 B0s1 B1s1")],
      "a cycle: rank 1's F1s1 needs F1s0, which rank 0 runs after B0s0, which needs B0s1, which rank 1 runs after F1s1"),
-], ids=["W before its I", "W after a full B", "last stage B before its F", "cycle between ranks"])
+    ([H.parse("F0s0 F0s1 B0s0")], "B0s0 waits for the backward of micro-batch 0 on stage 1, which no rank runs"),
+], ids=["W before its I", "W after a full B", "last stage B before its F", "cycle between ranks", "missing backward"])
 def test_deadlock_raises(sched, why):
     try:
         got = dualpipe.simulate(sched, 1.0, 2.0, 1.0, 0.0)
@@ -85,8 +146,15 @@ def test_deadlock_raises(sched, why):
     ([[("F", 0, 0), ("b", 0, 0)]], "'b' is not a kind: F, B, I, W"),
     ([[("F", 0, 0), ("F", 0, 1), (("B", 0, 1), ("F", 1, 0))]], "a pair is a forward, then a full backward"),
     ([[("F", 0, 0), ("F", 0, 1), (("F", 1, 0), ("I", 0, 1))]], "a pair's backward is a full B"),
+    ([[("F", 0, 0), ("F", 0, 1), ("F", 1, 0), ("F", 1, 1), (("B", 0, 1), ("B", 1, 1)), ("B", 0, 0), ("B", 1, 0)]],
+     "a pair of two backwards: a pair's first half is a forward"),
     ([[("F", 0, 0), ("F", 0, 0), ("B", 0, 0)]], "F0s0 appears twice"),
-], ids=["unknown kind", "lowercase kind", "pair B then F", "pair with I", "F twice"])
+    ([[("F", 0, 0), ("B", 0, 0)], [("F", 0, 0)]],
+     "F0s0 is listed on rank 0 and again on rank 1: a duplicate in the schedule, even across ranks"),
+    ([[("F", 0, 0), ("F", 0, 1), (("F", 0, 0), ("B", 0, 1)), ("B", 0, 0)]],
+     "F0s0 runs alone and again as the forward half of a pair"),
+], ids=["unknown kind", "lowercase kind", "pair B then F", "pair with I", "pair of two B", "F twice",
+        "F twice on two ranks", "F twice, once in a pair"])
 def test_malformed_raise(sched, why):
     try:
         got = dualpipe.simulate(sched, 1.0, 2.0, 1.0, 0.0)
