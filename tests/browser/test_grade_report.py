@@ -42,7 +42,8 @@ def test_report_renders_offline_without_errors(browser, tmp_path):
     assert page.locator("svg[aria-label='distribution of scores'] rect").count() == 10
     text = page.locator("body").inner_text()
     assert "pp-quiz" in text and "Errors and timeouts" in text
-    assert "5 submitted;" in text, "unreadable submissions are not counted as submitting the problem"
+    submitted = 1 + len(quiz.wrong_files) + 1  # the reference, each wrong/ solution, the looper
+    assert f"{submitted} submitted;" in text, "unreadable submissions are not counted as submitting the problem"
     assert "timed out after 1 s" in text and "not a readable zip file" in text
     assert "<img src=x onerror=alert(1)>" in text  # shown as text, not run
     rates = page.locator("details table tr").count()

@@ -9,6 +9,7 @@ the public tests ship (tests/public/_quiz_key.py) is checked against the same an
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -132,7 +133,12 @@ def test_reference_answer(name):
 def test_hashed_key_matches(name):
     assert key.is_right(name, ANSWERS[name]), name
     kind = key.KEY[name][0]
-    assert kind == (key.CHOICE if isinstance(ANSWERS[name], str) else key.NUMBER), name
+    want = key.CHOICE if isinstance(ANSWERS[name], str) else key.INTEGER if isinstance(ANSWERS[name], int) else key.NUMBER
+    assert kind == want, name
+    # the question says which form it wants: "Return an integer." exactly for the INTEGER questions
+    doc = " ".join(getattr(ref, name).__doc__.split())
+    assert ("Return an integer" in doc) == (kind == key.INTEGER), name
+    assert ("Return a number" in doc) == (kind == key.NUMBER), name
 
 
 def test_misconceptions_are_wrong_answers():
@@ -146,3 +152,77 @@ def test_questions_have_docstrings_and_readme_lists_them():
     for name in QUESTIONS:
         assert (getattr(ref, name).__doc__ or "").strip(), name
         assert f"**{name}.**" in readme, name
+
+
+# ------------------------------------------------------------------------------------------------
+# The public test accepts the answer forms the statement allows and refuses the others.
+
+
+@pytest.fixture()
+def public_test(monkeypatch):
+    monkeypatch.setitem(sys.modules, "_quiz_key", key)  # the public test imports it by this name
+    return _load(PROBLEM / "tests" / "public" / "test_quiz_public.py", "_pp_quiz_public_test")
+
+
+def _run(public_test, monkeypatch, name: str, answer: object) -> str:
+    """'' when the public test accepts ``answer`` to ``name``, else its failure message."""
+    fake = type(sys)("quiz")
+    for q in QUESTIONS:
+        setattr(fake, q, getattr(ref, q))
+    setattr(fake, name, lambda: answer)
+    monkeypatch.setitem(sys.modules, "quiz", fake)
+    try:
+        public_test.test_answer(name)
+    except AssertionError as exc:
+        return str(exc) or "failed"
+    return ""
+
+
+def _right(name: str):
+    return getattr(ref, name)()
+
+
+ACCEPTED = [
+    ("q2", lambda: _right("q2").lower()), ("q3", lambda: f"  {_right('q3')}\n"), ("q8", lambda: _right("q8")),
+    ("q1", lambda: round(_right("q1"), 4)), ("q1", lambda: Fraction(7, 15)), ("q5", lambda: round(_right("q5"), 5)),
+    ("q7", lambda: 2), ("q7", lambda: 2.0), ("q9", lambda: int(_right("q9"))),
+    ("q4", lambda: _right("q4")), ("q6", lambda: _right("q6")),
+]
+REFUSED = [
+    ("q2", lambda: _right("q2") + "."), ("q2", lambda: f"{_right('q2')} the same"), ("q3", lambda: "E"),
+    ("q3", lambda: 2), ("q10", lambda: ["A"]), ("q1", lambda: f"{_right('q1'):.4f}"), ("q1", lambda: True),
+    ("q1", lambda: round(_right("q1"), 3)), ("q7", lambda: "2"),
+    ("q4", lambda: float(_right("q4"))), ("q6", lambda: float(_right("q6"))), ("q6", lambda: 3 * (1 - 0.2) / 0.2),
+    ("q6", lambda: Fraction(_right("q6"))), ("q6", lambda: True), ("q4", lambda: str(_right("q4"))),
+]
+
+
+@pytest.mark.parametrize("name,make", ACCEPTED, ids=[f"{q}-{i}" for i, (q, _) in enumerate(ACCEPTED)])
+def test_public_test_accepts_the_stated_forms(public_test, monkeypatch, name, make):
+    answer = make()
+    assert _run(public_test, monkeypatch, name, answer) == "", (name, answer)
+
+
+@pytest.mark.parametrize("name,make", REFUSED, ids=[f"{q}-{i}" for i, (q, _) in enumerate(REFUSED)])
+def test_public_test_refuses_other_forms(public_test, monkeypatch, name, make):
+    answer = make()
+    assert _run(public_test, monkeypatch, name, answer), (name, answer)
+
+
+def test_messages_never_print_the_right_answer(public_test, monkeypatch):
+    """Every known mistake and a plainly wrong answer: the message never shows the right answer."""
+    for name in QUESTIONS:
+        right = _right(name)
+        wrong = [n.split(":", 1)[1] for n in key.MISCONCEPTIONS.get(name, {})]
+        if isinstance(right, str):
+            answers = [*wrong, next(c for c in "ABCD" if c != right)]
+            shows = re.compile("|".join(re.escape(t) for t in (f"'{right}'", f'"{right}"', f"answer is {right}",
+                                                              f"answer: {right}")))
+        else:
+            answers = [type(right)(float(w)) for w in wrong] + [right + 1]
+            shows = re.compile(rf"{re.escape(f'{float(right):.4f}')}|(?<![\w.]){re.escape(f'{float(right):.6g}')}"
+                               r"(?!\w|\.\d)")
+        for answer in answers:
+            message = _run(public_test, monkeypatch, name, answer)
+            assert message, (name, answer)
+            assert not shows.search(message), (name, answer, message)

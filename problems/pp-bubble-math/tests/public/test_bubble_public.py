@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -200,16 +201,24 @@ def test_p2p_default_v_is_1():
 # input validation
 
 
-@pytest.mark.parametrize("name,args", [
-    ("bubble_fraction", (0, 4)), ("bubble_fraction", (4, 0)), ("bubble_over_ideal", (-1, 4)),
-    ("bubble_over_ideal", (4, 0)), ("interleaved_bubble_fraction", (4, 8, 0)),
-    ("interleaved_bubble_fraction", (0, 8, 2)), ("interleaved_bubble_over_ideal", (4, 0, 2)),
-    ("peak_activations", ("1f1b", 4, 8, 4)), ("peak_activations", ("zb", 4, 8, 0)),
-    ("peak_activations", ("GPipe", 4, 8, 0)), ("peak_activations", ("1F1B", 4, 8, 0)),
-    ("min_microbatches", (4, 0.0)), ("min_microbatches", (4, 1.0)), ("min_microbatches", (0, 0.5)),
-    ("p2p_elements_per_microbatch", (1024, 1, 4096, 0)),
+def _names_argument(message: str, arg: str) -> bool:
+    """True when ``message`` mentions ``arg`` as a word of its own (``p``, ``kind``, ``target``, ...)."""
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(arg)}(?![A-Za-z0-9_])", message) is not None
+
+
+# (function, arguments, the argument that is wrong, as the signature spells it)
+@pytest.mark.parametrize("name,args,arg", [
+    ("bubble_fraction", (0, 4), "p"), ("bubble_fraction", (4, 0), "m"), ("bubble_over_ideal", (-1, 4), "p"),
+    ("bubble_over_ideal", (4, 0), "m"), ("interleaved_bubble_fraction", (4, 8, 0), "v"),
+    ("interleaved_bubble_fraction", (0, 8, 2), "p"), ("interleaved_bubble_over_ideal", (4, 0, 2), "m"),
+    ("peak_activations", ("1f1b", 4, 8, 4), "s"), ("peak_activations", ("gpipe", 4, 8, 4), "s"),
+    ("peak_activations", ("zb", 4, 8, 0), "kind"),
+    ("peak_activations", ("GPipe", 4, 8, 0), "kind"), ("peak_activations", ("1F1B", 4, 8, 0), "kind"),
+    ("min_microbatches", (4, 0.0), "target"), ("min_microbatches", (4, 1.0), "target"),
+    ("min_microbatches", (0, 0.5), "p"), ("min_microbatches", (1, 0.0), "target"),
+    ("p2p_elements_per_microbatch", (1024, 1, 4096, 0), "v"),
 ])
-def test_invalid_input_raises_value_error(name, args):
+def test_invalid_input_raises_value_error(name, args, arg):
     import bubble_math
 
     call = f"{name}{args!r}"
@@ -217,6 +226,9 @@ def test_invalid_input_raises_value_error(name, args):
         result = getattr(bubble_math, name)(*args)
     except ValueError as exc:
         assert str(exc), f"{call} raised ValueError without a message; say which argument is wrong and why"
+        assert _names_argument(str(exc), arg), (
+            f"{call} raised ValueError({str(exc)!r}), which does not name the argument {arg!r} that is wrong; "
+            f"say which argument is wrong and why, e.g. 'p (number of stages) must be >= 1, got 0'")
         return
     except Exception as exc:  # noqa: BLE001 - reported to the learner
         raise AssertionError(f"{call} should raise ValueError, but raised {type(exc).__name__}: {exc}") from None
@@ -242,3 +254,30 @@ def test_peak_activations_returns_an_int(kind):
     got = bubble_math.peak_activations(kind, 4, 8, 1)
     assert type(got) is int, (
         f"peak_activations({kind!r}, 4, 8, 1): expected an int, got {got!r} of type {type(got).__name__}")
+
+
+@pytest.mark.parametrize("name,args", [
+    ("bubble_fraction", (4, 12)), ("bubble_fraction", (1, 3)), ("bubble_over_ideal", (4, 12)),
+    ("bubble_over_ideal", (1, 3)), ("interleaved_bubble_fraction", (4, 8, 2)),
+    ("interleaved_bubble_fraction", (1, 4, 2)), ("interleaved_bubble_over_ideal", (4, 8, 2)),
+    ("interleaved_bubble_over_ideal", (1, 4, 2)),
+])
+def test_bubble_functions_return_a_float(name, args):
+    """A share of time is a float, also when it is 0 (p = 1)."""
+    import bubble_math
+
+    got = getattr(bubble_math, name)(*args)
+    assert type(got) is float, (
+        f"{name}{args!r}: expected a float, got {got!r} of type {type(got).__name__} "
+        "(the four bubble functions return a float)")
+
+
+@pytest.mark.parametrize("p,target", [(4, 0.2), (4, 0.5), (8, 0.25), (1, 0.1)])
+def test_min_microbatches_returns_an_int(p, target):
+    """A number of micro-batches is an int."""
+    import bubble_math
+
+    got = bubble_math.min_microbatches(p, target)
+    assert type(got) is int, (
+        f"min_microbatches({p}, {target}): expected an int, got {got!r} of type {type(got).__name__} "
+        "(m is a number of micro-batches: make the result an int)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 import _pipeline_sim as sim  # lives in tests/public
@@ -146,21 +147,50 @@ def test_p2p_large_values_exact():
     assert ok, msg
 
 
-@pytest.mark.parametrize("name,args", [
-    ("bubble_over_ideal", (0, 3)), ("interleaved_bubble_over_ideal", (4, 8, 0)),
-    ("interleaved_bubble_over_ideal", (0, 8, 1)), ("interleaved_bubble_fraction", (4, 0, 2)),
-    ("peak_activations", ("gpipe", 4, 8, -1)), ("peak_activations", ("1f1b", 0, 8, 0)),
-    ("peak_activations", ("gpipe", 4, 0, 0)), ("min_microbatches", (4, -0.1)), ("min_microbatches", (4, 1.5)),
-    ("p2p_elements_per_microbatch", (0, 1, 4096)), ("p2p_elements_per_microbatch", (1024, 0, 4096)),
-    ("p2p_elements_per_microbatch", (1024, 1, -1)),
+def test_p2p_exact_beyond_float_precision():
+    """Past 2**53 a float can no longer hold every integer: only integer arithmetic stays exact."""
+    import bubble_math
+
+    s, b, h, v = 2**20 + 1, 2**20 + 3, 2**14 + 1, 3
+    expected = 2 * v * s * b * h  # about 1.1e17, above 2**53
+    got = bubble_math.p2p_elements_per_microbatch(s, b, h, v)
+    ok = type(got) is int and got == expected
+    msg = f"p2p_elements_per_microbatch({s}, {b}, {h}, {v}): expected the int {expected}, got {got!r}"
+    if type(got) is int and got != expected and got == int(float(expected)):
+        msg += (" (that is the exact count rounded to a float: a step of the computation goes through a float, "
+                "such as a / division; compute with integers only)")
+    assert ok, msg
+
+
+def _names_argument(message: str, arg: str) -> bool:
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(arg)}(?![A-Za-z0-9_])", message) is not None
+
+
+# (function, arguments, the argument that is wrong, as the signature spells it)
+@pytest.mark.parametrize("name,args,arg", [
+    ("bubble_over_ideal", (0, 3), "p"), ("interleaved_bubble_over_ideal", (4, 8, 0), "v"),
+    ("interleaved_bubble_over_ideal", (0, 8, 1), "p"), ("interleaved_bubble_fraction", (4, 0, 2), "m"),
+    ("peak_activations", ("gpipe", 4, 8, -1), "s"), ("peak_activations", ("1f1b", 4, 8, -1), "s"),
+    ("peak_activations", ("gpipe", 2, 3, 7), "s"), ("peak_activations", ("1f1b", 0, 8, 0), "p"),
+    ("peak_activations", ("gpipe", 0, 8, 0), "p"), ("peak_activations", ("gpipe", 4, 0, 0), "m"),
+    ("peak_activations", ("1f1b", 4, 0, 0), "m"), ("peak_activations", ("interleaved", 4, 8, 0), "kind"),
+    ("min_microbatches", (4, -0.1), "target"), ("min_microbatches", (4, 1.5), "target"),
+    ("min_microbatches", (1, 1.0), "target"), ("min_microbatches", (1, -0.5), "target"),
+    ("bubble_fraction", (1, 0), "m"), ("bubble_over_ideal", (1, 0), "m"),
+    ("interleaved_bubble_fraction", (1, 4, 0), "v"), ("interleaved_bubble_over_ideal", (1, 0, 2), "m"),
+    ("p2p_elements_per_microbatch", (0, 1, 4096), "s"), ("p2p_elements_per_microbatch", (1024, 0, 4096), "b"),
+    ("p2p_elements_per_microbatch", (1024, 1, -1), "h"),
 ])
-def test_more_invalid_input(name, args):
+def test_more_invalid_input(name, args, arg):
     import bubble_math
 
     call = f"{name}{args!r}"
     try:
         result = getattr(bubble_math, name)(*args)
-    except ValueError:
+    except ValueError as exc:
+        assert _names_argument(str(exc), arg), (
+            f"{call} raised ValueError({str(exc)!r}), which does not name the argument {arg!r} that is wrong; "
+            f"say which argument is wrong and why")
         return
     except Exception as exc:  # noqa: BLE001 - reported to the learner
         raise AssertionError(f"{call} should raise ValueError, but raised {type(exc).__name__}: {exc}") from None

@@ -220,3 +220,15 @@ def simulate(module: Any, sched: list, p: int, v: int, what: str, tf: float = 1.
                    "rank is free and its dependency has finished")
         raise AssertionError(f"simulate_interleaved on {what} (p={p}, v={v}, tf={tf:g}, tb={tb:g}) raised "
                              f"{type(exc).__name__}: {exc}\n{shown}\n{verdict} {NOTATION}") from None
+
+
+def expect_value_error(module: Any, name: str, *args: Any) -> None:
+    """``module.<name>(*args)`` must raise ValueError; otherwise say what it did instead."""
+    call = f"{name}{args!r}"
+    try:
+        result = getattr(module, name)(*args)
+    except ValueError:
+        return
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        raise AssertionError(f"{call} should raise ValueError, but raised {type(exc).__name__}: {exc}") from None
+    raise AssertionError(f"{call} should raise ValueError, but returned {str(result)[:80]}")

@@ -10,6 +10,7 @@ import pytest
 from interleaved_check import (
     NOTATION,
     assert_schedule,
+    expect_value_error,
     fmt,
     leading_forwards,
     normalize,
@@ -113,18 +114,18 @@ def test_every_op_exactly_once(p, m, v):
             f"{NOTATION}; missing: {fmt(missing[:8]) or '-'}; extra or repeated: {fmt(extra[:8]) or '-'}")
 
 
-@pytest.mark.parametrize("p,m,v", [(2, 3, 2), (4, 6, 2), (3, 4, 3), (0, 4, 2), (2, 0, 2), (2, 4, 0), (-1, 4, 2)])
+@pytest.mark.parametrize("p,m,v", [(2, 3, 2), (4, 6, 2), (3, 4, 3), (0, 4, 2), (2, 0, 2), (2, 4, 0), (-1, 4, 2),
+                                   (0, 4, 1), (3, 0, 1)])
 def test_invalid_sizes_raise(p, m, v):
-    with pytest.raises(ValueError):
-        interleaved.interleaved_schedule(p, m, v)
-    with pytest.raises(ValueError):
-        interleaved.num_warmup(p, m, v, 0)
+    """Both functions check the sizes, also for v = 1 (plain 1F1B still needs p, m >= 1)."""
+    expect_value_error(interleaved, "interleaved_schedule", p, m, v)
+    expect_value_error(interleaved, "num_warmup", p, m, v, 0)
 
 
-def test_num_warmup_rejects_bad_rank():
-    for rank in (-1, 2):
-        with pytest.raises(ValueError):
-            interleaved.num_warmup(2, 4, 2, rank)
+@pytest.mark.parametrize("p,m,v,rank", [(2, 4, 2, -1), (2, 4, 2, 2), (3, 5, 1, 3), (3, 5, 1, -1), (1, 3, 4, 1)])
+def test_num_warmup_rejects_bad_rank(p, m, v, rank):
+    """A rank outside 0..p-1 raises ValueError, also for v = 1."""
+    expect_value_error(interleaved, "num_warmup", p, m, v, rank)
 
 
 def test_v1_accepts_any_m():
@@ -252,3 +253,66 @@ def test_simulate_rejects_unknown_ops(op):
                              f"(ops are 'F' or 'B'), but raised {type(exc).__name__}: {exc}") from None
     raise AssertionError(f"simulate_interleaved([[(0, 'F', 0), (0, {op!r}, 0)]], 1, 1) should raise ValueError "
                          f"(ops are 'F' or 'B'), but returned {str(got)[:80]}")
+
+
+def test_schedule_types():
+    """interleaved_schedule returns a list with one list per rank of (chunk, op, mb) tuples."""
+    got = interleaved.interleaved_schedule(2, 4, 2)
+    call = "interleaved_schedule(2, 4, 2)"
+    assert type(got) is list, f"{call}: expected a list with one list per rank, got a {type(got).__name__}"
+    for r, row in enumerate(got):
+        assert type(row) is list, f"{call}[{r}]: expected a list of (chunk, op, mb) tuples, got a {type(row).__name__}"
+        for i, op in enumerate(row):
+            ok = (type(op) is tuple and len(op) == 3 and type(op[0]) is int and type(op[1]) is str
+                  and op[1] in ("F", "B") and type(op[2]) is int)
+            assert ok, (f"{call}[{r}][{i}] is {op!r} (a {type(op).__name__}): expected a tuple (chunk, op, mb) "
+                        f"of an int, 'F' or 'B', and an int")
+
+
+def _is_time(x) -> bool:
+    return type(x) in (float, int)
+
+
+def test_simulate_types():
+    """simulate_interleaved returns a tuple (timeline, total, bubble); a block is a tuple
+    (chunk, op, mb, start, end); start, end, total and bubble are floats (an int is fine too)."""
+    sched = _expected(2, 4, 2)
+    result = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)")
+    call = "simulate_interleaved(<the worked example's schedule>, 2, 2, tf=1.0, tb=2.0)"
+    assert type(result) is tuple and len(result) == 3, (
+        f"{call}: expected a tuple (timeline, total, bubble), got {str(result)[:80]} (a {type(result).__name__})")
+    timeline, total, bubble = result
+    assert type(timeline) is list and all(type(row) is list for row in timeline), (
+        f"{call}: expected the timeline as a list with one list per rank, got a {type(timeline).__name__} of "
+        f"{[type(row).__name__ for row in timeline][:2]}")
+    for r, row in enumerate(timeline):
+        for i, block in enumerate(row):
+            ok = (type(block) is tuple and len(block) == 5 and type(block[0]) is int and type(block[1]) is str
+                  and type(block[2]) is int and _is_time(block[3]) and _is_time(block[4]))
+            assert ok, (f"{call}: timeline[{r}][{i}] is {block!r} (a {type(block).__name__}): expected a tuple "
+                        f"(chunk, op, mb, start, end) of int, str, int, float, float (start, end, total and bubble "
+                        f"are floats)")
+    for what, value in (("total", total), ("bubble", bubble)):
+        assert _is_time(value), (f"{call}: {what} is {value!r} of type {type(value).__name__}, expected a float "
+                                 f"(start, end, total and bubble are floats)")
+
+
+def test_simulate_default_durations():
+    """The defaults are tf = 1.0 and tb = 2.0, as in the signature."""
+    sched = _expected(2, 4, 2)
+    _, explicit_total, _ = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)")
+    call = "simulate_interleaved(<the worked example's schedule>, 2, 2)"
+    try:
+        rows, total, _ = interleaved.simulate_interleaved(sched, 2, 2)
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        raise AssertionError(f"{call}, without tf and tb, raised {type(exc).__name__}: {exc}") from None
+    if float(total) == 13.5:
+        return
+    durations = {o: sorted({float(e) - float(s) for row in rows for _, oo, _, s, e in row if oo == o}) for o in "FB"}
+    msg = (f"{call}, without tf and tb: expected total 13.5 = (4 + 1/2) * (tf + tb) with the defaults tf = 1.0, "
+           f"tb = 2.0 (a chunk's F 0.5, its B 1.0), got {float(total)} (forwards {durations['F']}, backwards "
+           f"{durations['B']})")
+    if float(explicit_total) == 13.5:
+        msg += (f"; with tf=1.0, tb=2.0 passed explicitly the total is {float(explicit_total)}: the signature's "
+                "defaults differ from tf = 1.0, tb = 2.0")
+    raise AssertionError(msg)

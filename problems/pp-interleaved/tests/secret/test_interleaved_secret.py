@@ -9,6 +9,7 @@ import interleaved_oracle as oracle
 import pytest
 from interleaved_check import (
     assert_schedule,
+    expect_value_error,
     fmt,
     normalize,
     schedule_report,
@@ -149,10 +150,15 @@ def test_single_rank():
         f"one rank never idles: expected total 9.0 and bubble 0, got {float(total)} and {float(bubble)}")
 
 
-@pytest.mark.parametrize("p,m,v", [(2, 5, 4), (8, 12, 2), (3, 0, 1), (0, 0, 1), (1, 1, 0)])
+@pytest.mark.parametrize("p,m,v", [(2, 5, 4), (8, 12, 2), (3, 0, 1), (0, 0, 1), (1, 1, 0), (-2, 3, 1)])
 def test_more_invalid_sizes(p, m, v):
-    with pytest.raises(ValueError):
-        interleaved.interleaved_schedule(p, m, v)
+    expect_value_error(interleaved, "interleaved_schedule", p, m, v)
+    expect_value_error(interleaved, "num_warmup", p, m, v, 0)
+
+
+@pytest.mark.parametrize("p,m,v,rank", [(4, 7, 1, 4), (4, 7, 1, -1), (3, 6, 3, 3), (1, 1, 1, 1)])
+def test_more_bad_ranks(p, m, v, rank):
+    expect_value_error(interleaved, "num_warmup", p, m, v, rank)
 
 
 @pytest.mark.parametrize("p,m,v", [(1, 5, 3), (4, 3, 1), (8, 1, 1)])

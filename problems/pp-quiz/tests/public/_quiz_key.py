@@ -2,6 +2,7 @@
 
 The answers themselves are not written here, so that reading the tests does not spoil the quiz.
 A numeric answer is compared after rounding to 4 decimals; a choice answer after strip() and upper().
+An INTEGER question ("Return an integer.") takes an int only; its answer is compared like a number.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import numbers
 
 CHOICE = "choice"
 NUMBER = "number"
+INTEGER = "integer"  # a number question whose answer must be an int
 
 # question -> (kind, hash of the normalised right answer, general hint)
 KEY: dict[str, tuple[str, str, str]] = {
@@ -23,13 +25,13 @@ KEY: dict[str, tuple[str, str, str]] = {
     "q3": (CHOICE, "b5ef5d3405db99b74bbd",
            "on stage 0 count forwards started minus backwards finished. When does stage 0 run its first "
            "backward in each schedule?"),
-    "q4": (NUMBER, "0b368fd03f23ddcb1e7a",
+    "q4": (INTEGER, "0b368fd03f23ddcb1e7a",
            "in 1F1B stage s runs p - s - 1 warm-up forwards, then one more forward before its first backward; "
            "after that every new forward is matched by a backward."),
     "q5": (NUMBER, "73b6e524aef441532781",
            "relative to the ideal time means idle / BUSY: the numerator is the p - 1 slots of the ramp, the "
            "denominator the m slots of real work (not the total m + p - 1)."),
-    "q6": (NUMBER, "04eecca3152861d3288c",
+    "q6": (INTEGER, "04eecca3152861d3288c",
            "solve (p - 1) / (m + p - 1) <= 0.2 for the smallest integer m. 'At most' includes equality."),
     "q7": (NUMBER, "4e8a1705e9044222d31f",
            "with v chunks per rank each chunk's F and B take 1/v of a stage's time, and the ramp is made of "

@@ -22,6 +22,10 @@ def test_answer(name):
     if kind == key.CHOICE:
         ok = isinstance(answer, str) and answer.strip().upper() in ("A", "B", "C", "D")
         assert ok, f"{name}() returned {answer!r}: answer with one letter, 'A', 'B', 'C' or 'D'"
+    elif kind == key.INTEGER:
+        ok = isinstance(answer, numbers.Integral) and not isinstance(answer, bool)
+        assert ok, (f"{name}() returned {answer!r} ({type(answer).__name__}): this question asks for an integer; "
+                    "answer with an int, e.g. 5 (not 5.0)")
     else:
         ok = isinstance(answer, numbers.Real) and not isinstance(answer, bool)
         assert ok, (f"{name}() returned {answer!r} ({type(answer).__name__}): answer with a number, e.g. an "
