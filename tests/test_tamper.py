@@ -126,10 +126,12 @@ def test_every_real_trick_buys_nothing_and_every_wrong_solution_keeps_its_verdic
     for trick, (problem_id, _) in sorted(TRICKS.items()):
         problem = load_problem(PROBLEMS / problem_id)
         plan.append((problem, TRICKS_DIR / f"{trick}.py"))
-        plan += [(problem, path) for path in (problem.reference_path, *problem.wrong_files)]
-    native = judge_many([Job(problem, path) for problem, path in plan], parallel=2)
-    for (problem, path), expected in zip(plan, native):
-        got = json.loads(judge_source_json(str(problem.path), path.read_text(encoding="utf-8"), True))
+        plan += [(problem, problem.reference_path), *((problem, path) for path in problem.wrong_files)]
+    sources = [wrong_source(problem, path) if path.suffix == ".diff" else path.read_text(encoding="utf-8")
+               for problem, path in plan]
+    native = judge_many([Job(problem, None, source=source) for (problem, _), source in zip(plan, sources)], parallel=2)
+    for (problem, path), source, expected in zip(plan, sources, native):
+        got = json.loads(judge_source_json(str(problem.path), source, True))
         got.pop("engine_dirty", None)
         diff = parity.compare(expected.to_dict(), got, problem.path)
         assert not diff, f"{problem.id} {path.name}:\n{diff}"

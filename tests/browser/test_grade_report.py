@@ -7,6 +7,7 @@ import zipfile
 
 from judge.commands.grade import Options, grade_class
 from judge.core.problem import discover_problems
+from judge.core.wrong import wrong_source
 from tests.conftest import PROBLEMS, SOLUTIONS
 
 
@@ -20,7 +21,7 @@ def test_report_renders_offline_without_errors(browser, tmp_path):
     for index, wrong in enumerate(quiz.wrong_files):
         folder = subs / f"wrong{index}" / "pp-quiz"
         folder.mkdir(parents=True)
-        shutil.copy(wrong, folder / "quiz.py")
+        (folder / "quiz.py").write_text(wrong_source(quiz, wrong), encoding="utf-8")
     (subs / "broken.zip").write_bytes(b"not a zip <script>alert(1)</script>")
     (subs / "<img src=x onerror=alert(1)>").mkdir()  # an empty submission, with a name that is HTML
     (subs / "looper" / "pp-quiz").mkdir(parents=True)

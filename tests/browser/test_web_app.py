@@ -14,8 +14,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from judge.core.problem import load_problem
+from judge.core.problem import Problem, load_problem
 from judge.core.runner import judge_source
+from judge.core.wrong import wrong_source
 from tests.browser.conftest import RUN_TIMEOUT_MS, App, Served, real_problem_ids
 from tests.conftest import run_cli
 
@@ -162,12 +163,20 @@ def test_a_refused_save_warns_and_keeps_the_code(app: App) -> None:
     assert app.page.evaluate("localStorage.getItem('pp-judge:v1:code:pp-schedule')") == "# saved now\n"
 
 
+def solution_code(problem: Problem, kind: str) -> str:
+    """The reference's code, or the first wrong/ solution's (a diff applied to the reference)."""
+    if kind == "reference":
+        assert problem.reference_path is not None
+        return problem.reference_path.read_text(encoding="utf-8")
+    return wrong_source(problem, problem.wrong_files[0])
+
+
 def test_zip_export_judges_natively_to_the_same_verdicts(app: App, problems_root: Path, tmp_path: Path) -> None:
     chosen = {"pp-schedule": "reference", "pp-bubble-math": "wrong"}
     browser_results = {}
     for pid, kind in chosen.items():
         problem = load_problem(problems_root / pid)
-        source = (problem.reference_path if kind == "reference" else problem.wrong_files[0]).read_text(encoding="utf-8")
+        source = solution_code(problem, kind)
         app.select(pid)
         app.set_code(source)
         app.run()
@@ -184,7 +193,7 @@ def test_zip_export_judges_natively_to_the_same_verdicts(app: App, problems_root
     for pid, kind in chosen.items():
         problem = load_problem(problems_root / pid)
         exported = (practice / pid / problem.entry).read_text(encoding="utf-8")
-        want = (problem.reference_path if kind == "reference" else problem.wrong_files[0]).read_text(encoding="utf-8")
+        want = solution_code(problem, kind)
         assert exported == want
     out = tmp_path / "native.json"
     proc = run_cli(str(practice), "--public-only", "--json", str(out), "-j", "2")
