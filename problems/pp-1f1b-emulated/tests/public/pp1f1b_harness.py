@@ -4,8 +4,8 @@ compute the full-batch reference gradients, the expected 1F1B order, and timelin
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
 from typing import Any
 
 import mlp
@@ -14,6 +14,38 @@ import p2p
 import pytest
 
 from judge.artifacts import timeline
+
+
+@dataclass(frozen=True)
+class CommRecord:
+    """One operation a rank yielded: its kind ("send", "isend", "recv", "wait"), its description
+    (``send(to=1, tag='act 3')``) and how many compute operations the rank had run before it."""
+
+    kind: str
+    text: str
+    computes_before: int
+
+
+def _recorded(gen: Any, comm: p2p.Comm, log: list[CommRecord]) -> Any:
+    """``gen`` (a rank's program) passed through unchanged, with every yielded operation noted in
+    ``log``. Anything that is not a generator is returned as it is (the runtime reports it)."""
+    if not isinstance(gen, Generator):
+        return gen
+
+    def relay() -> Generator[Any, Any, Any]:
+        __tracebackhide__ = True
+        value = None
+        while True:
+            try:
+                op = gen.send(value)
+            except StopIteration as stop:
+                return stop.value
+            describe = getattr(op, "describe", None)
+            text = describe() if getattr(op, "_is_p2p_op", False) and callable(describe) else repr(op)
+            log.append(CommRecord(str(getattr(op, "kind", "?")), text, len(comm.trace)))
+            value = yield op
+
+    return relay()
 
 
 @dataclass
@@ -25,6 +57,8 @@ class PipelineRun:
     params: list[tuple[np.ndarray, np.ndarray]]   # (W, b) of every Linear, before the step
     x: np.ndarray
     y: np.ndarray
+    blocking: bool = False
+    logs: list[list[CommRecord]] = field(default_factory=list)  # per rank, the operations it yielded
 
     @property
     def loss(self) -> Any:
@@ -52,16 +86,17 @@ def run_pipeline(loop: Callable[..., Any], p: int, M: int, seed: int = 0, rows: 
     layers, x, y = make_problem(p, M, seed, rows)
     params = [(lin.W.copy(), lin.b.copy()) for lin in _linears(layers)]
     xs, ys = mlp.split_batch(x, M), mlp.split_batch(y, M)
+    logs: list[list[CommRecord]] = [[] for _ in range(p)]
 
     def program(comm: p2p.Comm) -> Any:
         stage = mlp.Stage(comm, layers[comm.rank])
-        return loop(comm, stage, M,
-                    inputs=xs if comm.rank == 0 else None,
-                    targets=ys if comm.rank == p - 1 else None,
-                    blocking=blocking)
+        return _recorded(loop(comm, stage, M,
+                              inputs=xs if comm.rank == 0 else None,
+                              targets=ys if comm.rank == p - 1 else None,
+                              blocking=blocking), comm, logs[comm.rank])
 
     world = p2p.run(p, program)
-    return PipelineRun(p, M, world, layers, params, x, y)
+    return PipelineRun(p, M, world, layers, params, x, y, blocking, logs)
 
 
 @functools.cache
@@ -99,6 +134,9 @@ def full_batch_reference(params: list[tuple[np.ndarray, np.ndarray]], x: np.ndar
 # The 1F1B order of each stage for the public test sizes, written out (writing 1F1B orders is the
 # problem pp-schedule); the hidden tests bring their own for other sizes.
 EXPECTED_ORDERS = {
+    (1, 3): ["F0 B0 F1 B1 F2 B2"],
+    (2, 1): ["F0 B0", "F0 B0"],
+    (3, 1): ["F0 B0", "F0 B0", "F0 B0"],
     (2, 4): [
         "F0 F1 B0 F2 B1 F3 B2 B3",
         "F0 B0 F1 B1 F2 B2 F3 B3",
@@ -251,6 +289,52 @@ def assert_memory(run: PipelineRun) -> None:
             f"p={p}, m={M}: after the step, stage {s} still holds the activations of micro-batches "
             f"{sorted(comm.stash, key=repr)}; take each one out of comm.stash for its backward "
             f"(act = comm.stash.pop(mb)).")
+
+
+def _where(comm: p2p.Comm, record: CommRecord) -> str:
+    k = record.computes_before
+    return f"after {comm.trace[k - 1]}" if k else "before any compute"
+
+
+def assert_communication(run: PipelineRun) -> None:
+    """The statement's pattern: every send an isend when blocking=False (every send a blocking
+    send when blocking=True), and the isend handles waited for only at the end, after the last
+    compute operation of the rank."""
+    __tracebackhide__ = True
+    p, M = run.p, run.M
+    for s, (comm, log) in enumerate(zip(run.world.ranks, run.logs)):
+        last = len(comm.trace)
+        for record in log:
+            if record.kind == "send" and not run.blocking:
+                pytest.fail(
+                    f"p={p}, m={M}: rank {s} yielded the blocking {record.text} {_where(comm, record)}, "
+                    f"but blocking=False asks for comm.isend for every send (h = yield comm.isend(dst, x)), "
+                    f"activations and gradients alike.", pytrace=False)
+            if record.kind == "isend" and run.blocking:
+                pytest.fail(
+                    f"p={p}, m={M}, blocking=True: rank {s} yielded {record.text} {_where(comm, record)}; "
+                    f"with blocking=True every send must be the blocking `yield comm.send(dst, x)`.",
+                    pytrace=False)
+            if record.kind == "wait" and record.computes_before < last:
+                pytest.fail(
+                    f"p={p}, m={M}: rank {s} yielded {record.text} {_where(comm, record)}, before its last "
+                    f"compute operation {comm.trace[-1]}. The statement: wait for the isend handles only at "
+                    f"the end, after the last backward (yield comm.waitall(handles)).", pytrace=False)
+
+
+def assert_blocking_runs_without_a_cycle(loop: Callable[..., Any], p: int, M: int) -> PipelineRun:
+    """With p = 1 or m = 1 the blocking version has nothing to wait for in a cycle: it must run to the
+    end and do exactly what blocking=False does."""
+    __tracebackhide__ = True
+    try:
+        run = run_pipeline(loop, p, M, blocking=True)
+    except Exception as e:  # noqa: BLE001 - reported to the learner
+        pytest.fail(
+            f"p={p}, m={M}, blocking=True: the run raised {type(e).__name__}: {e}\nWith p = 1 or m = 1 "
+            f"no two ranks wait for each other, so the blocking version must finish like blocking=False "
+            f"(the statement: use comm.send where you would otherwise isend, and change nothing else).",
+            pytrace=False)
+    return run
 
 
 def assert_blocking_deadlocks(loop: Callable[..., Any], p: int, M: int, record_property: Any) -> None:

@@ -1,4 +1,5 @@
-"""Public tests for pp-1f1b-emulated: gradients, loss, 1F1B order, activation memory, deadlock."""
+"""Public tests for pp-1f1b-emulated: gradients, loss, 1F1B order, activation memory, isend and
+wait, deadlock."""
 
 from __future__ import annotations
 
@@ -35,10 +36,30 @@ def test_activation_memory(p: int, M: int) -> None:
     h.assert_memory(h.good_run(pp_1f1b.stage_loop, p, M))
 
 
+@pytest.mark.parametrize("p,M", [(2, 4), (3, 5), (4, 8)])
+def test_isend_and_wait_at_the_end(p: int, M: int) -> None:
+    """The statement: with blocking=False every send is an isend, and the handles are waited for at the end."""
+    import pp_1f1b
+    h.assert_communication(h.good_run(pp_1f1b.stage_loop, p, M))
+
+
 @pytest.mark.parametrize("p,M", [(2, 2), (4, 6)])
 def test_blocking_sends_deadlock(p: int, M: int, record_property) -> None:
     import pp_1f1b
     h.assert_blocking_deadlocks(pp_1f1b.stage_loop, p, M, record_property)
+
+
+@pytest.mark.parametrize("p,M", [(1, 3), (2, 1), (3, 1)])
+def test_blocking_without_a_cycle_runs_normally(p: int, M: int) -> None:
+    """The statement: blocking=True changes nothing but the sends, so with p = 1 or m = 1 it runs to the
+    end with the same order, gradients, loss and memory as blocking=False."""
+    import pp_1f1b
+    run = h.assert_blocking_runs_without_a_cycle(pp_1f1b.stage_loop, p, M)
+    h.assert_communication(run)
+    h.assert_order(run)
+    h.assert_gradients(run)
+    h.assert_loss(run)
+    h.assert_memory(run)
 
 
 @pytest.mark.parametrize("p,M", [(2, 4), (4, 2)])

@@ -33,3 +33,19 @@ def test_blocking_sends_deadlock_more(p: int, M: int, record_property) -> None:
     import pp_1f1b
     h.assert_blocking_deadlocks(pp_1f1b.stage_loop, p, M, record_property)
 
+
+@pytest.mark.parametrize("p,M,seed,rows", [c for c in CASES if c[0] >= 2 and c[1] >= 2])
+def test_isend_and_wait_at_the_end_more(p: int, M: int, seed: int, rows: int) -> None:
+    import pp_1f1b
+    h.assert_communication(h.good_run(pp_1f1b.stage_loop, p, M, seed, rows))
+
+
+@pytest.mark.parametrize("p,M", [(1, 4), (5, 1), (8, 1)])
+def test_blocking_without_a_cycle_more(p: int, M: int) -> None:
+    import pp_1f1b
+    run = h.assert_blocking_runs_without_a_cycle(pp_1f1b.stage_loop, p, M)
+    h.assert_communication(run)
+    h.assert_order(run)
+    h.assert_gradients(run)
+    h.assert_loss(run)
+    h.assert_memory(run)

@@ -109,8 +109,65 @@ def test_b_alone_feeds_the_previous_stage():
     assert problem is None, f"all F, then all B, then all W on every stage gives the wrong gradients: {problem}"
 
 
-def test_run_schedule_rejects_deadlock():
-    stages, xs, targets = H.make_problem(seed=7, p=2, m=1)
-    sched = [[("F", 0), ("W", 0), ("B", 0)], [("F", 0), ("B", 0), ("W", 0)]]
-    with pytest.raises(ValueError):
-        zero_bubble.run_schedule(stages, xs, targets, sched)
+@pytest.mark.parametrize("sched", [
+    [[("F", 0), ("W", 0), ("B", 0)], [("F", 0), ("B", 0), ("W", 0)]],
+    [[("F", 0), ("B", 0), ("F", 1), ("B", 1), ("W", 0), ("W", 1)], [("F", 1), ("F", 0), ("B", 0), ("B", 1), ("W", 0), ("W", 1)]],
+    [[("F", 0), ("B", 0), ("W", 0), ("F", 1), ("B", 1), ("W", 1)], [("F", 0), ("B", 0), ("W", 0), ("F", 1), ("W", 1)]],
+], ids=["W before its B", "stages wait for each other", "stage 1 has no B1"])
+def test_run_schedule_rejects_deadlock(sched):
+    m = max(i for ops in sched for _, i in ops) + 1
+    stages, xs, targets = H.make_problem(seed=7, p=2, m=m)
+    try:
+        got = zero_bubble.run_schedule(stages, xs, targets, sched)
+    except ValueError:
+        return
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        what = f"raised {type(exc).__name__}: {exc}"
+    else:
+        what = f"returned {type(got).__name__}"
+    raise AssertionError(f"run_schedule on\n{H.fmt_sched(sched)}\nshould raise ValueError (no stage can make progress "
+                         f"before all ops have run), but it {what}.")
+
+
+def test_w_runs_when_listed(monkeypatch):
+    """The statement: ("W", i) runs stage_backward_w on the w_state of (s, i), and stage_backward_b computes no
+    weight gradient: with every W listed after every B, all the B passes run before any W pass."""
+    calls: list[str] = []
+    inside: list[str] = []
+    real = {name: getattr(zero_bubble, name) for name in ("stage_backward_b", "stage_backward_w", "backward_weight")}
+
+    def spy(name, tag):
+        def call(*args, **kwargs):
+            if tag:
+                calls.append(tag)
+            else:
+                calls.append("backward_weight" + (" inside stage_backward_b" if inside[-1:] == ["B"] else ""))
+            inside.append(tag)
+            try:
+                return real[name](*args, **kwargs)
+            finally:
+                inside.pop()
+        return call
+
+    monkeypatch.setattr(zero_bubble, "stage_backward_b", spy("stage_backward_b", "B"))
+    monkeypatch.setattr(zero_bubble, "stage_backward_w", spy("stage_backward_w", "W"))
+    monkeypatch.setattr(zero_bubble, "backward_weight", spy("backward_weight", ""))
+    stages, xs, targets = H.make_problem(seed=8, p=1, m=3)
+    sched = [[("F", 0), ("F", 1), ("F", 2), ("B", 0), ("B", 1), ("B", 2), ("W", 0), ("W", 1), ("W", 2)]]
+    zero_bubble.run_schedule(stages, xs, targets, sched)
+    monkeypatch.undo()
+    bad = [c for c in calls if c.endswith("inside stage_backward_b")]
+    assert not bad, ("stage_backward_b called backward_weight: B computes no weight gradient; the weight "
+                     "gradients are stage_backward_w's job, when the schedule runs W")
+    got = [c for c in calls if c in ("B", "W")]
+    want = ["B", "B", "B", "W", "W", "W"]
+    if got == want:
+        return
+    hint = ""
+    if got == ["B", "W", "B", "W", "B", "W"]:
+        hint = (" Each stage_backward_w call comes right after its stage_backward_b although every W is listed after "
+                "all the B's: your run_schedule runs the weight pass at B time and only adds it in at W.")
+    raise AssertionError(
+        f"run_schedule on one stage with the ops {H.fmt(sched[0])} should call stage_backward_b for each B and "
+        f"stage_backward_w for each W, in that order: B B B W W W (B for stage_backward_b, W for "
+        f"stage_backward_w); it called {' '.join(got) or 'neither'}.{hint}")

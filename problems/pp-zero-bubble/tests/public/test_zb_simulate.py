@@ -78,7 +78,8 @@ def test_fused_1f1b_bubble(p, m):
     ([[("F", 0), ("X", 0), ("B", 0)]], "'X' is not an op name: ops are 'F', 'B' and 'W'"),
     ([[("F", 0), ("B", 0), ("W", 0), ("W", 0)]], "W0 appears twice on a stage"),
     ([[("F", 0), ("F", 0), ("B", 0), ("W", 0)]], "F0 appears twice on a stage"),
-], ids=["lowercase w", "unknown op", "W twice", "F twice"])
+    ([[("F", 0), ("B", 0), ("B", 0), ("W", 0)]], "B0 appears twice on a stage"),
+], ids=["lowercase w", "unknown op", "W twice", "F twice", "B twice"])
 def test_malformed_schedules_raise(sched, why):
     """The statement: ValueError for an op name other than F, B, W and for an op listed twice on a stage."""
     try:
@@ -90,3 +91,55 @@ def test_malformed_schedules_raise(sched, why):
                              f"{type(exc).__name__}: {exc}") from None
     raise AssertionError(f"simulate({H.fmt_sched(sched).strip()}) should raise ValueError ({why}), but it "
                          f"returned a result with total {got.get('total') if isinstance(got, dict) else got!r}")
+
+
+def _raises_value_error(sched) -> tuple[bool, str]:
+    """(True, "") if simulate raises ValueError on ``sched``; else (False, what it did instead)."""
+    try:
+        got = zero_bubble.simulate(sched, 1.0, 1.0, 1.0)
+    except ValueError:
+        return True, ""
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        return False, f"raised {type(exc).__name__}: {exc}"
+    return False, f"returned a result with total {got.get('total') if isinstance(got, dict) else got!r}"
+
+
+@pytest.mark.parametrize("name", ["FB", "BW", ""])
+def test_op_names_are_whole_names(name):
+    """The statement: ValueError if an op name is not F, B or W, so also for a name made of several of them."""
+    sched = [[("F", 0), ("B", 0), (name, 0), ("W", 0)]]
+    raised, what = _raises_value_error(sched)
+    if raised:
+        return
+    hint = ""
+    if _raises_value_error([[("F", 0), ("B", 0), ("X", 0), ("W", 0)]])[0]:
+        hint = (f" Your simulate rejects the op name 'X' but not {name!r}, which is a substring of 'FBW': compare "
+                f"the whole name (op in ('F', 'B', 'W')), not `op in 'FBW'`.")
+    raise AssertionError(f"simulate on a stage with the ops F0 B0 ({name!r}, 0) W0 should raise ValueError ({name!r} "
+                         f"is not an op name: ops are 'F', 'B' and 'W'), but it {what}.{hint}")
+
+
+@pytest.mark.parametrize("sched, op, dep", [
+    ([[("F", 0), ("B", 0), ("W", 0)], [("F", 0)]], ("B", 0, 0), ("B", 1, 0)),
+    ([[("B", 0), ("W", 0)], [("F", 0), ("B", 0), ("W", 0)]], ("F", 1, 0), ("F", 0, 0)),
+    ([[("F", 0), ("W", 0)]], ("W", 0, 0), ("B", 0, 0)),
+], ids=["stage 1 has no B0", "stage 0 has no F0", "W0 without its B0"])
+def test_missing_dependency_raises(sched, op, dep):
+    """The statement: ValueError if some ops can never start, also when the op they wait for is not in the schedule."""
+    raised, what = _raises_value_error(sched)
+    if raised:
+        return
+    name, s, i = op
+    ran = ""
+    try:
+        res = zero_bubble.simulate(sched, 1.0, 1.0, 1.0)
+        row = [(str(o), int(j), float(a), float(b)) for o, j, a, b in res["timeline"][s]]
+        hit = [r for r in row if r[:2] == (name, i)]
+    except Exception:  # noqa: BLE001 - the message above already says what simulate did
+        hit = []
+    if hit:
+        ran = (f" Your timeline runs stage {s}'s {name}{i} from {hit[0][2]:g} to {hit[0][3]:g}, as if the op it "
+               f"waits for had run: an op whose dependency is not in the schedule can never start.")
+    raise AssertionError(
+        f"simulate on\n{H.fmt_sched(sched)}\nshould raise ValueError: stage {s}'s {name}{i} waits for stage "
+        f"{dep[1]}'s {dep[0]}{dep[2]}, which is not in the schedule, so it can never start. Instead it {what}.{ran}")
