@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from judge.core.problem import load_problem
+
 PROBLEM = Path(__file__).resolve().parents[2] / "problems" / "pp-schedule"
 
 
@@ -71,4 +73,4 @@ def test_problem_folder_is_complete():
     for rel in ["problem.toml", "README.md", "starter/pp_sim.py", "reference/pp_sim.py",
                 "tests/public/test_schedule_public.py", "tests/secret/test_schedule_secret.py"]:
         assert (PROBLEM / rel).is_file(), rel
-    assert len(list((PROBLEM / "wrong").glob("*.py"))) >= 2
+    assert len(load_problem(PROBLEM).wrong_files) >= 2
