@@ -71,4 +71,4 @@ def test_problem_folder_is_complete():
     for rel in ["problem.toml", "README.md", "starter/pp_sim.py", "reference/pp_sim.py",
                 "tests/public/test_schedule_public.py", "tests/secret/test_schedule_secret.py"]:
         assert (PROBLEM / rel).is_file(), rel
-    assert len(list((PROBLEM / "wrong").glob("*.py"))) >= 2
+    assert len([*(PROBLEM / "wrong").glob("*.py"), *(PROBLEM / "wrong").glob("*.diff")]) >= 2
