@@ -12,6 +12,8 @@ from typing import Any
 
 from judge.artifacts import timeline
 
+KINDS = ("gpipe", "1f1b")
+
 
 def as_ops(stage: Any) -> list[tuple[Any, Any]]:
     """A stage's operations as a list of 2-tuples (lists become tuples), for comparison."""
@@ -146,10 +148,53 @@ def check_schedule(got: Any, expected: list[list[tuple[str, int]]], kind: str, p
                     if kind == "1f1b" and lead != want_lead else "")
             raise AssertionError(f"{where}, stage {s}: expected {fmt(want)}, got {fmt(ops)}{fact}"
                                  f"{diagnose(kind, p, m, got, expected)}")
+        for op in stage:
+            assert isinstance(op, tuple) and len(op) == 2 and type(op[0]) is str and type(op[1]) is int, (
+                f"{where}, stage {s}: every operation must be a tuple (str 'F' or 'B', int micro-batch) like "
+                f"('F', 0), got {op!r}" + (f" (a {type(op).__name__} of {', '.join(type(x).__name__ for x in op)})"
+                                           if isinstance(op, (list, tuple)) else f" (a {type(op).__name__})"))
 
 
-def expect_value_error(kind: Any, p: Any, m: Any, why: str) -> None:
-    """Assert that pp_sim.schedule(kind, p, m) raises ValueError with a non-empty message."""
+def _raises_value_error(kind: Any, p: Any, m: Any) -> bool:
+    import pp_sim
+
+    try:
+        pp_sim.schedule(kind, p, m)
+    except ValueError:
+        return True
+    except Exception:  # noqa: BLE001 - only a ValueError counts as rejecting the input
+        return False
+    return False
+
+
+def _diagnose_accepted(kind: Any, p: Any, m: Any, got: Any, also: tuple[Any, Any, Any, str] | None) -> str:
+    """Why an invalid call returned, when a check supports it ('' otherwise).
+
+    `also` is a call (kind, p, m, advice) that is invalid for the same reason: when it raises
+    ValueError, this call should too, and the message says so. An unknown kind whose result equals
+    what the code returns for "1f1b" or "gpipe" with the same sizes fell through to that branch.
+    """
+    import pp_sim
+
+    if also is not None and _raises_value_error(*also[:3]):
+        return (f" (likely mistake: schedule({also[0]!r}, {also[1]!r}, {also[2]!r}) raises ValueError but this call "
+                f"does not: {also[3]})")
+    if (kind not in KINDS and all(type(x) is int and x >= 1 for x in (p, m))):
+        for known in KINDS:
+            try:
+                same = got == pp_sim.schedule(known, p, m)
+            except Exception:  # noqa: BLE001 - the learner's code may fail here too; then no diagnosis
+                same = False
+            if same:
+                return (f" (likely mistake: the unknown kind {kind!r} is treated as {known!r}: your code returns "
+                        f"the same order for both)")
+    return ""
+
+
+def expect_value_error(kind: Any, p: Any, m: Any, why: str, also: tuple[Any, Any, Any, str] | None = None) -> None:
+    """Assert that pp_sim.schedule(kind, p, m) raises ValueError with a non-empty message.
+
+    `also`: an invalid call (kind, p, m, advice) of the same kind of mistake, used for a diagnosis."""
     import pp_sim
 
     call = f"schedule({kind!r}, {p!r}, {m!r})"
@@ -161,4 +206,5 @@ def expect_value_error(kind: Any, p: Any, m: Any, why: str) -> None:
     except Exception as exc:  # noqa: BLE001 - any other exception is the learner's mistake to report
         raise AssertionError(f"{call} should raise ValueError ({why}), "
                              f"but raised {type(exc).__name__}: {exc}") from None
-    raise AssertionError(f"{call} should raise ValueError ({why}), but it returned {str(got)[:80]}")
+    raise AssertionError(f"{call} should raise ValueError ({why}), but it returned {str(got)[:80]}"
+                         f"{_diagnose_accepted(kind, p, m, got, also)}")

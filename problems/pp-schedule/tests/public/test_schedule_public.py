@@ -98,9 +98,13 @@ def test_unknown_kind_raises_value_error(kind):
     expect_value_error(kind, 4, 4, 'kind must be "gpipe" or "1f1b"')
 
 
+@pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
 @pytest.mark.parametrize("p, m", [(0, 4), (4, 0), (-1, 4), (4, -3)])
-def test_sizes_below_one_raise_value_error(p, m):
-    expect_value_error("1f1b", p, m, "p and m must be at least 1")
+def test_sizes_below_one_raise_value_error(kind, p, m):
+    """For both kinds: an empty pipeline (p = 0) or no micro-batches (m = 0) is an error, not []."""
+    other = "1f1b" if kind == "gpipe" else "gpipe"
+    expect_value_error(kind, p, m, "p and m must be at least 1",
+                       also=(other, p, m, "check p and m for every kind"))
 
 
 @pytest.mark.parametrize("p, m", [(4.0, 4), (4, 2.5), ("4", 4), (4, None)])

@@ -54,6 +54,12 @@ def test_more_unknown_kinds(kind):
     expect_value_error(kind, 2, 2, 'kind must be exactly "gpipe" or "1f1b"')
 
 
-@pytest.mark.parametrize("p, m", [(0, 0), (-5, -5), (1.0, 1), (2, "8"), ([2], 2), (True, 2)])
+@pytest.mark.parametrize("p, m", [(0, 0), (-5, -5), (1.0, 1), (2, "8"), ([2], 2), (True, 2), (2, True), (False, 2),
+                                  (2, False), (3, 1.0), ("3", 1)])
 def test_more_invalid_sizes(p, m):
-    expect_value_error("1f1b", p, m, "p and m must be ints >= 1")
+    # the same value as the other size, with a valid size beside it: p and m are checked alike
+    mirror = (m, p) if p != m else None
+    bad = "m" if isinstance(p, int) and not isinstance(p, bool) and p >= 1 else "p"
+    good = "p" if bad == "m" else "m"
+    also = None if mirror is None else ("1f1b", *mirror, f"check {bad} as you check {good}")
+    expect_value_error("1f1b", p, m, "p and m must be ints >= 1", also=also)

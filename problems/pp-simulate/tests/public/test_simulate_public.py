@@ -15,6 +15,7 @@ from simulate_helpers import (
     check_rules,
     expect_value_error,
     ops,
+    read,
     run,
 )
 
@@ -188,16 +189,26 @@ def test_deadlock_message_names_the_stuck_stage_and_operation():
         f"stage 0's F1 (say which stage is stuck)")
 
 
-def test_types_of_the_result():
-    """The statement's types: times as float (also for int durations), total and bubble float, peaks int."""
-    result = pp_sim.simulate(build("1f1b", 2, 2), tf=1, tb=2)
+@pytest.mark.parametrize("kind, p, m, tf, tb", [("1f1b", 2, 2, 1, 2), ("gpipe", 1, 3, 1.0, 2.0)])
+def test_types_of_the_result(kind, p, m, tf, tb):
+    """The statement's types: times as float (also for int durations), total and bubble float, peaks int;
+    with one stage too, where the bubble is 0.0."""
+    result = pp_sim.simulate(build(kind, p, m), tf=tf, tb=tb)
+    call = f"simulate(<{kind} p={p} m={m}>, tf={tf!r}, tb={tb!r})"
+    ints_given = type(tf) is int and type(tb) is int
+    because = " (times as float, also when tf and tb are ints)" if ints_given else ""
     bad = [(s, block) for s, row in enumerate(result.timeline) for block in row
            if not (isinstance(block, tuple) and len(block) == 4 and type(block[0]) is str and type(block[1]) is int
                    and type(block[2]) is float and type(block[3]) is float)]
-    assert not bad, (f"simulate(<1F1B p=2 m=2>, tf=1, tb=2): every block must be a tuple (str op, int mb, float start, "
-                     f"float end); stage {bad[0][0]} has {bad[0][1]!r} (times as float, also when tf and tb are ints)")
-    assert type(result.total) is float and type(result.bubble) is float, (
-        f"total and bubble must be floats, got {type(result.total).__name__} {result.total!r} and "
-        f"{type(result.bubble).__name__} {result.bubble!r} (times as float, also when tf and tb are ints)")
+    int_times = ints_given and bad and all(type(x) is int for x in bad[0][1][2:4])
+    assert not bad, (f"{call}: every block must be a tuple (str op, int mb, float start, float end); stage "
+                     f"{bad[0][0]} has {bad[0][1]!r}{because if int_times else ''}")
+    for name in ("total", "bubble"):
+        value = getattr(result, name)
+        hint = because if type(value) is int and ints_given else ""
+        if type(value) is int and p == 1 and name == "bubble" and not ints_given:
+            hint = " (likely mistake: with one stage your bubble is the int 0; return it as the float 0.0)"
+        assert type(value) is float, f"{call}: {name} must be a float, got {type(value).__name__} {value!r}{hint}"
     assert isinstance(result.peak_activations, list) and all(type(x) is int for x in result.peak_activations), (
-        f"peak_activations must be a list of ints, got {result.peak_activations!r}")
+        f"{call}: peak_activations must be a list of ints, got {result.peak_activations!r}")
+    check_rules(read(result), build(kind, p, m), tf, tb, call)  # and the times themselves, for int durations too

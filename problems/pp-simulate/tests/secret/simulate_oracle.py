@@ -61,12 +61,17 @@ def oracle_simulate(sched: list[list[tuple[str, int]]], tf: float, tb: float):
     return timeline, total, bubble, peaks
 
 
-def oracle_render(timeline: list[list[tuple[str, int, float, float]]], total: float, unit: float = 1.0) -> str:
-    """The statement's text encoding, written cell by cell."""
+def oracle_render(timeline: list[list[tuple[str, int, float, float]]], total: float, unit: float = 1.0,
+                  cells: int | None = None, stage_width: int | None = None) -> str:
+    """The statement's text encoding, written cell by cell.
+
+    `cells` and `stage_width` replace the statement's number of cells and width of the stage numbers:
+    the tests draw the picture a known mistake would give, to name that mistake only when it is the one."""
     widest = max(len(str(mb)) for row in timeline for _, mb, _, _ in row)
     n = 0
     while n * unit < total - 1e-9:
         n += 1
+    n = n if cells is None else cells
     lines = []
     for s, row in enumerate(timeline):
         cells = ["." * (widest + 1)] * n
@@ -75,7 +80,7 @@ def oracle_render(timeline: list[list[tuple[str, int, float, float]]], total: fl
             for op, mb, a, b in row:
                 if a <= mid < b:
                     cells[k] = (op + str(mb) + " " * widest)[: widest + 1]
-        name = str(s).rjust(len(str(len(timeline) - 1)))
+        name = str(s).rjust(len(str(len(timeline) - 1)) if stage_width is None else stage_width)
         lines.append("stage " + name + " |" + " ".join(cells) + "|")
     return "\n".join(lines)
 

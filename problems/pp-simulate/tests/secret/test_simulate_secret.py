@@ -3,6 +3,8 @@ deadlocking orders, validation, and render() on wide and non-aligned timelines."
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pp_sim
 import pytest
@@ -100,16 +102,55 @@ def test_random_orders_run_or_deadlock_like_the_oracle(record_property):
     ([ops("F0 F0 B0")], "F0 twice on a stage"),
     ([ops("F0 F1 B0 B1"), ops("F0 B0")], "stage 1 misses micro-batch 1"),
     ([ops("F0 F1 B0")], "F1 has no backward"),
+    ([ops("F0 B0 B0")], "B0 twice on a stage"),
+    ([[("F", -1), ("B", -1)]], "micro-batch -1 on both F and B"),
 ])
 def test_malformed_schedules_raise_value_error(sched, why):
-    expect_value_error(lambda: pp_sim.simulate(sched), f"simulate({sched!r})", why)
+    diagnoses = {
+        # the schedule's only defect is the repeated B0; say so only when a repeated F0 is rejected
+        "B0 twice on a stage": lambda: (
+            " (likely mistake: a repeated forward, F0 F0 B0, is rejected but a repeated backward is not: no "
+            "operation may be listed twice on a stage)"
+            if _raises_value_error(lambda: pp_sim.simulate([ops("F0 F0 B0")])) else ""),
+        # the schedule's only defect is the negative micro-batch number
+        "micro-batch -1 on both F and B": lambda: (
+            " (likely mistake: a negative micro-batch number is accepted: i must be an int >= 0)"),
+    }
+    _expect_rejected(lambda: pp_sim.simulate(sched), f"simulate({sched!r})", why, diagnoses.get(why))
 
 
-@pytest.mark.parametrize("tf, tb", [(0.0, 2.0), (1.0, -2.0), (-1.0, 1.0), (float("nan"), 1.0), ("1", 2.0)])
-def test_bad_durations_raise_value_error(tf, tb):
+@pytest.mark.parametrize("which, value", [
+    ("tf", 0.0), ("tb", -2.0), ("tf", -1.0), ("tf", float("nan")), ("tf", "1"),
+    ("tb", True), ("tf", False), ("tb", False), ("tf", float("inf")), ("tf", float("-inf")), ("tb", float("nan")),
+    ("tb", "2"), ("tb", 0),
+])
+def test_bad_durations_raise_value_error(which, value):
+    """tf and tb get the same checks: each bad value is tried on each of them (the other left at its default)."""
     sched = build("1f1b", 2, 2)
-    expect_value_error(lambda: pp_sim.simulate(sched, tf=tf, tb=tb), f"simulate(..., tf={tf!r}, tb={tb!r})",
-                       "tf and tb must be positive numbers")
+    other = "tb" if which == "tf" else "tf"
+
+    def diagnose() -> str:
+        if not _raises_value_error(lambda: pp_sim.simulate(sched, **{other: value})):
+            return ""
+        return (f" (likely mistake: simulate(..., {other}={value!r}) raises ValueError but this call does not: "
+                f"check {which} as you check {other})")
+
+    _expect_rejected(lambda: pp_sim.simulate(sched, **{which: value}), f"simulate(<1F1B p=2 m=2>, {which}={value!r})",
+                     "tf and tb must be positive numbers", diagnose)
+
+
+def _expect_rejected(call, what, why, diagnose=None):
+    """Like expect_value_error, with `diagnose()` appended when the call returned instead of raising."""
+    try:
+        got = call()
+    except ValueError as exc:
+        assert str(exc).strip(), f"{what} raised ValueError without a message; say what is wrong ({why})"
+        return
+    except Exception as exc:  # noqa: BLE001 - any other exception is the learner's mistake to report
+        raise AssertionError(f"{what} should raise ValueError ({why}), but raised "
+                             f"{type(exc).__name__}: {exc}") from None
+    raise AssertionError(f"{what} should raise ValueError ({why}), but it returned {str(got)[:80]}"
+                         f"{diagnose() if diagnose else ''}")
 
 
 def _result(kind, p, m, tf=1.0, tb=2.0):
@@ -126,12 +167,17 @@ def _result(kind, p, m, tf=1.0, tb=2.0):
     ("1f1b", 3, 4, 0.5, 1.25, 0.25),   # float durations on a finer grid
     ("1f1b", 3, 4, 0.5, 1.25, 0.5),    # blocks not aligned with the cells: midpoint rule
     ("gpipe", 2, 3, 2.0, 4.0, 2.0),
+    ("1f1b", 2, 2, 1.0, 2.0, 2.0),     # T = 9 is not a multiple of the unit: n = 5 cells, the last one idle
+    ("1f1b", 2, 2, 0.3, 0.6, 0.3),     # T / unit = 9.000000000000002 in floats: still n = 9 cells
+    ("1f1b", 10, 2, 1.0, 2.0, 1.0),    # stages 0..9: one digit, not the two digits of p = 10
 ])
 def test_render_matches_the_encoding(record_property, kind, p, m, tf, tb, unit):
     res, timeline, total = _result(kind, p, m, tf, tb)
     want = oracle_render(timeline, total, unit)
     got = pp_sim.render(res, unit=unit)
     assert isinstance(got, str), f"render() must return a str, got {type(got).__name__}"
+    if got != want:
+        _diagnose_render(got, timeline, total, unit, kind, p, m)
     got_lines, want_lines = got.split("\n"), want.split("\n")
     assert len(got_lines) == len(want_lines), (
         f"render() of {kind} p={p} m={m}: expected {len(want_lines)} lines (one per stage, no trailing "
@@ -141,11 +187,58 @@ def test_render_matches_the_encoding(record_property, kind, p, m, tf, tb, unit):
                         f"expected {w[:160]!r}\ngot      {g[:160]!r}")
 
 
-@pytest.mark.parametrize("unit", [0.0, -1.0])
+def _diagnose_render(got, timeline, total, unit, kind, p, m):
+    """Raise with a diagnosis when `got` is exactly the picture of a known mistake; else return."""
+    where = f"render() of {kind} p={p} m={m} (T = {total!r}, unit={unit:g})"
+    cells = 0
+    while cells * unit < total - 1e-9:
+        cells += 1
+    ratio = total / unit
+    if ratio != cells and got == oracle_render(timeline, total, unit, cells=math.floor(ratio)):
+        raise AssertionError(f"{where}: expected {cells} cells per line, got {math.floor(ratio)} (likely mistake: the "
+                             f"number of cells is T / unit = {ratio:g} rounded down; n is the smallest with "
+                             f"n * unit >= T - 1e-9, so the last, partly covered cell is drawn too)")
+    if ratio > cells and got == oracle_render(timeline, total, unit, cells=cells + 1):
+        raise AssertionError(f"{where}: expected {cells} cells per line, got {cells + 1} (likely mistake: T / unit = "
+                             f"{ratio!r} is {cells} up to rounding error: n is the smallest with "
+                             f"n * unit >= T - 1e-9, the 1e-9 keeps float noise from adding a cell)")
+    digits = len(str(len(timeline) - 1))
+    if len(str(len(timeline))) != digits and got == oracle_render(timeline, total, unit,
+                                                                  stage_width=len(str(len(timeline)))):
+        first = got.split("\n")[0]
+        raise AssertionError(f"{where}: expected lines starting 'stage {0:>{digits}} |', got {first[:12]!r} (likely "
+                             f"mistake: stage numbers padded to the width of p = {len(timeline)}; they are padded to "
+                             f"the width of p - 1 = {len(timeline) - 1}, the largest stage number)")
+
+
+@pytest.mark.parametrize("unit", [0.0, -1.0, float("nan"), float("-inf")])
 def test_render_rejects_a_non_positive_unit(unit):
     res, _, _ = _result("1f1b", 2, 2)
-    expect_value_error(lambda: pp_sim.render(res, unit=unit), f"render(result, unit={unit:g})",
-                       "unit must be a positive number")
+    what = f"render(result, unit={unit:g})"
+    try:
+        got = pp_sim.render(res, unit=unit)
+    except ValueError as exc:
+        assert str(exc).strip(), f"{what} raised ValueError without a message; say what is wrong"
+        return
+    except Exception as exc:  # noqa: BLE001 - any other exception is the learner's mistake to report
+        raise AssertionError(f"{what} should raise ValueError (unit must be a positive number), but raised "
+                             f"{type(exc).__name__}: {exc}") from None
+    hint = ""
+    if _raises_value_error(lambda: pp_sim.simulate(build("1f1b", 2, 2), tf=unit)):
+        hint = (f" (likely mistake: simulate(..., tf={unit:g}) raises ValueError but render(..., unit={unit:g}) does "
+                f"not: unit is a positive number in the same sense as tf and tb)")
+    raise AssertionError(f"{what} should raise ValueError (unit must be a positive number), but it returned "
+                         f"{str(got)[:80]!r}{hint}")
+
+
+def _raises_value_error(call) -> bool:
+    try:
+        call()
+    except ValueError:
+        return True
+    except Exception:  # noqa: BLE001 - only a ValueError counts as rejecting the input
+        return False
+    return False
 
 
 def test_render_of_simulate_round_trip(record_property):
