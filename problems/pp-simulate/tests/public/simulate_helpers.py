@@ -300,8 +300,9 @@ def check_bubble(sim: Sim, want: float, where: str) -> None:
         f"{where}: expected bubble {want:.6f}, got {sim.bubble:.6f}{hint}")
 
 
-def expect_value_error(call: Any, what: str, why: str) -> None:
-    """Assert that call() raises ValueError with a message."""
+def expect_value_error(call: Any, what: str, why: str, diagnose: Any = None) -> None:
+    """Assert that call() raises ValueError with a message; when it returns instead, the failure
+    ends with ``diagnose()`` (a likely mistake, or "")."""
     try:
         got = call()
     except ValueError as exc:
@@ -310,4 +311,5 @@ def expect_value_error(call: Any, what: str, why: str) -> None:
     except Exception as exc:  # noqa: BLE001 - any other exception is the learner's mistake to report
         raise AssertionError(f"{what} should raise ValueError ({why}), but raised "
                              f"{type(exc).__name__}: {exc}") from None
-    raise AssertionError(f"{what} should raise ValueError ({why}), but it returned {str(got)[:80]}")
+    raise AssertionError(f"{what} should raise ValueError ({why}), but it returned {str(got)[:80]}"
+                         f"{diagnose() if diagnose else ''}")

@@ -116,7 +116,7 @@ def test_malformed_schedules_raise_value_error(sched, why):
         "micro-batch -1 on both F and B": lambda: (
             " (likely mistake: a negative micro-batch number is accepted: i must be an int >= 0)"),
     }
-    _expect_rejected(lambda: pp_sim.simulate(sched), f"simulate({sched!r})", why, diagnoses.get(why))
+    expect_value_error(lambda: pp_sim.simulate(sched), f"simulate({sched!r})", why, diagnoses.get(why))
 
 
 @pytest.mark.parametrize("which, value", [
@@ -135,22 +135,8 @@ def test_bad_durations_raise_value_error(which, value):
         return (f" (likely mistake: simulate(..., {other}={value!r}) raises ValueError but this call does not: "
                 f"check {which} as you check {other})")
 
-    _expect_rejected(lambda: pp_sim.simulate(sched, **{which: value}), f"simulate(<1F1B p=2 m=2>, {which}={value!r})",
+    expect_value_error(lambda: pp_sim.simulate(sched, **{which: value}), f"simulate(<1F1B p=2 m=2>, {which}={value!r})",
                      "tf and tb must be positive numbers", diagnose)
-
-
-def _expect_rejected(call, what, why, diagnose=None):
-    """Like expect_value_error, with `diagnose()` appended when the call returned instead of raising."""
-    try:
-        got = call()
-    except ValueError as exc:
-        assert str(exc).strip(), f"{what} raised ValueError without a message; say what is wrong ({why})"
-        return
-    except Exception as exc:  # noqa: BLE001 - any other exception is the learner's mistake to report
-        raise AssertionError(f"{what} should raise ValueError ({why}), but raised "
-                             f"{type(exc).__name__}: {exc}") from None
-    raise AssertionError(f"{what} should raise ValueError ({why}), but it returned {str(got)[:80]}"
-                         f"{diagnose() if diagnose else ''}")
 
 
 def _result(kind, p, m, tf=1.0, tb=2.0):
@@ -214,21 +200,15 @@ def _diagnose_render(got, timeline, total, unit, kind, p, m):
 @pytest.mark.parametrize("unit", [0.0, -1.0, float("nan"), float("-inf")])
 def test_render_rejects_a_non_positive_unit(unit):
     res, _, _ = _result("1f1b", 2, 2)
-    what = f"render(result, unit={unit:g})"
-    try:
-        got = pp_sim.render(res, unit=unit)
-    except ValueError as exc:
-        assert str(exc).strip(), f"{what} raised ValueError without a message; say what is wrong"
-        return
-    except Exception as exc:  # noqa: BLE001 - any other exception is the learner's mistake to report
-        raise AssertionError(f"{what} should raise ValueError (unit must be a positive number), but raised "
-                             f"{type(exc).__name__}: {exc}") from None
-    hint = ""
-    if _raises_value_error(lambda: pp_sim.simulate(build("1f1b", 2, 2), tf=unit)):
-        hint = (f" (likely mistake: simulate(..., tf={unit:g}) raises ValueError but render(..., unit={unit:g}) does "
+
+    def diagnose() -> str:
+        if not _raises_value_error(lambda: pp_sim.simulate(build("1f1b", 2, 2), tf=unit)):
+            return ""
+        return (f" (likely mistake: simulate(..., tf={unit:g}) raises ValueError but render(..., unit={unit:g}) does "
                 f"not: unit is a positive number in the same sense as tf and tb)")
-    raise AssertionError(f"{what} should raise ValueError (unit must be a positive number), but it returned "
-                         f"{str(got)[:80]!r}{hint}")
+
+    expect_value_error(lambda: pp_sim.render(res, unit=unit), f"render(result, unit={unit:g})",
+                       "unit must be a positive number", diagnose)
 
 
 def _raises_value_error(call) -> bool:
