@@ -42,6 +42,7 @@ import sys
 import tarfile
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -415,18 +416,26 @@ def _check_replaceable(target: Path) -> None:
 
 def _install(staging: Path, target: Path) -> None:
     """Move ``staging`` to ``target``, replacing a damaged distribution; tolerate a concurrent winner."""
+    _replace_folder(staging, target, verify_distribution)
+
+
+def _replace_folder(staging: Path, target: Path, verify: Callable[[Path], object]) -> None:
+    """Move ``staging`` to ``target``, moving an existing ``target`` out of the way first.
+
+    When the rename fails because another process installed ``target`` meanwhile, its folder is kept
+    if it verifies (``verify`` returns a falsy value, i.e. no problems); otherwise the error stands.
+    """
     if target.exists():
         trash = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
         try:
-            os.rename(target, trash / "dist")
+            os.rename(target, trash / "old")
         except FileNotFoundError:
             pass
         shutil.rmtree(trash, ignore_errors=True)
     try:
         os.rename(staging, target)
     except OSError:
-        # another process installed a distribution meanwhile: keep it when it verifies
-        if not target.exists() or verify_distribution(target):
+        if not target.exists() or verify(target):
             raise
 
 
@@ -650,14 +659,4 @@ def _install_compiled(staging: Path, target: Path) -> None:
         if names is None or (names and COMPILED_STAMP not in names and not names <= set(COMPILED_INPUTS)):
             raise DistributionError(f"{target} exists and is not a compiled Pyodide folder made by pp-judge; "
                                     "refusing to replace it (remove it or choose another cache_dir)")
-        trash = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-        try:
-            os.rename(target, trash / "compiled")
-        except FileNotFoundError:
-            pass
-        shutil.rmtree(trash, ignore_errors=True)
-    try:
-        os.rename(staging, target)
-    except OSError:
-        if not target.exists() or verify_compiled(target):
-            raise
+    _replace_folder(staging, target, verify_compiled)
