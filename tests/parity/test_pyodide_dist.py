@@ -57,6 +57,36 @@ def test_an_unrelated_folder_is_never_replaced(tmp_path: Path) -> None:
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
 
+def test_a_new_folder_replaces_the_old_one_and_leaves_no_trash(tmp_path: Path) -> None:
+    old, new = tmp_path / "dist", tmp_path / "staging"
+    old.mkdir()
+    (old / "stale").write_text("old")
+    new.mkdir()
+    (new / "fresh").write_text("new")
+    dist._replace_folder(new, old, lambda path: ["never called"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]  # no staging, no .dist.old-* left
+    assert sorted(p.name for p in old.iterdir()) == ["fresh"]
+
+
+def test_a_concurrent_winner_is_kept_only_when_it_verifies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target, staging = tmp_path / "dist", tmp_path / "staging"
+    staging.mkdir()
+    real_rename = os.rename
+
+    def another_process_won(src, dst):  # the target appears between our clean-up and our rename
+        if Path(src) == staging:
+            target.mkdir(exist_ok=True)
+            (target / "theirs").write_text("x")
+            raise OSError(39, "Directory not empty")
+        return real_rename(src, dst)
+
+    monkeypatch.setattr(dist.os, "rename", another_process_won)
+    dist._replace_folder(staging, target, lambda path: [])  # theirs verifies: kept, no error
+    assert (target / "theirs").is_file()
+    with pytest.raises(OSError):
+        dist._replace_folder(staging, target, lambda path: ["pyodide.asm.wasm: missing"])
+
+
 def test_missing_npm_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(dist.shutil, "which", lambda name: None)
     with pytest.raises(dist.DistributionError, match=r"could not fetch pyodide@0\.27\.7 with npm: npm is not installed"):
