@@ -282,3 +282,19 @@ def test_the_same_id_in_two_folders_is_an_error(tmp_path: Path) -> None:
     assert code == 1, out.getvalue()
     assert f"duplicate id 'fx-add' (also in {first})" in out.getvalue()
     assert "1 of 2 problem folders OK." in out.getvalue()
+
+
+def test_a_test_name_cut_mid_sentence_is_pointed_out(tmp_path: Path) -> None:
+    folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF})
+    (folder / "tests" / "public" / "test_titles.py").write_text(
+        "from adder import add\n\n\n"
+        "def test_runs_on():\n    \"\"\"Adding two numbers gives their sum, also when one of\n"
+        "    them is negative.\"\"\"\n    assert add(-1, 2) == 1\n\n\n"
+        "def test_titled():\n    \"\"\"A short title.\n\n    Then the detail.\"\"\"\n    assert add(1, 2) == 3\n",
+        encoding="utf-8")
+    found = findings(folder)
+    cut = [note for note in found.notes if "stops mid-sentence" in note]
+    assert cut == ["tests/public/test_titles.py:4: test_runs_on's name in reports (its docstring's first line) "
+                   "stops mid-sentence: 'Adding two numbers gives their sum, also when one of'; make that line a "
+                   "short title and put the rest after a blank line"], found.notes
+    assert not found.failures  # a note: the problem still works

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from judge.commands.check import cut_test_names
 from judge.core.problem import discover_problems, load_problem
 from judge.core.workdir import make_workdir, remove_workdir
 from tests.conftest import PROBLEMS, ROOT, run_cli
@@ -29,6 +30,7 @@ def test_every_problem_folder_is_valid():
         assert problem.secret_test_files or "quiz" in problem.tags, f"{problem.id}: secret tests"
         project_tests = ROOT / "tests" / "problems" / f"test_{problem.id.replace('-', '_')}.py"
         assert project_tests.is_file(), f"{problem.id}: no project tests ({project_tests.relative_to(ROOT)})"
+        assert not cut_test_names(problem), cut_test_names(problem)
 
 
 def test_problem_tests_find_their_helpers_through_the_pytest_configuration():

@@ -179,6 +179,28 @@ def check_files(check: ProblemCheck) -> None:
         check.failures.append("README.md still contains TODO: write the statement")
     _check_links(check)
     check.failures += assets.unpublishable(problem.path) + assets.leaks(problem.path)
+    check.notes += cut_test_names(problem)
+
+
+def cut_test_names(problem: Problem) -> list[str]:
+    """Tests whose docstring's first line runs on into the next: reports name a test by that first
+    line alone, so its name would stop mid-sentence."""
+    found = []
+    for path in [*problem.public_test_files, *problem.secret_test_files]:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            continue  # the reference's run reports a test file that does not load
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not node.name.startswith("test"):
+                continue
+            lines = (ast.get_docstring(node) or "").splitlines()
+            if len(lines) > 1 and lines[1].strip():
+                rel = path.relative_to(problem.path).as_posix()
+                found.append(f"{rel}:{node.lineno}: {node.name}'s name in reports (its docstring's first line) "
+                             f"stops mid-sentence: {lines[0].strip()!r}; make that line a short title and put "
+                             "the rest after a blank line")
+    return found
 
 
 def fill_ins(folder: Path) -> list[str]:

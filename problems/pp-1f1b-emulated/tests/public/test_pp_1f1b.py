@@ -51,7 +51,9 @@ def test_blocking_sends_deadlock(p: int, M: int, record_property) -> None:
 
 @pytest.mark.parametrize("p,M", [(1, 3), (2, 1), (3, 1)])
 def test_blocking_without_a_cycle_runs_normally(p: int, M: int) -> None:
-    """The statement: blocking=True changes nothing but the sends, so with p = 1 or m = 1 it runs to the
+    """With p = 1 or m = 1, blocking=True runs to the end like blocking=False.
+
+    The statement: blocking=True changes nothing but the sends, so with p = 1 or m = 1 it runs to the
     end with the same order, gradients, loss and memory as blocking=False."""
     import pp_1f1b
     run = h.assert_blocking_runs_without_a_cycle(pp_1f1b.stage_loop, p, M)

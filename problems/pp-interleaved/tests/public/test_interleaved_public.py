@@ -274,8 +274,10 @@ def _is_time(x) -> bool:
 
 
 def test_simulate_types():
-    """simulate_interleaved returns a tuple (timeline, total, bubble); a block is a tuple
-    (chunk, op, mb, start, end); start, end, total and bubble are floats (an int is fine too)."""
+    """simulate_interleaved returns the types the statement names.
+
+    A tuple (timeline, total, bubble); a block is a tuple (chunk, op, mb, start, end); start, end,
+    total and bubble are floats (an int is fine too)."""
     sched = _expected(2, 4, 2)
     result = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)")
     call = "simulate_interleaved(<the worked example's schedule>, 2, 2, tf=1.0, tb=2.0)"

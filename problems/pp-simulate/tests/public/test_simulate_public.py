@@ -191,8 +191,10 @@ def test_deadlock_message_names_the_stuck_stage_and_operation():
 
 @pytest.mark.parametrize("kind, p, m, tf, tb", [("1f1b", 2, 2, 1, 2), ("gpipe", 1, 3, 1.0, 2.0)])
 def test_types_of_the_result(kind, p, m, tf, tb):
-    """The statement's types: times as float (also for int durations), total and bubble float, peaks int;
-    with one stage too, where the bubble is 0.0."""
+    """simulate returns the types the statement names.
+
+    Times as float (also for int durations), total and bubble float, peaks int; with one stage too,
+    where the bubble is 0.0."""
     result = pp_sim.simulate(build(kind, p, m), tf=tf, tb=tb)
     call = f"simulate(<{kind} p={p} m={m}>, tf={tf!r}, tb={tb!r})"
     ints_given = type(tf) is int and type(tb) is int

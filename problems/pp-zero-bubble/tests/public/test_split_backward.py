@@ -130,8 +130,11 @@ def test_run_schedule_rejects_deadlock(sched):
 
 
 def test_w_runs_when_listed(monkeypatch):
-    """The statement: ("W", i) runs stage_backward_w on the w_state of (s, i), and stage_backward_b computes no
-    weight gradient: with every W listed after every B, all the B passes run before any W pass."""
+    """Each weight pass runs when the schedule reaches its W, not at its B.
+
+    The statement: ("W", i) runs stage_backward_w on the w_state of (s, i), and stage_backward_b
+    computes no weight gradient: with every W listed after every B, all the B passes run before any
+    W pass."""
     calls: list[str] = []
     inside: list[str] = []
     real = {name: getattr(zero_bubble, name) for name in ("stage_backward_b", "stage_backward_w", "backward_weight")}
