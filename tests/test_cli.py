@@ -219,3 +219,21 @@ def test_secret_test_code_is_never_printed(tmp_path):
     report = run_cli(str(practice), *FX).stdout
     assert "adds large numbers (secret)" in report
     assert "tests/secret" not in report and "assert adder.add(10**6" not in report
+
+
+def test_a_failure_in_a_helper_is_located_at_the_tests_call(tmp_path):
+    problems = tmp_path / "problems"
+    shutil.copytree(FIXTURE_PROBLEMS / "fx-add", problems / "fx-add")
+    public = problems / "fx-add" / "tests" / "public"
+    (public / "add_checks.py").write_text(
+        "import adder\n\n\ndef expect_sum(a, b):\n    got = adder.add(a, b)\n"
+        "    assert got == a + b, f'add({a}, {b}): expected {a + b}, got {got!r}'\n")
+    (public / "test_via_helper.py").write_text(
+        "from add_checks import expect_sum\n\n\ndef test_negative():\n    expect_sum(2, -7)\n")
+    practice = tmp_path / "practice"
+    run_cli(str(practice), "--problems", str(problems))
+    (practice / "fx-add" / "adder.py").write_text("def add(a, b):\n    return abs(a) + abs(b)\n")
+    report = run_cli(str(practice), "--problems", str(problems), "--public-only").stdout
+    assert "add(2, -7): expected -5, got 9" in report
+    assert "at tests/test_via_helper.py:5 in test_negative: expect_sum(2, -7)" in report, report
+    assert "add_checks.py:6" not in report

@@ -118,10 +118,14 @@ def _test_block(test: TestResult, paint: Painter, verbose: bool) -> str:
 
 
 def _frames_to_show(test: TestResult) -> list[Frame]:
-    """The learner's own frames; else the test's last frame, unless the test is secret (its code stays hidden)."""
+    """The learner's own frames; else the line of the test that failed, unless the test is secret (its
+    code stays hidden). A check inside a helper module is shown by the test's call of it: that line
+    says which case failed, the helper's ``raise`` does not."""
     own = [f for f in test.traceback if not f.file.startswith("tests/")]
-    fallback = [] if test.visibility == "secret" else test.traceback[-1:]
-    return (own or fallback)[-3:]
+    if own or test.visibility == "secret":
+        return own[-3:]
+    in_test_files = [f for f in test.traceback if f.file.rsplit("/", 1)[-1].startswith("test_")]
+    return (in_test_files or test.traceback)[-1:]
 
 
 def _practice_path(file: str) -> str:
