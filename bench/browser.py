@@ -64,6 +64,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import report  # noqa: E402
 from judge.commands.site import pyodide_dist  # noqa: E402
 from judge.core.problem import Problem, discover_problems  # noqa: E402
 
@@ -759,10 +760,7 @@ def main(argv: list[str] | None = None) -> int:
     except BenchError as exc:
         print(f"bench.browser: {exc}", file=sys.stderr)
         return 2
-    print_table(data)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(data, indent=2) + "\n")
+    report(data, print_table, args.json)
     return 0
 
 

@@ -20,7 +20,6 @@ memory of each (the sum of the resident sets of the whole process tree, sampled 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -33,6 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import report  # noqa: E402
 from judge.core.problem import Problem, discover_problems  # noqa: E402
 from judge.core.wrong import wrong_source  # noqa: E402
 
@@ -174,10 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     data = measure(args.problems, args.submissions, args.batches)
-    print_table(data)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(data, indent=2) + "\n")
+    report(data, print_table, args.json)
     return 0
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import json
 import shutil
 import statistics
 import sys
@@ -26,12 +25,27 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bench import report
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 CASES = [ROOT / "tests" / "fixtures" / "problems" / "fx-add", ROOT / "problems" / "pp-bubble-math",
          ROOT / "problems" / "pp-simulate"]
 
+
+
+class NullWatch:
+    """An integrity check that checks nothing: the run without the check, for comparison."""
+
+    def __init__(self, *args: Any) -> None:
+        pass
+
+    def check(self, final: bool = False) -> list:
+        return []
+
+    def finish(self) -> None:
+        pass
 
 def measure_in_process(cases: list[tuple[str, str]], repeats: int) -> dict[str, Any]:
     """Median seconds of ``judge_source`` with and without the check, and of the check's phases.
@@ -64,16 +78,6 @@ def measure_in_process(cases: list[tuple[str, str]], repeats: int) -> dict[str, 
             super().finish()
             phases["finish"].append(time.perf_counter() - started)
 
-    class Null:
-        def __init__(self, *args: Any) -> None:
-            pass
-
-        def check(self, final: bool = False) -> list:
-            return []
-
-        def finish(self) -> None:
-            pass
-
     def timed_run(problem_dir: str, source: str, watch: type) -> float:
         integrity.Watch = watch  # type: ignore[misc, assignment]  # the benchmark swaps the check out
         try:
@@ -94,7 +98,7 @@ def measure_in_process(cases: list[tuple[str, str]], repeats: int) -> dict[str, 
             phase.clear()
         for _ in range(repeats):
             with_check.append(timed_run(problem_dir, source, Timed))
-            without.append(timed_run(problem_dir, source, Null))
+            without.append(timed_run(problem_dir, source, NullWatch))
         name = problem_dir.rstrip("/").rsplit("/", 1)[-1]
         out[name] = {
             "with_ms": round(statistics.median(with_check) * 1000, 2),
@@ -111,16 +115,6 @@ def measure_forked(repeats: int) -> dict[str, Any]:
     from judge.core.problem import load_problem
     from judge.engines.native import Job, judge_isolated
 
-    class Null:
-        def __init__(self, *args: Any) -> None:
-            pass
-
-        def check(self, final: bool = False) -> list:
-            return []
-
-        def finish(self) -> None:
-            pass
-
     real = integrity.Watch
     out: dict[str, Any] = {}
     for folder in CASES:
@@ -130,7 +124,7 @@ def measure_forked(repeats: int) -> dict[str, Any]:
         with_check, without = [], []
         for _ in range(repeats):
             with_check.append(judge_isolated(job).duration)
-            integrity.Watch = Null  # type: ignore[misc, assignment]
+            integrity.Watch = NullWatch  # type: ignore[misc, assignment]
             try:
                 without.append(judge_isolated(job).duration)
             finally:
@@ -228,9 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     data = measure(args.repeats, pyodide=not args.skip_pyodide)
-    print_table(data)
-    if args.json:
-        args.json.write_text(json.dumps(data, indent=2) + "\n")
+    report(data, print_table, args.json)
     return 0
 
 

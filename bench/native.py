@@ -11,7 +11,6 @@ per problem. Both are repeated, interleaved, and the median ratio is reported.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -24,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import report  # noqa: E402
 from judge.core.problem import discover_problems  # noqa: E402
 from judge.core.workdir import make_workdir  # noqa: E402
 
@@ -99,9 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     data = measure(args.problems, args.repeats)
-    print_table(data)
-    if args.json:
-        args.json.write_text(json.dumps(data, indent=2) + "\n")
+    report(data, print_table, args.json)
     return 0
 
 
