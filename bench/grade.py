@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import report  # noqa: E402
+from bench import report, with_compiled_judge  # noqa: E402
 from judge.core.problem import Problem, discover_problems  # noqa: E402
 from judge.core.wrong import wrong_source  # noqa: E402
 
@@ -132,6 +132,7 @@ def measure(problems_dir: Path, count: int, batches: int = 5) -> dict[str, Any]:
     grade_peak = loop_peak = rows = 0
     with tempfile.TemporaryDirectory(prefix="bench-grade-") as tmp:
         root = Path(tmp)
+        env = with_compiled_judge(env, root)
         subs = make_submissions(problems, count, root)
         folders = sorted(subs.iterdir())
         for batch in range(batches):

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import report  # noqa: E402
+from bench import report, with_compiled_judge  # noqa: E402
 from judge.core.problem import discover_problems  # noqa: E402
 from judge.core.workdir import make_workdir  # noqa: E402
 
@@ -55,8 +55,8 @@ def measure(problems_dir: Path, repeats: int) -> dict:
         for problem in problems:
             (practice / problem.id).mkdir(parents=True)
             shutil.copy(references[problem.id], practice / problem.id / problem.entry)
-        env = dict(os.environ, PYTHONPATH=str(ROOT), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
-                   PYTHONDONTWRITEBYTECODE="1", NO_COLOR="1")
+        env = with_compiled_judge(dict(os.environ, PYTHONPATH=str(ROOT), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
+                                       PYTHONDONTWRITEBYTECODE="1", NO_COLOR="1"), scratch)
         bare_times, judge_times, serial_times = [], [], []
         judge = [sys.executable, "-m", "judge", str(practice), "--problems", str(problems_dir)]
         for _ in range(repeats):
