@@ -223,6 +223,21 @@ def simulate_named(module, sched, tf, tb, tw, gain, what: str) -> dict:
     return res
 
 
+def expect_simulate_value_error(module, sched, what: str, why: str) -> None:
+    """``module.simulate(sched, ...)`` must raise ValueError; ``what`` names the call in the failure
+    (ending in a line break when it shows the schedule on lines of its own)."""
+    __tracebackhide__ = True
+    what += "" if what.endswith("\n") else " "
+    try:
+        got = module.simulate(sched, 1.0, 2.0, 1.0, 0.0)
+    except ValueError:
+        return
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        raise AssertionError(f"{what}should raise ValueError ({why}), but raised "
+                             f"{type(exc).__name__}: {exc}") from None
+    raise AssertionError(f"{what}should raise ValueError ({why}); it returned {str(got)[:200]}")
+
+
 def rows(res) -> list[list[tuple]]:
     """The result's timeline as [(label, start, end)] per rank, plain Python values."""
     out = []
