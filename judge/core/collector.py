@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from .protocol import BoundaryError
 from .result import Frame, TestResult, cap_output
 from .scoring import MARKER, marker_weight
 
@@ -153,6 +154,8 @@ def describe_exception(exc: BaseException, tb: TracebackType | None, workdir: Pa
     elif isinstance(exc, OSError) and exc.errno == errno.EFBIG:
         text = ("output truncated: the code wrote more than the output limit allows (File too large); "
                 "remove prints inside loops")
+    elif isinstance(exc, BoundaryError):  # the judge's own sentence (a crash, a time limit, a refused value)
+        text = str(exc)
     elif isinstance(exc, RecursionError):
         text = f"RecursionError: {exc} (is there a recursion without a base case?)"
     elif isinstance(exc, SystemExit):

@@ -47,6 +47,15 @@ class ProtocolViolation(BoundaryError):
     """The other side sent what the protocol does not allow (only a hostile learner side does)."""
 
 
+class StartTimedOut(BoundaryError):
+    """The learner's module did not finish importing within its limit; ``seconds`` is that limit."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the learner's module did not finish importing within {seconds:g} s (an infinite "
+                         "loop at module level?)")
+        self.seconds = seconds
+
+
 class ValueRefused(BoundaryError):
     """A value that cannot cross (:class:`judge.core.codec.NotPlain`), as the failure of a test."""
 

@@ -26,6 +26,7 @@ import pytest
 
 from .collector import Collector
 from .problem import Problem, load_problem
+from .protocol import BoundaryError, StartTimedOut
 from .result import Result, TestResult, cap_output
 from .scoring import score_result
 from .workdir import make_workdir, remove_workdir
@@ -83,7 +84,12 @@ def run_in_workdir(problem: Problem, workdir: Path, source: str, learner: Learne
     with _isolated_imports(workdir), _working_directory(workdir):
         session = learner(problem, source, workdir)
         try:
-            error = session.start()
+            try:
+                error = session.start()
+            except StartTimedOut as exc:
+                return Result.timeout(problem.id, exc.seconds, worth)
+            except BoundaryError as exc:
+                return Result.error(problem.id, str(exc), worth)
             if error:
                 return Result.error(problem.id, error, worth)
             previous = sys.modules.get(problem.module_name)

@@ -26,7 +26,7 @@ from ..core import codec, protocol
 from . import learner as endpoint
 
 OUTPUT_FILE_LIMIT = 16 * 1024 * 1024  # bytes the output files (and any file) may reach
-OUTPUT_PER_MESSAGE = 1 << 20  # bytes of output sent with one message (the rest is dropped, and said so)
+OUTPUT_PER_MESSAGE = 4 << 20  # bytes of output sent with one message (the rest is dropped, and said so)
 _PROCESS_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
                    "os.forkpty", "pty.spawn")
 _REFUSED_EVENTS = {"os.kill": "sending signals", "os.killpg": "sending signals", "signal.pthread_kill": "sending signals",

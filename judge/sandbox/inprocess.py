@@ -39,7 +39,7 @@ class InProcessLearner:
             learner_side.connection = here
             protocol.connect(self.connection, here)
 
-    def stop(self) -> str:
+    def stop(self, ended: bool = False) -> str:
         sys.path[:] = self._saved_path
         for name, module in list(sys.modules.items()):
             if (getattr(module, "__file__", None) or "").startswith(self.folder + os.sep):

@@ -77,15 +77,14 @@ class ProcessLearner:
         import time
 
         connection = self.connection
-        connection.deadline = time.monotonic() + max(READY_TIMEOUT_FLOOR, timeout)
-        connection.on_deadline = lambda: protocol.BoundaryError(
-            f"the learner's module did not finish importing within {max(READY_TIMEOUT_FLOOR, timeout):g} s "
-            "(an infinite loop at module level?)")
+        seconds = max(READY_TIMEOUT_FLOOR, timeout)
+        connection.deadline = time.monotonic() + seconds
+        connection.on_deadline = lambda: protocol.StartTimedOut(seconds)
         try:
             ready = connection.receive()
         except protocol.LearnerCrashed:
             tail = self._stderr_tail()
-            how = self.stop().replace("while a test was calling it", "while starting")
+            how = self.stop(ended=True).replace("while a test was calling it", "while starting")
             raise protocol.LearnerCrashed((how or "the learner's process ended while starting")
                                           + (f":\n{tail}" if tail else "")) from None
         finally:
@@ -102,12 +101,18 @@ class ProcessLearner:
         except OSError:
             return ""
 
-    def stop(self) -> str:
-        """Kill the process (and all it started); a sentence on how it had ended if it ended by itself."""
+    def stop(self, ended: bool = False) -> str:
+        """Kill the process (and all it started); a sentence on how it had ended if it ended by itself.
+
+        ``ended``: its channel saw the end, so it is exiting: wait a moment for its exit status.
+        """
         process = self._process
         how = ""
         if process is not None:
-            status = process.poll()
+            try:
+                status = process.wait(timeout=1.0) if ended else process.poll()
+            except subprocess.TimeoutExpired:
+                status = None
             if status is not None:
                 how = ended_message(status)
             try:

@@ -56,8 +56,9 @@ class Learner(Protocol):
     connection: protocol.Connection
     import_error: str  # empty when the learner's module imported
 
-    def stop(self) -> str:
-        """End it; a sentence on how it ended when that explains a crash (else empty)."""
+    def stop(self, ended: bool = False) -> str:
+        """End it; a sentence on how it ended when that explains a crash (else empty). ``ended``: its
+        channel closed, so it is ending by itself."""
         ...
 
 
@@ -70,13 +71,15 @@ class Members:
 
 
 def members_of(cls: type, names: list[str]) -> Members:
-    """Sort the declared ``names`` of ``cls`` into methods and attributes (ValueError for a missing one)."""
+    """Sort the declared ``names`` of ``cls`` into methods and attributes (a name the class does not
+    define is an attribute its instances set)."""
     members = Members()
     for name in names:
         try:
             static = inspect.getattr_static(cls, name)
         except AttributeError:
-            raise ValueError(f"{cls.__qualname__} has no member {name!r} to lend") from None
+            members.attributes.append(name)
+            continue
         is_method = callable(static) and not isinstance(static, property) or isinstance(
             static, (staticmethod, classmethod))
         (members.methods if is_method else members.attributes).append(name)
@@ -134,7 +137,7 @@ class TestSide:
 
     def _replace(self, learner: Learner, exc: BaseException) -> None:
         """Drop a learner side whose call did not complete: the next call starts a fresh one."""
-        how = learner.stop()
+        how = learner.stop(ended=isinstance(exc, protocol.LearnerCrashed))
         self.learner = None
         self.generation += 1
         if isinstance(exc, protocol.LearnerCrashed) and how:

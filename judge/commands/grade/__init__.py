@@ -27,7 +27,7 @@ from ... import __version__
 from ...core.problem import Problem
 from ...core.result import Result
 from ...core.scoring import rescore
-from ...engines import Job, get_engine
+from ...engines import Engine, Job, get_engine
 from .submissions import Submission, discover, read_submission
 
 FEEDBACK_LEVELS = ("full", "names", "none")
@@ -42,6 +42,10 @@ class Options:
     timeout: float | None = None
     feedback: str = "names"
     force: bool = False
+    engine: Engine | None = None  # the native engine at the run's sandbox level (default: the best one here)
+
+    def judge(self, jobs: list[Job], on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
+        return (self.engine or get_engine("native")).judge(jobs, self.parallel, on_result=on_result)
 
 
 @dataclass
@@ -145,7 +149,7 @@ def _judge(todo: list[Graded], problems: list[Problem], options: Options, progre
             if remaining[owner] == 0:
                 progress.step()
 
-    results = get_engine("native").judge(jobs, options.parallel, on_result=finished)
+    results = options.judge(jobs, on_result=finished)
     progress.done()
     for item, pairs in zip(todo, wanted):
         judged = {pid: copy.deepcopy(results[j]) for pid, j in pairs}
@@ -177,7 +181,7 @@ def _canonical_results(problems: list[Problem], out_dir: Path, set_digest: str,
         except (OSError, ValueError, KeyError, TypeError):
             pass
     jobs = [Job(p, p.reference_path, include_secret=True) for p in problems]
-    results = get_engine("native").judge(jobs, options.parallel)
+    results = options.judge(jobs)
     canonical = {}
     for problem, result in zip(problems, results):
         if result.status != "passed":
