@@ -247,7 +247,7 @@ def _load_problems(folder: Path | None, published: bool = False) -> list[Problem
 
 
 def _run_judge(args: argparse.Namespace) -> int:
-    from ..engines import Job, get_engine
+    from ..engines import Job
     from ..formats.terminal import ReportOptions, print_report
     from .practice import create_practice, find_solutions
 

@@ -35,8 +35,15 @@ from .workdir import make_workdir, remove_workdir
 class LearnerSession(Protocol):
     """The test side of the boundary for one run (an engine makes it: :data:`LearnerFactory`)."""
 
-    module: ModuleType  # what ``import <entry module>`` gives the tests
-    plugin: object  # a pytest plugin of the session (objects lent to a test are revoked after it)
+    @property
+    def module(self) -> ModuleType:
+        """What ``import <entry module>`` gives the tests."""
+        ...
+
+    @property
+    def plugin(self) -> object:
+        """A pytest plugin of the session (objects lent to a test are revoked after it)."""
+        ...
 
     def start(self) -> str:
         """Start the learner's side; its import error message, or '' when the module imported."""

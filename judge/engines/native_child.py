@@ -33,7 +33,7 @@ def run_job(job: dict, channel_fd: int) -> None:
         root = job["root"]
         tempfile.tempdir = root  # pytest's capture files and tmp_path live in the private folder too
         os.environ["TMPDIR"] = root
-        sandbox = levels.Sandbox(**{k: tuple(v) if k == "hidden" else v for k, v in job["sandbox"].items()})
+        sandbox = levels.Sandbox.from_dict(job["sandbox"])
         memory = job["memory_limit"]
 
         def start(spec: standin.LearnerSpec, side: standin.TestSide) -> ProcessLearner:

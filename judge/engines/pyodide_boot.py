@@ -28,6 +28,7 @@ import signal
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 #: Where the hosts write the problem folders they judge (one folder per problem id).
 PROBLEMS_ROOT = "/home/pyodide/problems"
@@ -225,7 +226,7 @@ def run(problem_dir: str, source: str, include_secret: bool = False, signature: 
     thresholds = gc.get_threshold()
     gc.set_threshold(*RUN_GC_THRESHOLDS)
     try:
-        return judge_source_json(_problem(problem_dir, signature), source, include_secret)  # type: ignore[arg-type]
+        return judge_source_json(_problem(problem_dir, signature), source, include_secret)
     except KeyboardInterrupt:
         return None
     finally:
@@ -237,7 +238,7 @@ def run(problem_dir: str, source: str, include_secret: bool = False, signature: 
 RUN_GC_THRESHOLDS = (20000, 20, 20)
 
 
-def judge_source_json(problem: object, source: str, include_secret: bool = False) -> str:
+def judge_source_json(problem: Any, source: str, include_secret: bool = False) -> str:
     """One run in this interpreter: the tests here, the learner's module beside them (in-process,
     through the codec: :mod:`judge.sandbox.inprocess`), as Result JSON.
 
@@ -256,7 +257,7 @@ def judge_source_json(problem: object, source: str, include_secret: bool = False
     learner = functools.partial(standin.session,
                                 start=lambda spec, side: inprocess.InProcessLearner(spec, side, root))
     try:
-        result = judge_source(problem, source, learner=learner, include_secret=include_secret,  # type: ignore[arg-type]
+        result = judge_source(problem, source, learner=learner, include_secret=include_secret,
                               workdir=root)
         result.sandbox = "browser"
         return result.to_json()

@@ -8,10 +8,7 @@ learner's output goes to, read back and sent along with every message so prints 
 that caused them.
 
 Order matters: limits first, then the imports the judge trusts (numpy, the support modules that
-declare types), then the guard, and only then the learner's module. The guard is an audit hook
-(it cannot be removed from Python) that refuses starting processes, sending signals, loading
-native code with ctypes, opening sockets and writing outside the learner's folder. It is defence
-in depth for the plain level: the process boundary and the sandbox level are what protect grades.
+declare types), then the guard (:mod:`judge.sandbox.guard`), and only then the learner's module.
 """
 
 from __future__ import annotations
@@ -22,24 +19,12 @@ import os
 import sys
 from typing import Any
 
-from ..core import codec, protocol
+from ..core import protocol
+from . import guard
 from . import learner as endpoint
 
 OUTPUT_FILE_LIMIT = 16 * 1024 * 1024  # bytes the output files (and any file) may reach
 OUTPUT_PER_MESSAGE = 4 << 20  # bytes of output sent with one message (the rest is dropped, and said so)
-_PROCESS_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
-                   "os.forkpty", "pty.spawn")
-_REFUSED_EVENTS = {"os.kill": "sending signals", "os.killpg": "sending signals", "signal.pthread_kill": "sending signals",
-                   "ctypes.dlopen": "loading native code", "ctypes.dlsym": "loading native code",
-                   "socket.connect": "network connections", "socket.bind": "network connections"}
-_REFUSED_IMPORTS = ("_posixsubprocess", "_ctypes")
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-_PATH_EVENTS = {"os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.rename": (0, 1), "shutil.rmtree": (0,),
-                "os.truncate": (0,), "os.chmod": (0,), "os.chown": (0,), "os.symlink": (1,), "os.link": (1,),
-                "os.utime": (0,)}
-_DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr")
-
-
 def main() -> None:
     """Run the learner's side until the test side closes the channel."""
     config = json.loads(sys.argv[-1])
@@ -54,9 +39,9 @@ def main() -> None:
     import tempfile
 
     tempfile.tempdir = root
-    _install_guard(root)
+    guard.confine(root)
     module, error = endpoint.import_entry(config["module"], config["entry"], root)
-    side = endpoint.LearnerSide(module, registry, root) if module is not None else None  # type: ignore[arg-type]
+    side = endpoint.LearnerSide(module, registry, root) if module is not None else None
     channel_in, channel_out = config["fds"]
     connection = protocol.PipeConnection(side.handle if side else _refuse, channel_in, channel_out,
                                          on_send=output.attach)
@@ -136,38 +121,6 @@ def _mapped_bytes() -> int:
             return int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         return 0
-
-
-def _install_guard(root: str) -> None:
-    prefix = root.rstrip("/") + "/"
-
-    def inside(path: object) -> bool:
-        if isinstance(path, int):
-            return True
-        if isinstance(path, bytes):
-            path = os.fsdecode(path)
-        if not isinstance(path, (str, os.PathLike)):
-            return True
-        full = os.path.realpath(os.path.join(os.getcwd(), os.fspath(path)))
-        return full == root or full.startswith(prefix) or full in _DEVICES
-
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event == "open":
-            path, mode, flags = args
-            if (any(c in (mode or "") for c in "wax+") or bool((flags or 0) & _WRITE_FLAGS)) and not inside(path):
-                raise PermissionError(f"the judge does not allow writing outside the learner's folder: {path}")
-        elif event in _PATH_EVENTS:
-            if any(i < len(args) and not inside(args[i]) for i in _PATH_EVENTS[event]):
-                raise PermissionError(f"the judge does not allow changing files outside the learner's folder ({event})")
-        elif event in _PROCESS_EVENTS:
-            raise PermissionError(f"the judge does not allow starting processes ({event})")
-        elif event in _REFUSED_EVENTS:
-            raise PermissionError(f"the judge does not allow {_REFUSED_EVENTS[event]} ({event})")
-        elif event == "import" and args[0] in _REFUSED_IMPORTS:
-            raise ImportError(f"the judge does not allow importing {args[0]} (it starts processes or loads "
-                              "native code)")
-
-    sys.addaudithook(hook)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from ..core.errors import JudgeError
 
@@ -47,7 +47,7 @@ SANDBOX_WORK, SANDBOX_RUNTIME, SANDBOX_SITE = "/work", "/judge/runtime", "/judge
 BOOT = ("import sys; sys.path[:0] = sys.argv[1:4]; "
         "from judge.sandbox.child import main; main()")
 _RUNTIME_FILES = ("__init__.py", "core/__init__.py", "core/codec.py", "core/protocol.py",
-                  "sandbox/__init__.py", "sandbox/learner.py", "sandbox/child.py")
+                  "sandbox/__init__.py", "sandbox/learner.py", "sandbox/child.py", "sandbox/guard.py")
 _ENV = {"PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LC_ALL": "C.UTF-8"}
 PLAIN_WARNING = ("the learner's code runs without a sandbox, as the user running the judge: it can read "
@@ -72,6 +72,13 @@ class Sandbox:
     note: str = ""  # how it was chosen (for reports)
     warning: str = ""  # what a grader must know (plain level)
     packages: dict[str, str] = field(default_factory=dict)  # import name -> folder shown to the learner
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Sandbox:
+        """The sandbox of :func:`dataclasses.asdict` (a test process started with ``spawn`` gets it so)."""
+        return cls(level=data["level"], python=data["python"], runtime=data["runtime"], user=data.get("user"),
+                   hidden=tuple(data.get("hidden", ())), note=data.get("note", ""), warning=data.get("warning", ""),
+                   packages=dict(data.get("packages", {})))
 
     @property
     def summary(self) -> str:
@@ -226,7 +233,8 @@ def _probe(sandbox: Sandbox, secrets: Sequence[str]) -> None:
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False,
                                   cwd=os.path.join(folder, "work"), env=sandbox.environment(folder),
-                                  **({"user": ids[0], "group": ids[1], "extra_groups": []} if ids else {}))
+                                  user=ids[0] if ids else None, group=ids[1] if ids else None,
+                                  extra_groups=[] if ids else None)
         except (OSError, subprocess.SubprocessError) as exc:
             done = subprocess.CompletedProcess(command, 126, "", f"{type(exc).__name__}: {exc}")
     finally:
@@ -275,8 +283,9 @@ def runtime_folder() -> str:
     site.mkdir()
     for name, path in _package_folders().items():
         (site / name).symlink_to(path)
-    for path in Path(folder).rglob("*"):
-        path.chmod(0o755 if path.is_dir() else 0o644)
+    for item in Path(folder).rglob("*"):
+        if not item.is_symlink():
+            item.chmod(0o755 if item.is_dir() else 0o644)
     atexit.register(shutil.rmtree, folder, True)
     return folder
 
@@ -315,12 +324,12 @@ def _hidden_paths(python: str, grader_paths: Iterable[str]) -> list[str]:
     for folder in ("/usr/lib/python3/dist-packages", f"/usr/lib/{version}/dist-packages",
                    f"/usr/local/lib/{version}/dist-packages", f"/usr/local/lib/{version}/site-packages"):
         candidates.add(folder)
-    hidden = []
+    hidden: list[str] = []
     for path in sorted(candidates):
         real = os.path.realpath(path)
-        if os.path.exists(real) and any(real == top or real.startswith(top.rstrip("/") + "/") for top in shown):
-            if not any(real.startswith(h.rstrip("/") + "/") for h in hidden):
-                hidden.append(real)
+        shown_here = any(real == top or real.startswith(top.rstrip("/") + "/") for top in shown)
+        if os.path.exists(real) and shown_here and not any(real.startswith(h.rstrip("/") + "/") for h in hidden):
+            hidden.append(real)
     return hidden
 
 

@@ -65,8 +65,8 @@ class ProcessLearner:
             self._process = subprocess.Popen(
                 self.sandbox.command(self.folder, config), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                 pass_fds=(to_child_r, from_child_w), cwd=work, env=self.sandbox.environment(work),
-                start_new_session=True, preexec_fn=_die_with_parent,
-                **({"user": ids[0], "group": ids[1], "extra_groups": []} if ids else {}))
+                start_new_session=True, preexec_fn=_die_with_parent, user=ids[0] if ids else None,
+                group=ids[1] if ids else None, extra_groups=[] if ids else None)
         finally:
             for fd in (to_child_r, from_child_w, out, err):
                 os.close(fd)

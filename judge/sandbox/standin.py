@@ -53,8 +53,15 @@ class LearnerSpec:
 class Learner(Protocol):
     """A started learner's side, as an engine provides it."""
 
-    connection: protocol.Connection
-    import_error: str  # empty when the learner's module imported
+    @property
+    def connection(self) -> protocol.Connection:
+        """The connection to the learner's side."""
+        ...
+
+    @property
+    def import_error(self) -> str:
+        """Why the learner's module did not import (empty when it did)."""
+        ...
 
     def stop(self, ended: bool = False) -> str:
         """End it; a sentence on how it ended when that explains a crash (else empty). ``ended``: its
@@ -228,7 +235,8 @@ class TestSide:
     # --- serving the learner's side ------------------------------------------------------------
     def handle(self, message: dict[str, Any]) -> dict[str, Any]:
         op = message.get("op")
-        target = self._lent.get(message.get("target"))  # type: ignore[arg-type]
+        ident = message.get("target")
+        target = self._lent.get(ident) if type(ident) is int else None
         if target is None:
             return {"raise": self._exception_tree(ReferenceError(
                 "this object was lent to the learner's code for an earlier test and is no longer available"))}
@@ -241,7 +249,7 @@ class TestSide:
                 if name not in members.attributes:
                     raise AttributeError(f"{type(target).__name__} lends no attribute {name!r} to the learner's code "
                                          f"(it lends {', '.join(members.attributes + members.methods)})")
-                return {"ok": self.encoder.encode(getattr(target, name))}  # type: ignore[arg-type]
+                return {"ok": self.encoder.encode(getattr(target, str(name)))}
             if op == "repr":
                 return {"ok": repr(target)[:2000]}
             raise protocol.ProtocolViolation(f"the test side does not serve {op!r}")
@@ -266,8 +274,8 @@ class TestSide:
             if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not str:
                 raise protocol.ProtocolViolation("a call with malformed keyword arguments")
             named[pair[0]] = pair[1]
-        result = getattr(target, name)(*args, **named)  # type: ignore[arg-type]
-        return list(result) if isinstance(result, (Iterator, MappingView)) else result
+        result = getattr(target, str(name))(*args, **named)
+        return list(result) if isinstance(result, (Iterator, MappingView)) else result  # type: ignore[arg-type]
 
     def _exception_tree(self, exc: BaseException) -> dict[str, Any]:
         return codec.exception_tree(exc, self.encoder)
