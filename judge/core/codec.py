@@ -361,7 +361,7 @@ def exception_tree(exc: BaseException, encoder: Encoder) -> dict[str, Any]:
         message = f"<{type(exc).__name__} whose message could not be read>"
     notes = getattr(exc, "__notes__", None)
     tree: dict[str, Any] = {"type": name, "args": args, "message": message[:20000],
-                            "raised": type(exc).__qualname__}
+                            "raised": type(exc).__name__}
     if isinstance(notes, list) and all(type(n) is str for n in notes):
         tree["notes"] = notes[:10]
     return tree

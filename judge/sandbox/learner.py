@@ -57,6 +57,14 @@ def lent_class(type_name: str, methods: list[str], attributes: list[str]) -> typ
         namespace[name] = _method(name)
     for name in attributes:
         namespace[name] = property(_attribute(name))
+    lent = ", ".join(methods + attributes)
+    short = type_name.rpartition(".")[2]
+
+    def missing(self: Lent, name: str) -> Any:
+        raise AttributeError(f"'{short}' object has no attribute '{name}' (the tests lend the learner's code "
+                             f"only {lent} of it)")
+
+    namespace["__getattr__"] = missing
     if "__iter__" in methods:
         namespace["__iter__"] = lambda self: iter(_side(self).request_lent(self, {"op": "method", "name": "__iter__",
                                                                                   "args": [], "kwargs": []}))
