@@ -30,7 +30,9 @@ class ProcessLearner:
 
     def __init__(self, spec: LearnerSpec, sandbox: levels.Sandbox, side: TestSide) -> None:
         self.sandbox = sandbox
-        self.folder = tempfile.mkdtemp(prefix="judge-learner-")
+        # beside the runtime folder, in the system's temp folder: not inside the test process's private
+        # folder, which the unprivileged user of the user level cannot enter
+        self.folder = tempfile.mkdtemp(prefix="judge-learner-", dir=os.path.dirname(sandbox.runtime))
         self._process: subprocess.Popen[bytes] | None = None
         self.import_error = ""
         try:
@@ -84,7 +86,8 @@ class ProcessLearner:
             ready = connection.receive()
         except protocol.LearnerCrashed:
             tail = self._stderr_tail()
-            how = self.stop(ended=True).replace("while a test was calling it", "while starting")
+            how = self.stop(ended=True).replace("while a test was calling it", "while starting, before the "
+                                                "learner's module was imported")
             raise protocol.LearnerCrashed((how or "the learner's process ended while starting")
                                           + (f":\n{tail}" if tail else "")) from None
         finally:

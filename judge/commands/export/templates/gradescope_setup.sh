@@ -9,6 +9,7 @@
 #   JUDGE_STUDENT_USER  the unprivileged user learner code runs as where bubblewrap cannot be used
 #                       (default judge-student, created here; set it empty to run learner code as
 #                       root, unsandboxed: the grade then says so)
+#   JUDGE_SANDBOX       auto (default: bubblewrap where it works, else the user above), bubblewrap or user
 set -euo pipefail
 
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
@@ -61,7 +62,8 @@ if [ "$(id -u)" = 0 ] && [ -n "$STUDENT_USER" ] && ! id -u "$STUDENT_USER" >/dev
 fi
 # A set-up that would grade wrong fails here, loudly, not at the first submission.
 if [ -n "$STUDENT_USER" ]; then
-  "$VENV/bin/python" -m judge.commands.export.run check-sandbox --bundle "$BUNDLE" --sandbox-user "$STUDENT_USER"
+  "$VENV/bin/python" -m judge.commands.export.run check-sandbox --bundle "$BUNDLE" --sandbox "${JUDGE_SANDBOX:-auto}" \
+    --sandbox-user "$STUDENT_USER"
 else
   "$VENV/bin/python" -m judge.commands.export.run check-sandbox --bundle "$BUNDLE" --sandbox plain
 fi
