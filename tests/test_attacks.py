@@ -126,3 +126,20 @@ def test_every_exploit_targets_a_bundled_problem():
     ids = {p.id for p in discover_problems(PROBLEMS)[0]}
     assert {name.split("__")[0] for name in EXPLOITS} <= ids
     assert load_problem(FIXTURE_PROBLEMS / "fx-add").entry == "adder.py"
+
+
+def test_the_docs_table_lists_every_canary_with_its_measured_outcome():
+    """docs/hostile-input.md: one row per canary; bubblewrap and user 0; plain earns exactly PLAIN_HOLES."""
+    text = (ROOT / "docs" / "hostile-input.md").read_text()
+    section = text.split("## Attacks on grades, measured", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and cells[0].startswith("`") and "__" not in cells[0]:
+            rows[cells[0].strip("`")] = cells
+    assert sorted(rows) == CANARIES
+    for name, (_, _, bubblewrap, user, plain, _) in rows.items():
+        assert bubblewrap.startswith("0") and user == "0", name
+        assert plain.startswith("**4**") == (name in PLAIN_HOLES), name
+    exploits = {c.split("`")[1] for c in section.splitlines() if c.startswith("| `") and "__" in c.split("|")[1]}
+    assert exploits == set(EXPLOITS)

@@ -21,9 +21,9 @@ from judge.engines.test_timer import TestTimer
 from judge.sandbox import levels, standin
 from judge.sandbox.inprocess import InProcessLearner
 from judge.sandbox.process import ProcessLearner
-from tests.conftest import FIXTURE_PROBLEMS
+from tests.conftest import FIXTURES
 
-PROBLEM = load_problem(FIXTURE_PROBLEMS / "fx-boundary")
+PROBLEM = load_problem(FIXTURES / "boundary" / "fx-boundary")
 REFERENCE = PROBLEM.reference_path.read_text()
 NATIVE_LEVELS = ["plain"] + (["bubblewrap"] if shutil.which("bwrap") else [])
 

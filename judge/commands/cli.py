@@ -221,7 +221,7 @@ def native_engine(args: argparse.Namespace, problems: list[Problem], grading: bo
     from ..sandbox.levels import choose
 
     sandbox = choose(getattr(args, "sandbox", "auto"), user=getattr(args, "sandbox_user", None), grading=grading,
-                     grader_paths=[p.path for p in problems])
+                     grader_paths=[p.path for p in problems], packages=[d for p in problems for d in p.packages])
     if grading:
         print(f"Sandbox: {sandbox.summary}" + (f" [{sandbox.note}]" if sandbox.note else ""), file=sys.stderr)
         if sandbox.warning:

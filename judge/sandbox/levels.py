@@ -128,19 +128,23 @@ class Sandbox:
 
 
 def choose(requested: str = "auto", *, user: str | None = None, grading: bool = False,
-           grader_paths: Sequence[str | Path] = ()) -> Sandbox:
+           grader_paths: Sequence[str | Path] = (), packages: Sequence[str] = ()) -> Sandbox:
     """The sandbox for this run (probed once per process and arguments); :class:`SandboxError` if the
-    level asked for cannot be used."""
+    level asked for cannot be used. ``packages``: the distributions problems declare (``packages`` in
+    problem.toml), shown to the learner's code beside numpy."""
     if requested not in REQUESTS:
         raise SandboxError(f"--sandbox {requested!r}: expected one of {', '.join(REQUESTS)}")
-    return _choose(requested, user, grading, tuple(sorted({os.path.realpath(p) for p in grader_paths})))
+    return _choose(requested, user, grading, tuple(sorted({os.path.realpath(p) for p in grader_paths})),
+                   tuple(sorted(set(packages))))
 
 
 @functools.lru_cache(maxsize=8)
-def _choose(requested: str, user: str | None, grading: bool, grader_paths: tuple[str, ...]) -> Sandbox:
+def _choose(requested: str, user: str | None, grading: bool, grader_paths: tuple[str, ...],
+            distributions: tuple[str, ...] = ()) -> Sandbox:
     runtime = runtime_folder()
     python = os.path.realpath(sys.executable)
-    packages = _package_folders()
+    packages = {**_package_folders(), **_distribution_folders(distributions)}
+    _link_packages(runtime, packages)
     secrets = _secret_files(grader_paths)
     failures: list[str] = []
     for level in (LEVELS if requested == "auto" else (requested,)):
@@ -279,10 +283,8 @@ def runtime_folder() -> str:
         target = Path(folder, "judge", name)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(package / name, target)
-    site = Path(folder, "site")
-    site.mkdir()
-    for name, path in _package_folders().items():
-        (site / name).symlink_to(path)
+    Path(folder, "site").mkdir()
+    _link_packages(folder, _package_folders())
     for item in Path(folder).rglob("*"):
         if not item.is_symlink():
             item.chmod(0o755 if item.is_dir() else 0o644)
@@ -304,6 +306,40 @@ def _package_folders() -> dict[str, str]:
         if os.path.isdir(libs):
             found[name + ".libs"] = libs
     return found
+
+
+def _link_packages(runtime: str, packages: dict[str, str]) -> None:
+    """Links in the runtime's site folder to the packages the learner may import (user and plain levels)."""
+    site = Path(runtime, "site")
+    for name, path in packages.items():
+        link = site / name
+        if not link.is_symlink():
+            link.symlink_to(path)
+
+
+def _distribution_folders(distributions: Iterable[str]) -> dict[str, str]:
+    """Import name -> folder (or module file) of the top-level modules of installed distributions."""
+    import importlib.metadata
+
+    wanted = {_normalized(name) for name in distributions}
+    if not wanted:
+        return {}
+    found = {}
+    for module, owners in importlib.metadata.packages_distributions().items():
+        if not wanted & {_normalized(owner) for owner in owners}:
+            continue
+        spec = importlib.util.find_spec(module)
+        if spec is None:
+            continue
+        if spec.submodule_search_locations:
+            found[module] = os.path.realpath(list(spec.submodule_search_locations)[0])
+        elif spec.origin and os.path.isfile(spec.origin):
+            found[os.path.basename(spec.origin)] = os.path.realpath(spec.origin)
+    return found
+
+
+def _normalized(name: str) -> str:
+    return name.lower().replace("-", "_").replace(".", "_")
 
 
 def _prefix_of(python: str) -> str:

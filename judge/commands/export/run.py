@@ -122,7 +122,8 @@ def choose_sandbox(args: argparse.Namespace, bundle: Bundle) -> Sandbox:
     from ...sandbox.levels import choose
 
     sandbox = choose(args.sandbox, user=args.sandbox_user, grading=True,
-                     grader_paths=[str(p.path) for p in bundle.problems])
+                     grader_paths=[str(p.path) for p in bundle.problems],
+                     packages=[d for p in bundle.problems for d in p.packages])
     print(f"Sandbox: {sandbox.summary}" + (f" [{sandbox.note}]" if sandbox.note else ""), file=sys.stderr)
     if sandbox.warning:
         print(f"warning: {sandbox.warning}", file=sys.stderr)
