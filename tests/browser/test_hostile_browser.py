@@ -7,7 +7,6 @@ change a later run's Result: every run gets an engine no earlier run has used.""
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import pytest
@@ -32,7 +31,6 @@ STICKY = ('import sys\n\nfor _name, _module in list(sys.modules.items()):\n'
           '            return _orig(self, report)\n\n'
           '        _module.Collector.pytest_runtest_logreport = _pass\n\n\n'
           'def answer() -> int:\n    return 0\n')
-WRONG = 'def answer() -> int:\n    return 41\n'
 
 
 @pytest.fixture
@@ -59,20 +57,22 @@ def test_hostile_code_gets_a_clear_verdict(app: App, reference: str, code: str, 
 
 @pytest.mark.parametrize("attack", [TAMPER, STICKY], ids=["patch-collector", "patch-from-sys-modules"])
 def test_a_run_that_blinded_the_check_changes_no_later_result(app: App, attack: str, problems_root: Path) -> None:
-    from judge.core.runner import judge_source
+    from judge.core.wrong import wrong_source
+    from judge.engines import Job
     from judge.engines import pyodide as parity
-    from judge.sandbox import inprocess, standin
+    from judge.engines.native import judge_isolated
 
-    app.select("bt-limits")
+    problem = load_problem(problems_root / "pp-schedule")
+    wrong = wrong_source(problem, problem.path / "wrong" / "warmup_off_by_one.diff")
+    app.select("pp-schedule")
     app.set_code(attack)
     app.run()  # whatever it gets for itself (the browser's verdicts are for learning)
-    app.set_code(WRONG)
+    app.set_code(wrong)
     assert app.run() == "failed"
-    later = app.result("bt-limits")
-    native = judge_source(problems_root / "bt-limits", WRONG, learner=functools.partial(
-        standin.session, start=inprocess.InProcessLearner)).to_dict()
-    assert not parity.compare(native, later, problem_dir=problems_root / "bt-limits")
-    assert later["passed"] == 0 and later["sandbox"] == "browser"
+    later = app.result("pp-schedule")
+    native = judge_isolated(Job(problem, source=wrong, include_secret=False)).to_dict()
+    assert not parity.compare(native, later, problem_dir=problem.path)
+    assert 0 < later["passed"] < later["total"] and later["sandbox"] == "browser"
 
 
 def test_a_crashing_interpreter_gives_an_error_keeps_the_code_and_recovers(app: App, reference: str) -> None:
