@@ -2,6 +2,11 @@
 
     python -m judge.commands.export.run FORMAT --bundle DIR --submission PATH -o FILE [--user NAME] [--github-output]
 
+With ``--github-output`` (GitHub Classroom), each problem's runner result, base64, is also
+appended to ``$GITHUB_OUTPUT`` as ``<runner>=<value>`` (:func:`judge.formats.github_classroom.runner_outputs`:
+one runner per problem, each within the limits of a step's environment), which the workflow hands
+to the grading reporter as ``<RUNNER>_RESULTS``.
+
 FORMAT is gradescope, prairielearn or github-classroom (a format of :mod:`judge.formats`). The
 submission (a folder, a zip, or a folder holding one zip) is read into memory by
 :func:`judge.commands.grade.submissions.read_submission`, never extracted; every problem of the bundle is
@@ -16,7 +21,6 @@ whenever the result file was written, whatever the grade: platforms read the fil
 from __future__ import annotations
 
 import argparse
-import base64
 import os
 import sys
 import time
@@ -28,6 +32,7 @@ from ...core.errors import ExitCode, JudgeError, UsageError
 from ...core.problem import Problem
 from ...core.result import Result
 from ...core.scoring import rescore
+from ...formats.points import add, text
 from ..grade.submissions import Submission, read_submission
 from .bundle import Bundle, read_bundle
 
@@ -89,7 +94,7 @@ def _unreadable(submission: Submission) -> str:
 
 
 def write(format_name: str, graded: Graded, bundle: Bundle, out: Path, github_output: bool = False) -> str:
-    """Render ``graded`` in ``format_name`` to ``out``; with ``github_output`` also ``result=<base64>``."""
+    """Render ``graded`` in ``format_name`` to ``out``; with ``github_output`` also each runner's result."""
     from ...formats import FormatContext, get
 
     context = FormatContext(problems={p.id: p for p in bundle.problems}, execution_time=graded.seconds,
@@ -98,17 +103,18 @@ def write(format_name: str, graded: Graded, bundle: Bundle, out: Path, github_ou
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     if github_output:
-        _append_github_output(text)
+        from ...formats.github_classroom import runner_outputs
+
+        _append_github_output(runner_outputs(graded.results, context))
     return text
 
 
-def _append_github_output(text: str) -> None:
+def _append_github_output(outputs: dict[str, str]) -> None:
     target = os.environ.get("GITHUB_OUTPUT")
     if not target:
         raise UsageError("--github-output needs the GITHUB_OUTPUT environment variable (set by GitHub Actions)")
-    encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
     with open(target, "a", encoding="utf-8") as handle:
-        handle.write(f"result={encoded}\n")
+        handle.writelines(f"{name}={value}\n" for name, value in outputs.items())
 
 
 def _check_user(user: str | None) -> None:
@@ -147,8 +153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except JudgeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    points = round(sum(r.points for r in graded.results), 4)
-    print(f"Wrote {args.out}: {points:g} of {round(sum(r.max_points for r in graded.results), 4):g} points.")
+    points, worth = add(r.points for r in graded.results), add(r.max_points for r in graded.results)
+    print(f"Wrote {args.out}: {text(points)} of {text(worth)} points.")
     return ExitCode.OK
 
 
