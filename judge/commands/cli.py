@@ -21,11 +21,15 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..core.errors import ExitCode, JudgeError, UsageError
 from ..core.problem import Problem, ProblemError, discover_problems
 from ..formats import FORMATS, FormatContext
+
+if TYPE_CHECKING:
+    from .grade import ClassGrades
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE
 _COMMANDS = ("check", "new", "build", "serve", "grade", "export")
@@ -140,10 +144,13 @@ def _grade_parser() -> argparse.ArgumentParser:
     from .grade import FEEDBACK_LEVELS
 
     grade = argparse.ArgumentParser(
-        prog="judge grade", description="Grade a class: every submission (NAME.zip or folder NAME/) in "
-        "SUBMISSIONS against every problem's public and secret tests. Writes grades.csv, results/, "
-        "feedback/ and report.html to OUT_DIR; unchanged submissions are not judged again.")
-    grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
+        prog="judge grade", description="Grade a class: every submission in SUBMISSIONS (NAME.zip or folder NAME/, "
+        "or a Canvas, Moodle or Blackboard download, unpacked) against every problem's public and secret tests. "
+        "Writes grades.csv, canvas.csv, moodle.csv, results/, feedback/, report.html and similarity.csv to OUT_DIR; "
+        "unchanged submissions are not judged again. Given one submission (a zip, or a folder laid out like "
+        "practice/), regrades that student and updates their row.")
+    grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS",
+                       help="the folder of submissions, or one student's zip or folder")
     grade.add_argument("-o", "--out", dest="out_dir", type=Path, required=True, metavar="OUT_DIR",
                        help="where the gradebook, results, feedback and report go (created if missing)")
     _common(grade)
@@ -151,7 +158,23 @@ def _grade_parser() -> argparse.ArgumentParser:
                        help="what feedback/ shows of the secret tests: full (names and messages, never "
                        "their code), names (name and pass/fail; the default) or none")
     grade.add_argument("--force", action="store_true", help="judge every submission again, changed or not")
+    grade.add_argument("--deadline", metavar="TIME", help="late policy: the deadline, e.g. 2026-12-01T23:59 (the "
+                       "LMS's local time); applies where the layout gives submission times (Blackboard)")
+    grade.add_argument("--late-penalty", type=float, default=10.0, metavar="PERCENT",
+                       help="with --deadline: percent of the total taken off per started day late (default 10)")
+    grade.add_argument("--similarity", type=_share, default=0.8, metavar="SHARE",
+                       help="report pairs whose code for a problem overlaps by at least SHARE (0-1, default 0.8; "
+                       "0 turns it off); needs copydetect: pip install \"pp-judge[similarity]\"")
+    grade.add_argument("--assignment", default="judge", metavar="NAME",
+                       help="the assignment's column name in canvas.csv (default: judge)")
     return grade
+
+
+def _share(value: str) -> float:
+    share = float(value)
+    if not 0 <= share <= 1:
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return share
 
 
 def _export_parser() -> argparse.ArgumentParser:
@@ -375,29 +398,43 @@ def _run_serve(args: argparse.Namespace) -> int:
 
 def _run_grade(args: argparse.Namespace) -> int:
     from .grade import Options, grade_class
-    from .grade.submissions import discover
+    from .grade.late import LatePolicy, parse_deadline
 
     problems = _load_problems(args.problems)
-    try:
-        discover(args.submissions)
-    except (FileNotFoundError, NotADirectoryError) as exc:
-        raise UsageError(str(exc)) from None
+    if not args.submissions.exists():
+        raise UsageError(f"{args.submissions}: no such submissions folder or submission")
     _refuse_inside(args.out_dir, args.submissions)
-    options = Options(parallel=args.parallel, timeout=args.timeout, feedback=args.feedback, force=args.force)
+    try:
+        late = LatePolicy(parse_deadline(args.deadline), args.late_penalty) if args.deadline else None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    options = Options(parallel=args.parallel, timeout=args.timeout, feedback=args.feedback, force=args.force,
+                      late=late, similarity=args.similarity or None, assignment=args.assignment)
     grades = grade_class(args.submissions, args.out_dir, problems, options, progress=sys.stderr)
-    unreadable = sum(bool(g.submission.error) for g in grades.graded)
-    print(f"Graded {len(grades.graded)} submission(s) ({grades.judged} judged, "
-          f"{len(grades.graded) - grades.judged} unchanged) in {grades.seconds:.1f} s"
-          f"{f'; {unreadable} could not be read' if unreadable else ''}.\n"
-          f"Wrote {args.out_dir / 'grades.csv'}, {args.out_dir / 'report.html'}, "
-          f"{args.out_dir / 'results'}/ and {args.out_dir / 'feedback'}/.")
+    print(_grade_summary(grades, args.out_dir))
     return EXIT_OK
+
+
+def _grade_summary(grades: ClassGrades, out: Path) -> str:
+    from .grade.similarity import INSTALL_HINT
+
+    unreadable = sum(bool(g.submission.error) for g in grades.graded)
+    head = (f"Regraded {grades.regraded} ({grades.judged} judged); {len(grades.graded)} row(s) in the gradebook"
+            if grades.regraded else f"Graded {len(grades.graded)} submission(s) ({grades.judged} judged, "
+            f"{len(grades.graded) - grades.judged} unchanged)")
+    similarity = (f" and {out / 'similarity.csv'}" if (out / "similarity.csv").is_file() and
+                  grades.options.similarity is not None else "")
+    missing = (f"\nSimilarity not computed: {INSTALL_HINT}" if grades.options.similarity is not None and
+               not similarity else "")
+    return (f"{head} in {grades.seconds:.1f} s{f'; {unreadable} could not be read' if unreadable else ''}.\n"
+            f"Wrote {out / 'grades.csv'}, {out / 'canvas.csv'}, {out / 'moodle.csv'}, {out / 'report.html'}, "
+            f"{out / 'results'}/, {out / 'feedback'}/{similarity}.{missing}")
 
 
 def _refuse_inside(out_dir: Path, submissions: Path) -> None:
     """The output folder must not be (inside) the submissions folder: it would be read as a submission."""
     out, subs = out_dir.resolve(), submissions.resolve()
-    if out == subs or subs in out.parents:
+    if subs.is_dir() and (out == subs or subs in out.parents):
         raise UsageError(f"{out_dir} is inside the submissions folder {submissions}; choose another output folder")
 
 
