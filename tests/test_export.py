@@ -269,16 +269,32 @@ def _run_step(step: dict, cwd: Path, tmp_path: Path) -> dict:
     return result
 
 
-def test_a_judge_wheel_with_solutions_is_refused(tmp_path):
-    wheel = tmp_path / "pp_judge-0.1.0-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
+def test_a_judge_wheel_with_solutions_is_refused_and_repacked_by_an_export(tmp_path, wheelhouse):
+    dirty = _folder(tmp_path / "dirty")
+    [clean] = wheelhouse.glob("pp_judge-*.whl")
+    shutil.copy(clean, dirty / clean.name)
+    with zipfile.ZipFile(dirty / clean.name, "a") as archive:  # what `pip wheel .` of the project carries
         archive.writestr("judge/_problems/fx-add/reference/adder.py", "def add(a, b): return a + b\n")
     with pytest.raises(ExportError, match="carries solution or secret files"):
-        check_judge_wheel(wheel)
+        check_judge_wheel(dirty / clean.name)
     done = run_cli("export", "github-classroom", "-o", str(tmp_path / "out"), "--problems", str(FX),
-                   "--wheels", str(tmp_path))
-    assert done.returncode == 2 and "carries solution or secret files" in done.stderr
-    assert not (tmp_path / "out").exists(), "a failed export leaves nothing behind"
+                   "--wheels", str(dirty))
+    assert done.returncode == 0, done.stderr
+    [shipped] = (tmp_path / "out" / ".judge" / "wheels").glob("*.whl")
+    check_judge_wheel(shipped)
+    assert "judge/_problems/fx-add/problem.toml" in zipfile.ZipFile(shipped).namelist()
+    not_a_wheel = _folder(tmp_path / "broken")
+    with zipfile.ZipFile(not_a_wheel / clean.name, "w") as archive:
+        archive.writestr("judge/_problems/fx-add/reference/adder.py", "def add(a, b): return a + b\n")
+    refused = run_cli("export", "github-classroom", "-o", str(tmp_path / "out2"), "--problems", str(FX),
+                      "--wheels", str(not_a_wheel))
+    assert refused.returncode == 2 and "wheel metadata" in refused.stderr
+    assert not (tmp_path / "out2").exists(), "a failed export leaves nothing behind"
+
+
+def _folder(path: Path) -> Path:
+    path.mkdir(parents=True)
+    return path
 
 
 def test_an_export_refuses_a_reference_that_fails(tmp_path):

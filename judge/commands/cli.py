@@ -378,13 +378,30 @@ def _write_pages_workflow(args: argparse.Namespace, problems: Path) -> str:
         raise UsageError(f"--github-pages-workflow: the problems ({problems}) must be in the repository: "
                          "run it from the course folder that holds them")
     given = None if source == (here / "problems") else source.relative_to(here).as_posix()
+    wheel = _course_wheel(here, source)
     try:
-        path = write_pages_workflow(here, site.relative_to(here).as_posix(), args.pyodide, given)
+        path = write_pages_workflow(here, site.relative_to(here).as_posix(), args.pyodide, given, wheel)
     except FileExistsError as exc:
         raise UsageError(str(exc)) from None
     note = "" if (here / ".git").exists() else " (this folder is not a git repository's root: move it to the root)"
-    return (f"Wrote {path.relative_to(here)}{note}. Commit it with the problems, push, and in the repository's "
-            "Settings > Pages set Source to GitHub Actions.")
+    return (f"Wrote {path.relative_to(here)} and {wheel} (the judge it installs){note}. Commit both with the "
+            "problems, push, and in the repository's Settings > Pages set Source to GitHub Actions.")
+
+
+def _course_wheel(repo: Path, problems: Path) -> str:
+    """The judge's wheel, without solutions, in ``repo/.judge/wheels/`` (replacing an older one); its path there."""
+    import tempfile
+
+    from .export.wheels import prepare_wheels
+
+    folder = repo / ".judge" / "wheels"
+    with tempfile.TemporaryDirectory(prefix="judge-pages-") as scratch:
+        [built] = prepare_wheels(Path(scratch), _load_problems(problems), None, None)
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob("pp_judge-*.whl"):
+            old.unlink()
+        (folder / built.name).write_bytes(built.read_bytes())
+    return (folder / built.name).relative_to(repo).as_posix()
 
 
 def _run_serve(args: argparse.Namespace) -> int:

@@ -337,6 +337,7 @@ def test_github_pages_workflow(tmp_path: Path) -> None:
 
     from judge import __version__
     from judge.commands.cli import _parsers
+    from judge.commands.export.wheels import check_judge_wheel
     from tests.conftest import run_cli
 
     repo = tmp_path / "course"
@@ -351,7 +352,10 @@ def test_github_pages_workflow(tmp_path: Path) -> None:
     assert workflow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
     build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
     steps = {step["name"]: step for step in build["steps"]}
-    assert steps["Install the judge"]["run"] == f"python -m pip install pp-judge=={__version__}"
+    [install] = [s for n, s in steps.items() if n.startswith("Install the judge")]
+    assert install["run"] == f"python -m pip install .judge/wheels/pp_judge-{__version__}-py3-none-any.whl"
+    wheel = repo / ".judge" / "wheels" / f"pp_judge-{__version__}-py3-none-any.whl"
+    check_judge_wheel(wheel)  # what the workflow installs exists, in the repository, without any solution
     assert steps["Cache the Pyodide distribution"]["with"]["path"] == "~/.cache/pp-judge"
     check = shlex.split(steps["Check the problems"]["run"])
     assert check == ["judge", "check"]
