@@ -167,6 +167,25 @@ def test_gradescope_hostile_submissions_get_a_valid_zero(gradescope):
     assert nothing["score"] == 0 and "could not be read" in nothing["output"]
 
 
+def test_prairielearn_statements_keep_their_images(tmp_path, wheelhouse):
+    problem = tmp_path / "problems" / "fx-add"
+    shutil.copytree(FX, problem)
+    (problem / "assets").mkdir()
+    (problem / "assets" / "sum.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
+    readme = problem / "README.md"
+    readme.write_text(readme.read_text() + '\n![the sum](assets/sum.svg)\n\n<img src="assets/sum.svg" alt="again">\n')
+    out = tmp_path / "course"
+    done = run_cli("export", "prairielearn", "-o", str(out), "--problems", str(problem), "--wheels", str(wheelhouse),
+                   "--python-version", PYTHON_VERSION)
+    assert done.returncode == 0, done.stdout + done.stderr
+    question = out / "questions" / "pp-judge" / "fx-add"
+    page = (question / "question.html").read_text()
+    assert "![the sum]({{options.client_files_question_url}}/assets/sum.svg)" in page
+    assert '<img src="{{options.client_files_question_url}}/assets/sum.svg"' in page
+    assert "](assets/" not in page and '"assets/' not in page
+    assert (question / "clientFilesQuestion" / "assets" / "sum.svg").is_file()
+
+
 def test_prairielearn_export_and_run_sh(tmp_path, wheelhouse, gradescope, world_readable_root):
     out = tmp_path / "course"
     done = run_cli("export", "prairielearn", "-o", str(out), "--problems", str(FX), "--wheels", str(wheelhouse),
