@@ -40,11 +40,21 @@ def default_problems_dir() -> Path:
     if os.environ.get("JUDGE_PROBLEMS"):
         return Path(os.environ["JUDGE_PROBLEMS"])
     local = Path("problems")
-    if local.is_dir() and any((p / "problem.toml").is_file() for p in local.iterdir()):
+    if holds_problems(local):
         return local
+    return bundled_problems_dir()
+
+
+def bundled_problems_dir() -> Path:
+    """The example problems that come with the judge (``judge/_problems`` installed, ``problems/`` in a clone)."""
     package = Path(__file__).resolve().parents[1]
     bundled = package / "_problems"
     return bundled if bundled.is_dir() else package.parent / "problems"
+
+
+def holds_problems(folder: Path) -> bool:
+    """Whether ``folder`` is a problems folder: it holds at least one folder with a problem.toml."""
+    return folder.is_dir() and any((p / "problem.toml").is_file() for p in folder.iterdir() if p.is_dir())
 
 
 PROBLEMS_SOURCE = ("Problems come from the folder given, else $JUDGE_PROBLEMS when set, else ./problems when it "
@@ -105,9 +115,12 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
         prog="judge new", description="Scaffold a problem folder DIR/ID: a small working example (statement, "
         "assets/, starter, reference, public and secret tests, a wrong/ solution) in which every "
         "FILL IN (instructor) line says what to replace; `judge check` lists them.",
-        epilog="DIR is --problems, else $JUDGE_PROBLEMS, else ./problems (created if missing): run it in your "
-        "course folder. It never writes inside the judge's own package.")
-    new.add_argument("id", help="the problem id (lowercase letters, digits and '-'), also the folder's name")
+        epilog="DIR is --problems, else $JUDGE_PROBLEMS, else the current folder when it is a problems folder "
+        "(named problems, or holding problem folders), else ./problems (created if missing): run it in your course "
+        "folder. It never writes inside the judge's own package.")
+    new.add_argument("id", nargs="?", help="the problem id (lowercase letters, digits and '-'), also the folder's name")
+    new.add_argument("--examples", action="store_true", help="instead, copy the judge's example problems (with "
+                     "their references) into DIR, to start a course from them or beside your own")
     new.add_argument("--entry", default="solution.py", metavar="FILE", help="the file learners edit and the tests "
                      "import, e.g. act_mem.py (default: solution.py)")
     new.add_argument("--title", metavar="TEXT", help="the title (default: from the id)")
@@ -246,6 +259,9 @@ def _run_judge(args: argparse.Namespace) -> int:
     target = Path(args.path)
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target} is a file; give the practice folder (or one problem's folder in it)")
+    if holds_problems(target) or (target / "problem.toml").is_file():
+        raise UsageError(f"{target} holds problem folders (problem.toml), not a learner's work: to verify them run "
+                         f"`judge check {target}`; to practise them, `judge practice/ --problems {target}`")
     if not target.exists():
         _refuse_typo(target, problems)
     if not target.exists() or _is_practice_root(target, problems):
@@ -258,6 +274,8 @@ def _run_judge(args: argparse.Namespace) -> int:
     workspace = find_solutions(target, problems)
     for warning in workspace.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if workspace.unknown:
+        print(f"note: {_unknown_note(workspace.unknown, args.problems)}", file=sys.stderr)
     if not workspace.solutions:
         raise UsageError(f"no solutions found in {target} (expected {target}/<problem-id>/<entry file>)")
 
@@ -303,6 +321,18 @@ def _not_started(solutions: list[tuple[Problem, Path]]) -> dict[str, str]:
     return untouched
 
 
+def _unknown_note(unknown: list[str], given: Path | None) -> str:
+    """Why folders of the practice folder are not problems, when the example problems are hidden by ./problems."""
+    source = given or default_problems_dir()
+    bundled = {p.name for p in bundled_problems_dir().iterdir() if (p / "problem.toml").is_file()}
+    shown = ", ".join(unknown[:4]) + (f" and {len(unknown) - 4} more" if len(unknown) > 4 else "")
+    note = f"{len(unknown)} folder(s) are not problems of {source} ({shown}); they were skipped."
+    if source != bundled_problems_dir() and set(unknown) & bundled:
+        note += (" The judge's example problems are used only when no ./problems folder holds problems: "
+                 "`judge new --examples` copies them into ./problems, or give --problems.")
+    return note
+
+
 def _refuse_typo(target: Path, problems: list[Problem]) -> None:
     """A missing path that looks like a mistyped problem folder must not become a new practice folder."""
     import difflib
@@ -336,9 +366,16 @@ def _run_check(args: argparse.Namespace) -> int:
 
 
 def _run_new(args: argparse.Namespace) -> int:
-    from .scaffold import scaffold
+    from .scaffold import copy_examples, scaffold
 
-    root = args.problems or Path(os.environ.get("JUDGE_PROBLEMS") or "problems")
+    root = args.problems or Path(os.environ.get("JUDGE_PROBLEMS") or _new_problems_root())
+    if args.examples:
+        copied = copy_examples(bundled_problems_dir(), root)
+        print(f"Copied {len(copied)} example problem(s) into {root}/: {', '.join(p.name for p in copied) or 'none'}"
+              f" (those already there were left as they are). Check them: judge check {root}")
+        return EXIT_OK
+    if not args.id:
+        raise UsageError("judge new: give a problem id (or --examples to copy the example problems)")
     try:
         written = scaffold(root, args.id, entry=args.entry, title=args.title)
     except ValueError as exc:
@@ -348,6 +385,12 @@ def _run_new(args: argparse.Namespace) -> int:
           + f"Every FILL IN (instructor) line says what to replace (the example is a working problem). Then run:\n"
           f"  judge check {folder}")
     return EXIT_OK
+
+
+def _new_problems_root() -> Path:
+    """./problems, or the current folder when it is a problems folder (never problems/problems/ID)."""
+    here = Path.cwd()
+    return Path(".") if here.name == "problems" or holds_problems(here) else Path("problems")
 
 
 def _run_build(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ class Workspace:
 
     solutions: list[tuple[Problem, Path]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)  # folders that are not problems of the set, skipped
     created: list[Path] = field(default_factory=list)
 
 
@@ -54,7 +55,7 @@ def find_solutions(target: Path, problems: list[Problem]) -> Workspace:
     for folder in folders:
         problem = by_id.get(folder.resolve().name)
         if problem is None:
-            workspace.warnings.append(f"{folder}: not a known problem id; skipped")
+            workspace.unknown.append(folder.name)
             continue
         entry = folder / problem.entry
         if not entry.is_file():
