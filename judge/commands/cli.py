@@ -134,6 +134,9 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     build.add_argument("--pyodide", choices=("self", "cdn"), default="self",
                        help="self: ship a trimmed Pyodide (offline); cdn: load it from the official CDN")
     build.add_argument("--problems", type=Path, metavar="DIR", help=_PROBLEMS_HELP)
+    build.add_argument("--title", metavar="TEXT", help="the site's title (default: the problems folder's "
+                       "course.toml, else the judge's own)")
+    build.add_argument("--intro", metavar="MARKDOWN", help="the home page's introduction (default: course.toml's)")
     build.add_argument("--github-pages-workflow", action="store_true", help="also write .github/workflows/pages.yml "
                        "in the current folder (your repository's root): GitHub builds and publishes the site on "
                        "every push to main")
@@ -399,8 +402,14 @@ def _run_build(args: argparse.Namespace) -> int:
 
     if inside_judge_package(args.site_dir):
         raise UsageError(f"{args.site_dir} is inside the judge's own package; write the site elsewhere")
+    from .site.course import COURSE_FILE, course_text
+
     problems = args.problems or default_problems_dir()
-    build_site(args.site_dir, pyodide=args.pyodide, problems_dir=problems)
+    if args.github_pages_workflow and (args.title or args.intro):
+        raise UsageError(f"--github-pages-workflow: put the title and intro in {problems / COURSE_FILE} (title = "
+                         "\"...\", intro = \"...\"), which the workflow's build reads too, instead of --title/--intro")
+    build_site(args.site_dir, pyodide=args.pyodide, problems_dir=problems,
+               course=course_text(problems, args.title, args.intro))
     print(f"Wrote the site to {args.site_dir}/ (Pyodide: {args.pyodide}), with {args.site_dir}/_headers for "
           "Netlify and Cloudflare Pages.")
     if args.github_pages_workflow:

@@ -395,3 +395,27 @@ def test_the_workflow_names_a_problems_folder_other_than_the_default(tmp_path: P
     outside = run_cli("build", str(tmp_path / "elsewhere"), "--pyodide", "cdn", "--problems", "exercises",
                       "--github-pages-workflow", cwd=repo)
     assert outside.returncode == 2 and "must be inside the current folder" in outside.stderr
+
+
+def test_the_course_sets_the_sites_title_and_intro(tmp_path: Path) -> None:
+    import shutil
+
+    from tests.conftest import run_cli
+
+    repo = tmp_path / "course"
+    shutil.copytree(FIXTURE_PROBLEMS, repo / "problems", ignore=shutil.ignore_patterns("__pycache__"))
+    (repo / "problems" / "course.toml").write_text('title = "Distributed training <week 3>"\n'
+                                                    'intro = "Solve these before *Friday*."\n')
+    done = run_cli("build", "site", "--pyodide", "cdn", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    page = (repo / "site" / "index.html").read_text()
+    assert "<title>Distributed training &lt;week 3&gt;</title>" in page
+    assert '<a class="brand" href="#/">Distributed training &lt;week 3&gt;</a>' in page
+    assert "<h1>Distributed training &lt;week 3&gt;</h1>" in page
+    assert "<p>Solve these before <em>Friday</em>.</p>" in page and "Each exercise asks you" not in page
+    flags = run_cli("build", "site", "--pyodide", "cdn", "--title", "Week 4", "--intro", "New **intro**.", cwd=repo)
+    assert flags.returncode == 0, flags.stderr
+    page = (repo / "site" / "index.html").read_text()
+    assert "<title>Week 4</title>" in page and "<strong>intro</strong>" in page
+    workflow = run_cli("build", "site", "--pyodide", "cdn", "--title", "Week 4", "--github-pages-workflow", cwd=repo)
+    assert workflow.returncode == 2 and "course.toml" in workflow.stderr

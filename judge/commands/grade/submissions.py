@@ -33,6 +33,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from ...core.problem import Problem
+from ..practice import LAUNCHER
 from .layouts import Entry, student_name
 
 MAX_MEMBERS = 2000  # files and folders in one submission
@@ -298,6 +299,8 @@ def _problem_for(path: PurePosixPath, problems: list[Problem]) -> Problem | None
 def _practice_copy(path: PurePosixPath, problems: list[Problem]) -> bool:
     """A file the practice folder holds beside the entry (statement, public tests, support, assets)."""
     by_id = {p.id: p for p in problems}
+    if path.name == LAUNCHER and len(path.parts) <= 2:  # practice/judge.py, the launcher
+        return True
     for index, part in enumerate(path.parts[:-1]):
         if part in by_id and index <= 1:
             rest = path.parts[index + 1:]
