@@ -460,3 +460,11 @@ def test_similar_code_is_reported_in_the_report_and_a_csv(tmp_path, problems):
     assert [(p["student_a"], p["student_b"]) for p in pairs] == [("ann", "bob")]
     assert float(pairs[0]["share_a"]) >= 0.8
     assert 'href="#student-ann">ann</a>' in (out / "report.html").read_text()
+
+
+def test_identical_code_is_one_group_in_the_report():
+    from judge.commands.grade.similarity import Pair, identical_groups
+
+    pairs = [Pair("p", "ada", "bob", 1, 1, True), Pair("p", "ada", "cid", 1, 1, True),
+             Pair("p", "bob", "cid", 1, 1, True), Pair("p", "dan", "eve", 0.9, 0.95), Pair("q", "bob", "cid", 1, 1, True)]
+    assert identical_groups(pairs) == [("p", ["ada", "bob", "cid"]), ("q", ["bob", "cid"])]

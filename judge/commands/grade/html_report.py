@@ -23,7 +23,7 @@ from ...formats.points import text
 from . import ClassGrades, Graded
 from .feedback import verdict
 from .outputs import safe_name
-from .similarity import INSTALL_HINT, Pair
+from .similarity import INSTALL_HINT, Pair, identical_groups
 
 BINS = 11  # 0-9 %, 10-19 %, ..., 90-99 %, and 100 % alone
 TOP_MESSAGES = 8
@@ -199,10 +199,16 @@ def _similarity(pairs: list[Pair] | None, grades: ClassGrades) -> str:
              "(copydetect's fingerprints, the starter's code left out; also in similarity.csv):</p>")
     if not pairs:
         return head + intro + "<p>None.</p>"
+    same = "".join(f"<tr><td>{html.escape(problem)}</td><td>{', '.join(_link(s) for s in students)}</td></tr>"
+                   for problem, students in identical_groups(pairs))
     rows = "".join(f"<tr><td>{html.escape(p.problem)}</td><td>{_link(p.first)}</td><td>{_link(p.second)}</td>"
-                   f"<td class=\"num\">{p.first_share:.0%} / {p.second_share:.0%}</td></tr>" for p in pairs)
-    return (head + intro + "<table><tr><th>problem</th><th>student</th><th>student</th>"
-            f"<th class=\"num\">shared</th></tr>{rows}</table>")
+                   f"<td class=\"num\">{p.first_share:.0%} / {p.second_share:.0%}</td></tr>"
+                   for p in pairs if not p.identical)
+    return (head + intro
+            + (f"<p>Byte-identical code:</p><table><tr><th>problem</th><th>students</th></tr>{same}</table>"
+               if same else "")
+            + (f"<p>Similar code:</p><table><tr><th>problem</th><th>student</th><th>student</th>"
+               f"<th class=\"num\">shared</th></tr>{rows}</table>" if rows else ""))
 
 
 def _students(grades: ClassGrades) -> str:

@@ -39,6 +39,7 @@ class Pair:
     second: str
     first_share: float
     second_share: float
+    identical: bool = False  # byte-identical code
 
     @property
     def similarity(self) -> float:
@@ -67,7 +68,7 @@ def similar_pairs(grades: ClassGrades) -> list[Pair] | None:
                 shares = (1.0, 1.0)
             else:
                 _, shares, _ = compare_files(prints[first], prints[second])
-            pair = Pair(problem.id, first, second, float(shares[0]), float(shares[1]))
+            pair = Pair(problem.id, first, second, float(shares[0]), float(shares[1]), codes[first] == codes[second])
             if pair.similarity >= threshold:
                 pairs.append(pair)
     return sorted(pairs, key=lambda p: (-p.similarity, p.problem, p.first, p.second))
@@ -75,6 +76,17 @@ def similar_pairs(grades: ClassGrades) -> list[Pair] | None:
 
 def _fingerprint(kind: Any, problem: Problem, code: str, boilerplate: Any = None) -> Any:
     return kind(problem.entry, NOISE_CHARACTERS, WINDOW, boilerplate=boilerplate, fp=io.StringIO(code))
+
+
+def identical_groups(pairs: list[Pair]) -> list[tuple[str, list[str]]]:
+    """Per problem, the groups of students who handed in byte-identical code (each group sorted)."""
+    groups: dict[tuple[str, str], set[str]] = {}  # (problem, code's first student) -> students
+    first_of: dict[tuple[str, str], str] = {}
+    for pair in (p for p in pairs if p.identical):
+        root = first_of.setdefault((pair.problem, pair.first), pair.first)
+        first_of.setdefault((pair.problem, pair.second), root)
+        groups.setdefault((pair.problem, root), {root}).add(pair.second)
+    return sorted((problem, sorted(students)) for (problem, _), students in groups.items())
 
 
 def similarity_csv(pairs: list[Pair]) -> str:
