@@ -256,3 +256,5 @@ def test_the_practice_folder_carries_a_launcher_that_does_what_the_judge_does(tm
     direct = run_cli(str(practice), "--problems", str(FIXTURE_PROBLEMS), cwd=tmp_path)
     assert launched.returncode == direct.returncode == 1, launched.stdout + launched.stderr
     assert launched.stdout == direct.stdout and "fx-add" in launched.stdout
+    inside = run_cli(".", "--problems", str(FIXTURE_PROBLEMS), cwd=practice)  # judge.py must not hide the judge
+    assert inside.returncode == 1 and "fx-add" in inside.stdout, inside.stdout + inside.stderr

@@ -32,18 +32,23 @@ _LAUNCHER_TEXT = '''"""Judge the exercises in this folder: `python judge.py [opt
 Written by the judge when it created this practice folder; the judge itself is the installed `judge` package.
 """
 
+import importlib
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # this file is not the judge package
 
-try:
-    from judge.commands.cli import main
-except ImportError:
-    sys.exit("The judge is not installed here: install it (python -m pip install ...) as your course says.")
-
-sys.exit(main([str(HERE), *sys.argv[1:]]))
+if __name__ != "__main__":  # imported as `judge` (python -m judge ..., run in this folder): the real one instead
+    del sys.modules[__name__]
+    sys.modules[__name__] = importlib.import_module("judge")
+else:
+    try:
+        from judge.commands.cli import main
+    except ImportError:
+        sys.exit("The judge is not installed here: install it (python -m pip install ...) as your course says.")
+    # as a script, judge this folder; run as `python -m judge ...` in this folder, do just what was asked
+    sys.exit(main([str(HERE), *sys.argv[1:]] if __spec__ is None else sys.argv[1:]))
 '''
 
 
