@@ -49,8 +49,9 @@ def measure(problems_dir: Path, repeats: int) -> dict:
     scratch = Path(tempfile.mkdtemp(prefix="bench-native-"))
     try:
         references = {p.id: p.path / "reference" / p.entry for p in problems}  # check requires them
-        workdirs = [str(make_workdir(p, references[p.id].read_text(), include_secret=True, root=scratch))
-                    for p in problems]
+        workdirs = [str(make_workdir(p, include_secret=True, root=scratch)) for p in problems]
+        for problem, workdir in zip(problems, workdirs):  # bare pytest imports the reference beside the tests
+            shutil.copy(references[problem.id], Path(workdir) / problem.entry)
         practice = scratch / "practice"
         for problem in problems:
             (practice / problem.id).mkdir(parents=True)

@@ -18,14 +18,3 @@ def test_native_benchmark_runs_on_a_tiny_case(tmp_path):
     assert "median ratio" in result.stdout
     data = json.loads(out.read_text())
     assert data["problems"] == 1 and len(data["bare_pytest_s"]) == 1 and data["median_ratio"] > 0
-
-
-def test_integrity_benchmark_runs_natively(tmp_path):
-    out = tmp_path / "integrity.json"
-    result = subprocess.run([sys.executable, "-m", "bench.integrity", "--repeats", "1", "--skip-pyodide",
-                             "--json", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    data = json.loads(out.read_text())
-    for engine in ("native_in_process", "native_forked"):
-        assert set(data[engine]) == {"fx-add", "pp-bubble-math", "pp-simulate"}
-    assert set(data["native_in_process"]["fx-add"]["phases_ms"]) == {"snapshot", "check", "finish"}

@@ -186,6 +186,49 @@ def test_prairielearn_statements_keep_their_images(tmp_path, wheelhouse):
     assert (question / "clientFilesQuestion" / "assets" / "sum.svg").is_file()
 
 
+CANARIES = sorted((ROOT / "tests" / "fixtures" / "attacks" / "canary").glob("*.py"))
+
+
+@pytest.mark.parametrize("level", ["bubblewrap", "user"])
+def test_gradescope_no_attack_earns_a_point(gradescope, level):
+    """tests/fixtures/attacks/canary: each earns the points only if its attack works (docs/hostile-input.md)."""
+    _, root, user = gradescope
+    if level == "user" and not user:
+        pytest.skip("the user level needs root and a Python an unprivileged user can run (Debian's python3)")
+    if level == "bubblewrap" and shutil.which("bwrap") is None and os.environ.get("CI") != "true":
+        pytest.skip("bubblewrap is not installed")
+    earned = {}
+    for canary in CANARIES:
+        data = run_autograder(root, user, {"fx-add/adder.py": canary.read_bytes()}, JUDGE_SANDBOX=level)
+        if data["score"]:
+            earned[canary.stem] = data["score"]
+    assert earned == {}, f"these attacks earned points on the Gradescope bundle at the {level} level: {earned}"
+    honest = run_autograder(root, user, {"fx-add/adder.py": b"def add(a, b):\n    return a + b\n"},
+                            JUDGE_SANDBOX=level)
+    assert honest["score"] == 4.0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the set-up check of the user level needs root")
+def test_gradescope_setup_fails_loudly_when_the_user_cannot_run_the_python(tmp_path, wheelhouse, world_readable_root):
+    """A Python in root's private home (this machine's own) cannot serve the unprivileged user: setup.sh stops."""
+    if not str(os.path.realpath(sys.executable)).startswith("/root/"):
+        pytest.skip("this machine's Python is not in root's private home")
+    out = tmp_path / "autograder.zip"
+    done = run_cli("export", "gradescope", "-o", str(out), "--problems", str(FX), "--wheels", str(wheelhouse),
+                   "--python-version", PYTHON_VERSION)
+    assert done.returncode == 0, done.stdout + done.stderr
+    root = world_readable_root / "autograder-private-python"
+    (root / "source").mkdir(parents=True)
+    with zipfile.ZipFile(out) as archive:
+        archive.extractall(root / "source")
+    env = clean_env(AUTOGRADER_ROOT=str(root), JUDGE_PYTHON=sys.executable, JUDGE_STUDENT_USER="nobody",
+                    JUDGE_SANDBOX="user", PIP_CONFIG_FILE=os.devnull)
+    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True,
+                           timeout=600, check=False)
+    assert setup.returncode != 0, setup.stdout + setup.stderr
+    assert f"the user nobody cannot run {os.path.realpath(sys.executable)}" in setup.stderr
+
+
 def test_prairielearn_export_and_run_sh(tmp_path, wheelhouse, gradescope, world_readable_root):
     out = tmp_path / "course"
     done = run_cli("export", "prairielearn", "-o", str(out), "--problems", str(FX), "--wheels", str(wheelhouse),

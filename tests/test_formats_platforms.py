@@ -28,8 +28,8 @@ from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, run_cli
 SCHEMAS = {name: json.loads((ROOT / "tests" / "schemas" / file).read_text()) for name, file in (
     ("gradescope", "gradescope-results.schema.json"), ("prairielearn", "prairielearn-results.schema.json"),
     ("github-classroom", "github-classroom-result.schema.json"))}
-CASES = ("passing", "partly_failing", "crash", "timeout")
-EXPECTED_POINTS = {"passing": 4.0, "partly_failing": 3.0, "crash": 0.0, "timeout": 0.0}
+CASES = ("passing", "partly_failing", "syntax_error", "timeout")
+EXPECTED_POINTS = {"passing": 4.0, "partly_failing": 3.0, "syntax_error": 0.0, "timeout": 0.0}
 
 
 @pytest.fixture(scope="module")
@@ -67,11 +67,11 @@ def test_gradescope_results_are_valid_and_add_up(case, scored, problem):
     assert sum(t["max_score"] for t in data["tests"]) == pytest.approx(4.0)
     assert data["output_format"] == "md" and all(t["output_format"] == "md" for t in data["tests"])
     assert all(t["status"] == ("passed" if t["score"] == t["max_score"] else "failed") for t in data["tests"])
-    if case in ("crash", "timeout"):  # no test ran: one failed test worth the whole problem, saying why
+    if case in ("syntax_error", "timeout"):  # no test ran: one failed test worth the whole problem, saying why
         [test] = data["tests"]
         assert test["max_score"] == 4.0 and test["status"] == "failed" and test["visibility"] == "visible"
-        assert ("timed out after 1 s" if case == "timeout" else "exit code 3") in test["output"]
-        assert ("timed out" if case == "timeout" else "exit code 3") in data["output"]
+        assert ("timed out after 1 s" if case == "timeout" else "SyntaxError") in test["output"]
+        assert ("timed out" if case == "timeout" else "SyntaxError") in data["output"]
 
 
 def test_gradescope_visibility_public_visible_secret_after_due_date_or_as_configured(scored, problem):
@@ -120,7 +120,7 @@ def test_github_classroom_result_is_valid_and_adds_up(case, scored, problem):
     data = render("github-classroom", [scored[case]], problem)
     assert data["max_score"] == 4.0
     assert sum(t["score"] for t in data["tests"]) == pytest.approx(EXPECTED_POINTS[case])
-    assert data["status"] == {"passing": "pass", "partly_failing": "fail", "crash": "error", "timeout": "error"}[case]
+    assert data["status"] == {"passing": "pass", "partly_failing": "fail", "syntax_error": "error", "timeout": "error"}[case]
 
 
 def secret(data: dict) -> list[dict]:

@@ -42,7 +42,8 @@ def test_problem_tests_find_their_helpers_through_the_pytest_configuration():
 def test_secret_tests_run_on_their_own(problem_id, tmp_path):
     """Without the public tests collected first, the secret tests still import the shared helpers."""
     problem = load_problem(PROBLEMS / problem_id)
-    workdir = make_workdir(problem, problem.reference_path.read_text(encoding="utf-8"), True, root=tmp_path)
+    workdir = make_workdir(problem, True, root=tmp_path)
+    (workdir / problem.entry).write_bytes(problem.reference_path.read_bytes())  # bare pytest imports it directly
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(ROOT)  # judge.artifacts, as the runner has it
     try:

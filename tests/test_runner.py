@@ -1,44 +1,8 @@
-"""The in-process runner (the browser engine's path): tampering does not outlive its run."""
+"""Timelines as the runner's reports draw them."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
-
-from judge.core.runner import judge_source_json
-from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS
-
-PROBLEM = str(FIXTURE_PROBLEMS / "fx-add")
-
-
-def test_a_patched_collector_is_restored_for_the_next_run():
-    import judge.core.collector
-
-    original = judge.core.collector.Collector.pytest_runtest_logreport
-    first = json.loads(judge_source_json(PROBLEM, (SOLUTIONS / "patch_collector.py").read_text()))
-    assert first["status"] == "error" and "Collector.pytest_runtest_logreport was replaced" in first["message"]
-    assert judge.core.collector.Collector.pytest_runtest_logreport is original
-    second = json.loads(judge_source_json(PROBLEM, (SOLUTIONS / "partly_failing.py").read_text(), True))
-    assert second["status"] == "failed" and second["passed"] == 3
-
-
-def test_a_patched_import_is_restored_even_when_the_import_fails():
-    import builtins
-
-    original = builtins.__import__
-    source = (SOLUTIONS / "patch_test_module.py").read_text() + "\nraise RuntimeError('boom')\n"
-    result = json.loads(judge_source_json(PROBLEM, source))
-    assert result["status"] == "error" and "builtins.__import__" in result["message"]
-    assert builtins.__import__ is original
-
-
-def test_the_guard_is_off_after_a_run_in_this_process(tmp_path):
-    from judge.core import guard
-
-    json.loads(judge_source_json(PROBLEM, (SOLUTIONS / "write_outside.py").read_text()))
-    assert guard.active_root() is None
-    (tmp_path / "still-writable.txt").write_text("ok")
 
 
 def test_timelines_name_their_rows_and_wide_ones_keep_idle_gaps():

@@ -29,6 +29,7 @@ from ..core.problem import Problem, ProblemError, discover_problems
 from ..formats import FORMATS, FormatContext
 
 if TYPE_CHECKING:
+    from ..engines import Engine
     from .grade import ClassGrades
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE
@@ -110,6 +111,7 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
                        help="run N solutions at a time (default: one per CPU core)")
     check.add_argument("--pyodide", action="store_true",
                        help="also run every solution inside Pyodide (Node.js) and compare the Results")
+    sandbox_options(check)
 
     new = argparse.ArgumentParser(
         prog="judge new", description="Scaffold a problem folder DIR/ID: a small working example (statement, "
@@ -234,6 +236,33 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-j", dest="parallel", type=_positive, default=os.cpu_count() or 1, metavar="N",
                         help="judge N problems in parallel (default: one per CPU core)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="override every problem's time limit")
+    sandbox_options(parser)
+
+
+def sandbox_options(parser: argparse.ArgumentParser) -> None:
+    """--sandbox and --sandbox-user: where learner code runs (judge.sandbox.levels)."""
+    from ..sandbox.levels import DEFAULT_USER, REQUESTS
+
+    parser.add_argument("--sandbox", choices=REQUESTS, default="auto",
+                        help="where learner code runs: bubblewrap (namespaces), user (an unprivileged user, as "
+                        "root), plain (a child process, no sandbox); auto (default): the first that works")
+    parser.add_argument("--sandbox-user", metavar="NAME", help=f"the unprivileged user of --sandbox user "
+                        f"(default {DEFAULT_USER})")
+
+
+def native_engine(args: argparse.Namespace, problems: list[Problem], grading: bool) -> Engine:
+    """The native engine at the sandbox level the arguments ask for, probed once; grading says which
+    level it got, and warns when the learner's code can read the grader's files."""
+    from ..engines import get_engine
+    from ..sandbox.levels import choose
+
+    sandbox = choose(getattr(args, "sandbox", "auto"), user=getattr(args, "sandbox_user", None), grading=grading,
+                     grader_paths=[p.path for p in problems], packages=[d for p in problems for d in p.packages])
+    if grading:
+        print(f"Sandbox: {sandbox.summary}" + (f" [{sandbox.note}]" if sandbox.note else ""), file=sys.stderr)
+        if sandbox.warning:
+            print(f"warning: {sandbox.warning}", file=sys.stderr)
+    return get_engine("native", sandbox=sandbox)
 
 
 def _positive(text: str) -> int:
@@ -254,7 +283,7 @@ def _load_problems(folder: Path | None, published: bool = False) -> list[Problem
 
 
 def _run_judge(args: argparse.Namespace) -> int:
-    from ..engines import Job, get_engine
+    from ..engines import Job
     from ..formats.terminal import ReportOptions, print_report
     from .practice import create_practice, find_solutions
 
@@ -282,11 +311,13 @@ def _run_judge(args: argparse.Namespace) -> int:
     if not workspace.solutions:
         raise UsageError(f"no solutions found in {target} (expected {target}/<problem-id>/<entry file>)")
 
+    engine = native_engine(args, problems, grading=False)
+
     def judge_once() -> int:
         jobs = [Job(problem, path, include_secret=not args.public_only, keyword=args.keyword,
                     time_limit=args.timeout) for problem, path in workspace.solutions]
         started = time.monotonic()
-        results = get_engine("native").judge(jobs, args.parallel)
+        results = engine.judge(jobs, args.parallel)
         options = ReportOptions(verbose=args.verbose, keyword=args.keyword,
                                 not_started={} if args.verbose else _not_started(workspace.solutions))
         print_report(results, options=options)
@@ -478,7 +509,8 @@ def _run_grade(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     options = Options(parallel=args.parallel, timeout=args.timeout, feedback=args.feedback, force=args.force,
-                      late=late, similarity=args.similarity or None, assignment=args.assignment)
+                      late=late, similarity=args.similarity or None, assignment=args.assignment,
+                      engine=native_engine(args, problems, grading=True))
     grades = grade_class(args.submissions, args.out_dir, problems, options, progress=sys.stderr)
     print(_grade_summary(grades, args.out_dir))
     return EXIT_OK

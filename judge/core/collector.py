@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from . import integrity
+from .protocol import BoundaryError
 from .result import Frame, TestResult, cap_output
 from .scoring import MARKER, marker_weight
 
@@ -42,9 +42,6 @@ class Collector:
         self._failures: dict[tuple[str, str], tuple[str, list[Frame]]] = {}
 
     # --- collection -------------------------------------------------------------------------
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        integrity.session_started()  # test modules and helpers are then watched from their import on
-
     @pytest.hookimpl(hookwrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
         outcome = yield
@@ -73,7 +70,7 @@ class Collector:
         if report.failed and call.excinfo is not None:
             self._failures[(item.nodeid, call.when)] = (
                 describe_exception(call.excinfo.value, call.excinfo.tb, self.workdir),
-                trim_traceback(call.excinfo.tb, self.workdir),
+                trim_traceback(call.excinfo.tb, self.workdir, call.excinfo.value),
             )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -157,6 +154,8 @@ def describe_exception(exc: BaseException, tb: TracebackType | None, workdir: Pa
     elif isinstance(exc, OSError) and exc.errno == errno.EFBIG:
         text = ("output truncated: the code wrote more than the output limit allows (File too large); "
                 "remove prints inside loops")
+    elif isinstance(exc, BoundaryError):  # the judge's own sentence (a crash, a time limit, a refused value)
+        text = str(exc)
     elif isinstance(exc, RecursionError):
         text = f"RecursionError: {exc} (is there a recursion without a base case?)"
     elif isinstance(exc, SystemExit):
@@ -171,12 +170,13 @@ def describe_exception(exc: BaseException, tb: TracebackType | None, workdir: Pa
 
 
 def _is_learner_module(obj: object, workdir: Path) -> bool:
-    file = getattr(obj, "__file__", None) if isinstance(obj, ModuleType) else None
-    return isinstance(file, str) and str(Path(file).parent) == str(workdir)
+    """The stand-in for the learner's module (judge.sandbox.standin), which the tests import."""
+    return isinstance(obj, ModuleType) and getattr(type(obj), "__judge_standin__", False) is True
 
 
-def trim_traceback(tb: TracebackType | None, workdir: Path) -> list[Frame]:
-    """The frames of ``tb`` that belong to files in the work directory, outermost first."""
+def trim_traceback(tb: TracebackType | None, workdir: Path, exc: BaseException | None = None) -> list[Frame]:
+    """The frames of ``tb`` that belong to files in the work directory, outermost first, then the
+    frames in the learner's files that ``exc`` brought from the learner's side (if it came from there)."""
     frames: list[Frame] = []
     root = str(workdir) + "/"
     while tb is not None:
@@ -188,7 +188,23 @@ def trim_traceback(tb: TracebackType | None, workdir: Path) -> list[Frame]:
             frames.append(Frame(file=filename[len(root):], line=lineno, function=code.co_name,
                                 code=linecache.getline(filename, lineno).strip()))
         tb = tb.tb_next
+    frames += learner_frames(exc)
     return frames[-12:]
+
+
+def learner_frames(exc: BaseException | None) -> list[Frame]:
+    """The frames an exception of the learner's code carries from the learner's side (checked: the
+    learner's side is not trusted to send well-formed ones)."""
+    found = getattr(exc, "__judge_frames__", None) if exc is not None else None
+    if type(found) is not list:
+        return []
+    frames = []
+    for item in found[-12:]:
+        if (type(item) is dict and type(item.get("file")) is str and type(item.get("line")) is int
+                and type(item.get("function")) is str and type(item.get("code", "")) is str):
+            frames.append(Frame(file=item["file"][:200], line=item["line"], function=item["function"][:200],
+                                code=item.get("code", "")[:500]))
+    return frames
 
 
 def _collect_message(text: str) -> str:

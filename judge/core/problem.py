@@ -26,13 +26,35 @@ _REQUIRED = {
     "difficulty": str, "entry": str, "time_limit": (int, float), "tags": list,
 }
 _OPTIONAL = {"memory_limit": int, "packages": list, "points": (int, float), "scoring": str,
-             "test_time_limit": (int, float), "gradescope_secret_visibility": str}
+             "test_time_limit": (int, float), "gradescope_secret_visibility": str, "boundary": dict}
+_BOUNDARY_KEYS = ("records", "exceptions", "lend")
 GRADESCOPE_VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_TEST_TIME_LIMIT = 5.0  # seconds one test may run (natively) before it fails alone
 
 
 class ProblemError(JudgeError):
     """A problem folder is not valid; the message names the file and the field or line."""
+
+
+@dataclass
+class Boundary:
+    """What crosses between the tests and the learner's code besides plain data (``[boundary]``).
+
+    Every name is ``module.Class`` with ``module`` one of the problem's support modules, which both
+    sides import: ``records`` (dataclasses, named tuples) cross by value and are rebuilt from their
+    fields; ``exceptions`` cross by type and message like the builtin ones; ``lend`` maps a type the
+    tests pass to the learner's code to the members the learner's code may use (its objects stay with
+    the tests; the learner's code holds proxies).
+    """
+
+    records: list[str] = field(default_factory=list)
+    exceptions: list[str] = field(default_factory=list)
+    lend: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def declarations(self) -> dict[str, list[str]]:
+        """What the learner's side needs to know: the records and exceptions, by name."""
+        return {"records": list(self.records), "exceptions": list(self.exceptions)}
 
 
 @dataclass
@@ -61,6 +83,7 @@ class Problem:
     support_files: list[Path] = field(default_factory=list)
     wrong_files: list[Path] = field(default_factory=list)
     reference_path: Path | None = None
+    boundary: Boundary = field(default_factory=Boundary)
 
     @property
     def module_name(self) -> str:
@@ -109,6 +132,7 @@ def load_problem(path: str | Path, published: bool = False) -> Problem:
         secret_test_files=_python_files(folder / "tests" / "secret"),
         support_files=_python_files(folder / "support"),
         wrong_files=_python_files(folder / "wrong", "*.py", "*.diff"),
+        boundary=_boundary(meta.get("boundary", {})),
     )
     reference = folder / "reference" / entry
     if reference.is_file():
@@ -268,9 +292,22 @@ def _value_errors(meta: dict[str, Any], folder: Path) -> Iterator[str]:
     for key in ("tags", "packages"):
         if not all(isinstance(item, str) for item in meta.get(key, [])):
             yield f"field '{key}': every item must be a string"
+    yield from _boundary_errors(meta.get("boundary", {}))
     for key in ("title", "summary"):
         if not meta[key].strip() or "\n" in meta[key]:
             yield f"field '{key}': must be one non-empty line"
+
+
+def _boundary_errors(table: dict[str, Any]) -> Iterator[str]:
+    for key in sorted(set(table) - set(_BOUNDARY_KEYS)):
+        yield f"table 'boundary': unknown key {key!r} (allowed: {', '.join(_BOUNDARY_KEYS)})"
+    for key in ("records", "exceptions"):
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            yield f"table 'boundary': '{key}' must be a list of 'module.Class' names"
+    lend = table.get("lend", {})
+    if not isinstance(lend, dict) or not all(isinstance(v, list) for v in lend.values()):
+        yield "table 'boundary': 'lend' must be a table of 'module.Class' = [member names]"
 
 
 def _check_files(problem: Problem) -> None:
@@ -288,6 +325,37 @@ def _check_files(problem: Problem) -> None:
         raise ProblemError(f"{seen[problem.entry]}: has the same name as the entry file {problem.entry}")
     for path in problem.public_test_files + problem.secret_test_files + problem.support_files:
         _check_syntax(path)
+    _check_boundary(problem)
+
+
+def _boundary(table: dict[str, Any]) -> Boundary:
+    lend = table.get("lend", {})
+    return Boundary(records=list(table.get("records", [])), exceptions=list(table.get("exceptions", [])),
+                    lend={str(k): list(v) for k, v in lend.items()} if isinstance(lend, dict) else {})
+
+
+def _check_boundary(problem: Problem) -> None:
+    """Every declared name is a class defined at the top level of one of the problem's support modules."""
+    import ast
+
+    where = f"{problem.path / 'problem.toml'}: [boundary]"
+    classes = {}
+    for path in problem.support_files:
+        tree = ast.parse(_read_text(path), str(path))
+        classes[path.stem] = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    boundary = problem.boundary
+    for kind, names in (("records", boundary.records), ("exceptions", boundary.exceptions),
+                        ("lend", list(boundary.lend))):
+        for name in names:
+            module, _, cls = name.rpartition(".")
+            if module not in classes:
+                raise ProblemError(f"{where} {kind}: {name!r} must be 'module.Class' with module one of the "
+                                   f"problem's support modules ({', '.join(sorted(classes)) or 'it has none'})")
+            if cls not in classes[module]:
+                raise ProblemError(f"{where} {kind}: support/{module}.py defines no class {cls!r} at its top level")
+    for name, members in boundary.lend.items():
+        if not all(isinstance(m, str) and m.isidentifier() for m in members) or not members:
+            raise ProblemError(f"{where} lend: {name!r} must list the names of the members it lends")
 
 
 def _check_syntax(path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 SCHEMA_VERSION = 1
 STATUSES = ("passed", "failed", "error", "timeout")
 OUTCOMES = ("passed", "failed", "error", "skipped")
+SANDBOXES = ("bubblewrap", "user", "plain", "browser")  # see judge.sandbox.levels; the browser's one interpreter
 OUTPUT_CAP = 8192  # characters of stdout and of stderr kept per test (and for import-time output)
 
 
@@ -58,6 +59,7 @@ class Result:
     schema_version: int = SCHEMA_VERSION
     points: float = 0.0  # what the code earned for this problem (see judge.core.scoring)
     max_points: float = 0.0  # what the problem is worth; 0 when unknown (no test ran, no declared points)
+    sandbox: str = ""  # where the learner's code ran: one of SANDBOXES ("" when not recorded)
 
     @property
     def passed(self) -> int:
@@ -89,7 +91,7 @@ class Result:
             raise ValueError(f"unsupported result schema_version {data.get('schema_version')!r}")
         tests = [_test_from_dict(t, data["status"]) for t in data.get("tests", [])]
         result = cls(problem=data["problem"], status=data["status"], message=data.get("message", ""),
-                     tests=tests, duration=data.get("duration", 0.0))
+                     tests=tests, duration=data.get("duration", 0.0), sandbox=data.get("sandbox", ""))
         result.max_points = data.get("max_points", float(sum(t.max_points for t in tests)))
         result.points = data.get("points", float(sum(t.points for t in tests)))
         return result
@@ -114,7 +116,7 @@ class Result:
 
 
 _FIELD_ORDER = ("schema_version", "problem", "status", "score", "points", "max_points", "passed", "total",
-                "message", "duration", "tests")
+                "message", "duration", "sandbox", "tests")
 
 
 _RESULT_FIELDS = tuple(f.name for f in fields(Result))

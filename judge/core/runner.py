@@ -1,9 +1,12 @@
-"""The runner: judge one piece of learner code against one problem, in this process.
+"""The runner: judge one piece of learner code against one problem, the tests in this process.
 
-This is the one function both engines call: the native child process (``judge.engines.native_child``) and the
-browser's Web Worker (through :func:`judge_source_json`). It uses only the standard library and
-pytest, never threads, signals or subprocesses, so it runs unchanged in Pyodide. Time and memory
-limits are the caller's job (the native parent kills the child; the worker interrupts Pyodide).
+This is the one function both engines call: the native test process (``judge.engines.native_child``)
+and the browser's Web Worker (through :mod:`judge.engines.pyodide_boot`). The tests run here, with
+pytest; the learner's module runs on its own side of the boundary (:mod:`judge.sandbox`), which the
+engine provides as a :data:`LearnerFactory`, and the tests import a stand-in for it. The runner uses
+only the standard library and pytest, never threads, signals or subprocesses, so it runs unchanged
+in Pyodide. Time limits are the engine's job (a per-test timer and the whole run's limit natively;
+the worker interrupts Pyodide).
 """
 
 from __future__ import annotations
@@ -12,37 +15,64 @@ import contextlib
 import io
 import os
 import re
-import shutil
 import sys
-import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import Protocol
 
 import pytest
 
-from . import guard, integrity
-from .collector import Collector, describe_exception, trim_traceback
+from .collector import Collector
 from .problem import Problem, load_problem
+from .protocol import BoundaryError, StartTimedOut
 from .result import Result, TestResult, cap_output
 from .scoring import score_result
 from .workdir import make_workdir, remove_workdir
 
 
-def judge_source(problem_dir: str | Path | Problem, source: str, *, include_secret: bool = False,
-                 keyword: str | None = None, workdir: str | Path | None = None,
+class LearnerSession(Protocol):
+    """The test side of the boundary for one run (an engine makes it: :data:`LearnerFactory`)."""
+
+    @property
+    def module(self) -> ModuleType:
+        """What ``import <entry module>`` gives the tests."""
+        ...
+
+    @property
+    def plugin(self) -> object:
+        """A pytest plugin of the session (objects lent to a test are revoked after it)."""
+        ...
+
+    def start(self) -> str:
+        """Start the learner's side; its import error message, or '' when the module imported."""
+        ...
+
+    def stop(self) -> None:
+        ...
+
+
+#: ``factory(problem, source, workdir)``: the session of one run; the workdir holds the tests and the
+#: support modules, importable (the session imports the types the problem declares from there)
+LearnerFactory = Callable[[Problem, str, Path], LearnerSession]
+
+
+def judge_source(problem_dir: str | Path | Problem, source: str, *, learner: LearnerFactory,
+                 include_secret: bool = False, keyword: str | None = None, workdir: str | Path | None = None,
                  plugins: Sequence[object] = ()) -> Result:
     """Judge ``source`` (the text of the learner's entry file) against the problem's tests.
 
-    ``workdir`` is the folder under which a fresh work directory is made (default: the system
-    temp folder); the work directory is removed afterwards. ``plugins`` are extra pytest plugins
+    ``learner`` makes the learner's side (a sandboxed process natively, the same interpreter in the
+    browser). ``workdir`` is the folder under which a fresh work directory for the tests is made
+    (default: the system temp folder); it is removed afterwards. ``plugins`` are extra pytest plugins
     (the native engine's per-test timer).
     """
     problem = problem_dir if isinstance(problem_dir, Problem) else load_problem(problem_dir, published=True)
     started = time.perf_counter()
-    work = make_workdir(problem, source, include_secret, root=workdir)
+    work = make_workdir(problem, include_secret, root=workdir)
     try:
-        result = run_in_workdir(problem, work, source, include_secret=include_secret, keyword=keyword,
+        result = run_in_workdir(problem, work, source, learner, include_secret=include_secret, keyword=keyword,
                                 plugins=plugins)
     finally:
         remove_workdir(work)
@@ -50,52 +80,36 @@ def judge_source(problem_dir: str | Path | Problem, source: str, *, include_secr
     return result
 
 
-def judge_source_json(problem_dir: str, source: str, include_secret: bool = False) -> str:
-    """The browser engine's entry point: :func:`judge_source` under the guard, as JSON text.
-
-    The run gets a private temporary folder (also pytest's temp folder) and the guard of
-    :mod:`judge.core.guard` is active for its duration, as in a native child, so writing outside the
-    work directory fails the same way in both engines.
-    """
-    root = tempfile.mkdtemp(prefix="judge-run-")
-    previous = tempfile.tempdir
-    tempfile.tempdir = root
-    guard.activate(root)
-    try:
-        result = judge_source(problem_dir, source, include_secret=include_secret, workdir=root)
-        if guard.active_root() != os.path.realpath(root):
-            result = Result.error(result.problem, _GUARD_TAMPERED, result.max_points)
-        return integrity.engine_note(result.to_json())
-    finally:
-        guard.deactivate()
-        tempfile.tempdir = previous
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def run_in_workdir(problem: Problem, workdir: Path, source: str, *, include_secret: bool,
-                   keyword: str | None = None, plugins: Sequence[object] = ()) -> Result:
-    """Run the tests already laid out in ``workdir`` and build the Result."""
+def run_in_workdir(problem: Problem, workdir: Path, source: str, learner: LearnerFactory, *,
+                   include_secret: bool, keyword: str | None = None, plugins: Sequence[object] = ()) -> Result:
+    """Run the tests laid out in ``workdir`` against ``source`` on its learner's side, and build the Result."""
+    worth = problem.points or 0.0
     error = syntax_error(problem.entry, source)
     if error:
-        return Result.error(problem.id, error, max_points=problem.points or 0.0)
+        return Result.error(problem.id, error, max_points=worth)
     test_names = [f"tests/{p.parent.name}/{p.name}" for p in problem.test_files(include_secret)]
-    watch = integrity.Watch(problem, workdir)  # snapshots taken before any of the learner's code runs
-    check, finish = watch.check, watch.finish  # held locally: the learner's code cannot swap them
-    try:
-        with _isolated_imports(workdir), _working_directory(workdir):
-            error = import_learner_module(problem, workdir)
-            tampered = check(final=bool(error))  # a change made at import and undone later still counts
-            if not error and not tampered:
-                os.chdir(workdir)  # pytest finds the tests from here, wherever the import went
-                collector, exit_code = _run_pytest(workdir, test_names, keyword, plugins)
-                tampered = check(final=True)
-    finally:
-        finish()  # the browser's interpreter lives on: the next run starts clean
-    worth = problem.points or 0.0
-    if tampered:
-        return Result.error(problem.id, integrity.message(tampered), worth)
-    if error:
-        return Result.error(problem.id, error, worth)
+    with _isolated_imports(workdir), _working_directory(workdir):
+        session = learner(problem, source, workdir)
+        try:
+            try:
+                error = session.start()
+            except StartTimedOut as exc:
+                return Result.timeout(problem.id, exc.seconds, worth)
+            except BoundaryError as exc:
+                return Result.error(problem.id, str(exc), worth)
+            if error:
+                return Result.error(problem.id, error, worth)
+            previous = sys.modules.get(problem.module_name)
+            sys.modules[problem.module_name] = session.module
+            try:
+                collector, exit_code = _run_pytest(workdir, test_names, keyword, [session.plugin, *plugins])
+            finally:
+                if previous is None:
+                    sys.modules.pop(problem.module_name, None)
+                else:
+                    sys.modules[problem.module_name] = previous
+        finally:
+            session.stop()
     result = _build_result(problem, collector, exit_code, workdir, keyword)
     return score_result(result, collector.weights, problem.points, problem.scoring)
 
@@ -114,26 +128,6 @@ def syntax_error(entry: str, source: str) -> str:
         return f"{where}: SyntaxError: {exc.msg}{pointer}"
     except ValueError as exc:  # e.g. null bytes in the source
         return f"{entry}: cannot be compiled: {exc}"
-    return ""
-
-
-def import_learner_module(problem: Problem, workdir: Path) -> str:
-    """Import the learner's module once, output captured; a message if that fails, else ''."""
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            __import__(problem.module_name)
-    except SystemExit as exc:
-        return (f"{problem.entry} called exit() / sys.exit({exc.code!r}) while being imported; "
-                "remove the call at module level (a solution defines functions, it does not exit)")
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # noqa: BLE001 - any failure at import is the learner's to see
-        frames = [f for f in trim_traceback(exc.__traceback__, workdir) if f.file == problem.entry]
-        where = f" at line {frames[-1].line}" if frames else ""
-        code = f"\n    {frames[-1].code}" if frames and frames[-1].code else ""
-        detail = describe_exception(exc, exc.__traceback__, workdir)
-        return f"{problem.entry} raised an exception while being imported{where}: {detail}{code}"
     return ""
 
 
@@ -174,7 +168,6 @@ def _build_result(problem: Problem, collector: Collector, exit_code: int, workdi
     return result
 
 
-_GUARD_TAMPERED = "the code switched off the judge's guard while running; no verdict given"
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 

@@ -1,7 +1,8 @@
 """The engines that judge: one interface, ``engine.judge(jobs) -> list[Result]``, three implementations.
 
-- ``native`` (:mod:`.native`): CPython, a forked (or spawned) child process per job with time,
-  memory and output limits, and a per-test timer (:mod:`.test_timer`);
+- ``native`` (:mod:`.native`): CPython, a test process per job and a sandboxed learner process
+  beside it (:mod:`judge.sandbox`), time, memory and output limits, and a per-test timer
+  (:mod:`.test_timer`);
 - ``pyodide`` (:mod:`.pyodide`): Pyodide under Node.js, booted exactly as the browser boots it
   (``web/js/boot.mjs`` with :mod:`.pyodide_boot`), for ``judge check --pyodide`` and the parity tests;
 - the browser: the site's Web Worker, the same boot; it is JavaScript, so it is not in this registry.
@@ -34,7 +35,6 @@ class Job:
     time_limit: float | None = None  # overrides the problem's time limit
     memory_limit: int | None = None  # MiB; overrides the problem's (native engine)
     source: str | None = None  # the code itself (class grading reads it from a zip, never writes it out)
-    user: str | None = None  # run the learner's code as this system user (native engine, as root)
     label: str = ""  # how reports name this job
 
     @property
@@ -61,10 +61,11 @@ class Engine(Protocol):
 ENGINES = {"native": "native:NativeEngine", "pyodide": "pyodide:PyodideEngine"}
 
 
-def get_engine(name: str) -> Engine:
-    """The engine called ``name`` (one of :data:`ENGINES`), imported on first use."""
+def get_engine(name: str, **options: object) -> Engine:
+    """The engine called ``name`` (one of :data:`ENGINES`), imported on first use; ``options`` go to its
+    constructor (the native engine's ``sandbox``)."""
     try:
         module, attribute = ENGINES[name].split(":")
     except KeyError:
         raise ValueError(f"unknown engine {name!r} (known: {', '.join(ENGINES)})") from None
-    return getattr(importlib.import_module(f"{__name__}.{module}"), attribute)()
+    return getattr(importlib.import_module(f"{__name__}.{module}"), attribute)(**options)

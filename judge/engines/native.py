@@ -1,20 +1,26 @@
-"""Native isolation: judge each problem in its own child process with limits.
+"""The native engine: each job in a test process of its own, whose learner process is sandboxed.
 
-Every job runs in a child process in its own session (process group) with a memory limit (POSIX
-``RLIMIT_AS``), a size limit on files and the guard of :mod:`judge.core.guard`; the parent enforces the
-wall-clock limit and kills the whole process group on timeout and after every run, so nothing the
-learner started survives. The Result comes back on a private pipe with a per-run token; the
-child's stdout is discarded and the tail of its stderr kept to explain crashes.
+Theory of operation. For every job this process (the judge) starts a *test process* in its own
+session (process group): it runs pytest on the canonical tests, trusted code only. The learner's
+module runs in a *learner process* that the test process starts at the run's sandbox level
+(:mod:`judge.sandbox.levels`, chosen once per engine and recorded in every Result) and reaches only
+through the codec; a call that runs past its test's limit fails that test and the learner process
+is replaced. This process enforces the whole job's wall-clock limit and kills the test process
+group on timeout and after every run (a learner process dies with its test process). The Result
+comes back on a private pipe with a per-run token; the test process's stdout is discarded and the
+tail of its stderr kept to explain a failure of the judge itself.
 
-Two ways to start the child, same child code (:mod:`judge.engines.native_child`):
-- fork (POSIX): this process imports pytest and numpy once and forks a child per job, which
-  saves the interpreter start-up and imports on every problem;
+Two ways to start the test process, same code (:mod:`judge.engines.native_child`):
+- fork (POSIX): this process imports pytest once and forks a test process per job, which saves
+  the interpreter start-up and imports on every problem;
 - spawn (elsewhere, or ``JUDGE_SPAWN=1``): ``python -m judge.engines.native_child`` per job.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
 import gc
 import json
 import os
@@ -29,10 +35,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
+from ..core.errors import ExitCode
 from ..core.problem import Problem
 from ..core.result import Result
+from ..sandbox import levels
 from . import Job
 
 SPAWN_ALLOWANCE = 2.0  # extra seconds for a spawned child's interpreter to start
@@ -55,31 +63,44 @@ class _Running:
 
 
 class NativeEngine:
-    """The native engine: :func:`judge_many` behind the engine interface."""
+    """The native engine: :func:`judge_many` behind the engine interface, at one sandbox level."""
+
+    def __init__(self, sandbox: levels.Sandbox | None = None) -> None:
+        self._sandbox = sandbox
+
+    @property
+    def sandbox(self) -> levels.Sandbox:
+        """The sandbox of this engine's learner processes (probed on first use when not given)."""
+        if self._sandbox is None:
+            self._sandbox = levels.choose("auto")
+        return self._sandbox
 
     def judge(self, jobs: Sequence[Job], parallel: int = 1,
               on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
-        return judge_many(list(jobs), parallel, on_result)
+        return judge_many(list(jobs), parallel, on_result, self.sandbox)
 
 
-def judge_isolated(job: Job) -> Result:
-    """Judge ``job`` in a fresh child process and return its Result (never raises for learner faults)."""
-    return judge_many([job])[0]
+def judge_isolated(job: Job, sandbox: levels.Sandbox | None = None) -> Result:
+    """Judge ``job`` in a fresh test process and return its Result (never raises for learner faults)."""
+    return judge_many([job], sandbox=sandbox)[0]
 
 
 def judge_many(jobs: list[Job], parallel: int = 1,
-               on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
-    """Judge several jobs, ``parallel`` at a time, each in its own process; results in job order.
+               on_result: Callable[[int, Result], None] | None = None,
+               sandbox: levels.Sandbox | None = None) -> list[Result]:
+    """Judge several jobs, ``parallel`` at a time, each in its own test process; results in job order.
 
-    ``on_result(index, result)`` is called as each job finishes (for progress reports).
+    ``on_result(index, result)`` is called as each job finishes (for progress reports). ``sandbox``
+    is where learner processes run (default: the best level this machine offers).
     """
+    sandbox = sandbox or levels.choose("auto")
     results: list[Result | None] = [None] * len(jobs)
     pending = list(enumerate(jobs))
     running: dict[int, tuple[int, _Running]] = {}
     while pending or running:
         while pending and len(running) < max(1, parallel):
             index, job = pending.pop(0)
-            started = _start(job)
+            started = _start(job, sandbox)
             if isinstance(started, Result):
                 results[index] = started
                 if on_result:
@@ -88,7 +109,7 @@ def judge_many(jobs: list[Job], parallel: int = 1,
                 running[started.pid] = (index, started)
         for pid in _poll(running):
             index, run = running.pop(pid)
-            results[index] = _finish(run)
+            results[index] = _finish(run, sandbox)
             if on_result:
                 on_result(index, results[index])  # type: ignore[arg-type]  # just set
     _reap(block=True)
@@ -109,52 +130,32 @@ def _reap(block: bool = False) -> None:
             _exiting.remove(pid)
 
 
-def _start(job: Job) -> _Running | Result:
+def _start(job: Job, sandbox: levels.Sandbox) -> _Running | Result:
     problem = job.problem
     try:
         source = job.code()
     except (OSError, UnicodeDecodeError) as exc:
         return Result.error(problem.id, f"{job.source_path}: cannot be read as UTF-8 text ({exc})",
                             problem.points or 0.0)
-    ids = _user_ids(job.user)
-    root = tempfile.mkdtemp(prefix=f"judge-{problem.id}-")
-    if ids is not None:  # the run's private folder belongs to the user the code runs as
-        os.chown(root, *ids)
+    root = tempfile.mkdtemp(prefix=f"judge-{problem.id}-")  # private to this user: the tests live here
     token = secrets.token_hex(16)
     payload = {"token": token, "problem_dir": str(problem.path), "source": source, "root": root,
                "include_secret": job.include_secret, "keyword": job.keyword,
                "memory_limit": job.memory_limit or problem.memory_limit,
-               "test_time_limit": min(problem.per_test_time_limit, job.limit)}
+               "test_time_limit": min(problem.per_test_time_limit, job.limit),
+               "sandbox": dataclasses.asdict(sandbox)}
     read_end, write_end = os.pipe()
     use_fork = hasattr(os, "fork") and not os.environ.get("JUDGE_SPAWN")
     if use_fork:  # the child inherits the loaded Problem: no second parse and syntax check
-        pid = _fork(dict(payload, problem=problem), read_end, write_end, root, ids)
+        pid = _fork(dict(payload, problem=problem), read_end, write_end, root)
     else:
-        pid = _spawn(payload, write_end, root, ids)
+        pid = _spawn(payload, write_end, root)
     os.close(write_end)
     limit = job.limit + (FORK_ALLOWANCE if use_fork else SPAWN_ALLOWANCE)
     return _Running(job, pid, read_end, root, token, time.monotonic() + limit)
 
 
-def _user_ids(user: str | None) -> tuple[int, int] | None:
-    """(uid, gid) of ``user``; None to stay who we are. KeyError for an unknown user (a set-up error)."""
-    if not user:
-        return None
-    import pwd
-
-    entry = pwd.getpwnam(user)
-    return entry.pw_uid, entry.pw_gid
-
-
-def _drop_privileges(ids: tuple[int, int] | None) -> None:
-    """Become the unprivileged user: the learner's code cannot then touch the (root) judge or its results."""
-    if ids is not None:
-        os.setgroups([])
-        os.setgid(ids[1])
-        os.setuid(ids[0])
-
-
-def _fork(payload: dict, read_end: int, write_end: int, root: str, ids: tuple[int, int] | None = None) -> int:
+def _fork(payload: dict, read_end: int, write_end: int, root: str) -> int:
     _preload()
     gc.freeze()  # keep the parent's objects out of the child's collections: fewer copied pages
     pid = os.fork()
@@ -163,24 +164,22 @@ def _fork(payload: dict, read_end: int, write_end: int, root: str, ids: tuple[in
             os.setsid()
             os.close(read_end)
             _redirect_output(root)
-            _drop_privileges(ids)
             os.environ.update(_CHILD_ENV)
             sys.dont_write_bytecode = True
         except BaseException:  # noqa: BLE001
-            os._exit(70)
+            os._exit(ExitCode.INTERNAL)
         from .native_child import run_job
         run_job(payload, write_end)
     return pid
 
 
-def _spawn(payload: dict, write_end: int, root: str, ids: tuple[int, int] | None = None) -> int:
+def _spawn(payload: dict, write_end: int, root: str) -> int:
     env = dict(os.environ, **_CHILD_ENV)
     env["PYTHONPATH"] = os.pathsep.join([_PACKAGE_ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
-    user: dict[str, Any] = {"user": ids[0], "group": ids[1], "extra_groups": []} if ids else {}
     with open(os.path.join(root, ".stderr"), "wb") as stderr:
         process = subprocess.Popen([sys.executable, "-m", "judge.engines.native_child"], stdin=subprocess.PIPE,
                                    stdout=subprocess.DEVNULL, stderr=stderr, pass_fds=(write_end,),
-                                   start_new_session=True, env=env, cwd=root, **user)
+                                   start_new_session=True, env=env, cwd=root)
     payload = dict(payload, fd=write_end)
     stdin: IO[bytes] = process.stdin  # type: ignore[assignment]  # stdin=PIPE, binary
     try:
@@ -203,10 +202,9 @@ def _preload() -> None:
     import numpy.random  # noqa: F401  (numpy imports it on first use, in every child otherwise)
     import pytest  # noqa: F401
 
-    from ..core import guard, integrity, runner  # noqa: F401
+    from ..core import runner  # noqa: F401
+    from ..sandbox import process, standin  # noqa: F401
     from . import native_child  # noqa: F401
-
-    integrity.prime()  # children inherit the snapshot of the loaded modules and only re-check it
 
     if not _warmed_up:
         _warmed_up.append(True)
@@ -224,12 +222,14 @@ def _warm_up() -> None:
     inherits all that when it was done here once. No learner code runs here.
     """
     from ..core import runner
+    from ..sandbox import inprocess, standin
     from .pyodide_boot import WARM_UP_SOURCE, write_warm_up_problem
 
     root = tempfile.mkdtemp(prefix="judge-warm-up-")
+    learner = functools.partial(standin.session, start=lambda spec, side: inprocess.InProcessLearner(spec, side, root))
     try:
         with open(os.devnull, "w") as devnull, contextlib.redirect_stderr(devnull):
-            runner.judge_source(write_warm_up_problem(root), WARM_UP_SOURCE, workdir=root)
+            runner.judge_source(write_warm_up_problem(root), WARM_UP_SOURCE, learner=learner, workdir=root)
     except Exception:  # noqa: BLE001 - a warm-up that fails only costs speed
         pass
     finally:
@@ -281,7 +281,7 @@ def _poll(running: dict[int, tuple[int, _Running]]) -> list[int]:
     return finished
 
 
-def _finish(run: _Running) -> Result:
+def _finish(run: _Running, sandbox: levels.Sandbox) -> Result:
     _kill_group(run.pid)  # whatever the learner's code started dies with the group
     if run.status is None:
         _exiting.append(run.pid)
@@ -294,8 +294,11 @@ def _finish(run: _Running) -> Result:
         stderr = b""
     shutil.rmtree(run.root, ignore_errors=True)
     if run.timed_out:
-        return Result.timeout(problem.id, run.job.limit, problem.points or 0.0)
-    return _parse(problem, bytes(run.data), run.token, _exit_code(run.status), stderr)
+        result = Result.timeout(problem.id, run.job.limit, problem.points or 0.0)
+    else:
+        result = _parse(problem, bytes(run.data), run.token, _exit_code(run.status), stderr)
+    result.sandbox = sandbox.level
+    return result
 
 
 def _exit_code(status: int | None) -> int:
@@ -323,19 +326,12 @@ def _parse(problem: Problem, data: bytes, token: str, returncode: int, stderr: b
 
 
 def _early_exit_message(returncode: int, stderr: bytes) -> str:
+    """Why a test process ended without a report: never the learner's code (it runs elsewhere), so a
+    fault of the judge or of the machine; the tail of its stderr says more."""
     tail = stderr.decode(errors="replace").strip().splitlines()[-3:]
-    if returncode == 0:
-        reason = ("the code ended the judge's process early (os._exit() or similar) before the tests "
-                  "finished; a solution must return, not exit")
-    elif returncode < 0:
+    if returncode < 0:
         name = signal.Signals(-returncode).name if -returncode in signal.valid_signals() else str(-returncode)
-        hint = " (most often: the memory limit)" if name == "SIGKILL" else ""
-        reason = f"the judge's process was killed by {name}{hint} before the tests finished"
-    elif returncode == 70 and tail:
-        reason = "internal error in the judge's process"
+        reason = f"internal error: the judge's test process was killed by {name} before the tests finished"
     else:
-        reason = (f"the judge's process ended with exit code {returncode} before the tests finished "
-                  "(os._exit() in the code, or a crash)")
-    if "MemoryError" in "\n".join(tail):
-        reason = "the code ran out of memory (memory limit) before the tests finished"
-    return reason + ("\n" + "\n".join(tail) if tail and returncode not in (0,) and returncode != 3 else "")
+        reason = f"internal error: the judge's test process ended with exit code {returncode} before the tests finished"
+    return reason + ("\n" + "\n".join(tail) if tail else "")

@@ -17,7 +17,8 @@ browser (Pyodide 0.27.7, Python 3.12, 32-bit wasm), durations aside. This module
 
 Normalisation (applied to both sides before comparing):
 
-1. Durations are dropped: the Result's ``duration`` and every test's ``duration``.
+1. Durations are dropped: the Result's ``duration`` and every test's ``duration``; so is ``sandbox``
+   (where the learner's code ran: a sandbox level natively, ``browser`` in Pyodide).
 2. In every string of the Result (messages, captured output, traceback files and code, artifact
    values), documented path differences are replaced by placeholders:
 
@@ -69,8 +70,7 @@ class HarnessRun:
     """Everything one harness call produced."""
 
     results: list[dict[str, Any]]  # one Result dict per job, in job order
-    records: list[dict[str, Any]]  # the harness's job records (interrupted, killed, seconds, worker,
-    #                                engine_dirty: why the run left the interpreter suspect, or "")
+    records: list[dict[str, Any]]  # the harness's job records (interrupted, killed, seconds, worker)
     boots: list[dict[str, Any]] = field(default_factory=list)  # timings of each Pyodide boot
     log: str = ""  # the harness's stderr
 
@@ -92,13 +92,16 @@ class PyodideEngine:
 
 
 def run_in_pyodide(jobs: list[Job], *, dist: Path | None = None, site: Path | None = None, verbose: bool = False,
-                   timeout: float | None = None) -> list[dict[str, Any]]:
-    """Run ``jobs`` in Pyodide (one Node.js process, one boot); return their Result dicts in order."""
-    return run_harness(jobs, dist=dist, site=site, verbose=verbose, timeout=timeout).results
+                   timeout: float | None = None, fresh: bool = False) -> list[dict[str, Any]]:
+    """Run ``jobs`` in Pyodide (one Node.js process, one boot); return their Result dicts in order.
+
+    ``fresh``: each job in an engine of its own, as the page runs every run (for code that is not the
+    problems' own: a hostile fixture could otherwise change a later job's Result)."""
+    return run_harness(jobs, dist=dist, site=site, verbose=verbose, timeout=timeout, fresh=fresh).results
 
 
 def run_harness(jobs: list[Job], *, dist: Path | None = None, site: Path | None = None, verbose: bool = False,
-                timeout: float | None = None, plain: bool = False) -> HarnessRun:
+                timeout: float | None = None, plain: bool = False, fresh: bool = False) -> HarnessRun:
     """Like :func:`run_in_pyodide`, also returning the harness's records and boot timings.
 
     ``site`` is a site built with ``judge build --pyodide self`` to boot from; by default an
@@ -111,10 +114,10 @@ def run_harness(jobs: list[Job], *, dist: Path | None = None, site: Path | None 
         return HarnessRun(results=[], records=[])
     node = find_node()
     if timeout is None:
-        timeout = BOOT_ALLOWANCE + sum(j.limit + GRACE + 5 for j in jobs)
+        timeout = BOOT_ALLOWANCE * (len(jobs) if fresh else 1) + sum(j.limit + GRACE + 5 for j in jobs)
     with tempfile.TemporaryDirectory(prefix="pp-judge-parity-") as tmp:
         site_dir = Path(site) if site is not None else _engine_site(Path(tmp) / "site", dist)
-        log, code, lines = _call_harness(node, site_dir, jobs, Path(tmp), verbose, timeout, plain)
+        log, code, lines = _call_harness(node, site_dir, jobs, Path(tmp), verbose, timeout, plain, fresh)
     records = [json.loads(line) for line in lines if line.strip()]
     by_index = {r["index"]: r for r in records if r.get("kind") == "job"}
     boots = [r for r in records if r.get("kind") == "boot"]
@@ -157,12 +160,12 @@ def _engine_site(folder: Path, dist: Path | None) -> Path:
 
 
 def _call_harness(node: str, site: Path, jobs: list[Job], tmp: Path, verbose: bool,
-                  timeout: float, plain: bool = False) -> tuple[str, int | None, list[str]]:
+                  timeout: float, plain: bool = False, fresh: bool = False) -> tuple[str, int | None, list[str]]:
     """Run ``run_jobs.mjs``; its log, exit status (None: killed at ``timeout``) and JSON lines."""
     jobs_file, out_file = tmp / "jobs.json", tmp / "results.jsonl"
     payload = [{"problem_dir": str(Path(j.problem.path).resolve()), "source": j.code(),
                 "include_secret": bool(j.include_secret), "time_limit": j.limit,
-                "label": j.label} for j in jobs]
+                "label": j.label, "fresh": fresh} for j in jobs]
     jobs_file.write_text(json.dumps({"jobs": payload}), encoding="utf-8")
     cmd = [node, str(HARNESS), "--site", str(site), "--jobs", str(jobs_file), "--out", str(out_file),
            "--grace", str(GRACE)]
@@ -188,9 +191,6 @@ def _result_of(record: dict[str, Any], job: Job) -> dict[str, Any]:
     if record.get("crash"):
         return unfinished_result(problem, "crashed", detail=record["crash"]).to_dict()
     if record.get("result") is not None:
-        # the engine's note that the interpreter is suspect is not part of the Result (the page
-        # replaces such an engine); the record keeps it
-        record["engine_dirty"] = record["result"].pop("engine_dirty", "")
         return record["result"]
     detail = f"Pyodide harness: {record.get('harness_error') or 'no result'}"
     return unfinished_result(problem, "engine-error", detail=detail).to_dict()
@@ -229,6 +229,7 @@ def normalise(result: dict[str, Any], problem_dir: str | Path | None = None) -> 
     """
     data = copy.deepcopy(result)
     data.pop("duration", None)
+    data.pop("sandbox", None)
     for test in data.get("tests", []):
         test.pop("duration", None)
         if isinstance(test.get("traceback"), list):

@@ -28,6 +28,7 @@ import signal
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 #: Where the hosts write the problem folders they judge (one folder per problem id).
 PROBLEMS_ROOT = "/home/pyodide/problems"
@@ -127,6 +128,7 @@ def prepare_without_numpy(problems_root: str = PROBLEMS_ROOT) -> None:
     import pytest  # noqa: F401
 
     import judge.core.runner  # noqa: F401
+    import judge.sandbox.inprocess  # noqa: F401
 
     _cache_assertion_rewrites()
     os.makedirs(problems_root, exist_ok=True)
@@ -219,14 +221,12 @@ def run(problem_dir: str, source: str, include_secret: bool = False, signature: 
     interpreter is then in doubt and the host replaces it. ``signature`` identifies the content
     the host wrote into the problem folder (the folder is then loaded once per content).
     """
-    from ..core.runner import judge_source_json
-
     # an earlier run may have changed the handler; the host's interrupt needs the default one
     signal.signal(signal.SIGINT, signal.default_int_handler)
     thresholds = gc.get_threshold()
     gc.set_threshold(*RUN_GC_THRESHOLDS)
     try:
-        return judge_source_json(_problem(problem_dir, signature), source, include_secret)  # type: ignore[arg-type]
+        return judge_source_json(_problem(problem_dir, signature), source, include_secret)
     except KeyboardInterrupt:
         return None
     finally:
@@ -236,6 +236,34 @@ def run(problem_dir: str, source: str, include_secret: bool = False, signature: 
 #: The garbage collector's thresholds during a run: a pytest session allocates many short-lived
 #: objects, and with the default (700, 10, 10) the collections took about 5 % of a warm run.
 RUN_GC_THRESHOLDS = (20000, 20, 20)
+
+
+def judge_source_json(problem: Any, source: str, include_secret: bool = False) -> str:
+    """One run in this interpreter: the tests here, the learner's module beside them (in-process,
+    through the codec: :mod:`judge.sandbox.inprocess`), as Result JSON.
+
+    The run gets a private temporary folder (also pytest's temp folder). The page runs every run in
+    a fresh engine, so nothing the learner's code changes here outlasts the run.
+    """
+    import functools
+    import tempfile
+
+    from ..core.runner import judge_source
+    from ..sandbox import inprocess, standin
+
+    root = tempfile.mkdtemp(prefix="judge-run-")
+    previous = tempfile.tempdir
+    tempfile.tempdir = root
+    learner = functools.partial(standin.session,
+                                start=lambda spec, side: inprocess.InProcessLearner(spec, side, root))
+    try:
+        result = judge_source(problem, source, learner=learner, include_secret=include_secret,
+                              workdir=root)
+        result.sandbox = "browser"
+        return result.to_json()
+    finally:
+        tempfile.tempdir = previous
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def prepare_problem(problem_dir: str, signature: str | None = None) -> None:
@@ -283,7 +311,8 @@ def bare_pytest(problem_dir: str, source: str, include_secret: bool = False, sig
 
     problem = _problem(problem_dir, signature)
     root = tempfile.mkdtemp(prefix="bare-run-")
-    work = make_workdir(problem, source, include_secret, root=root)  # type: ignore[arg-type]
+    work = make_workdir(problem, include_secret, root=root)  # type: ignore[arg-type]
+    (work / problem.entry).write_text(source, encoding="utf-8")  # type: ignore[attr-defined]
     for name in [n for n, m in list(sys.modules.items()) if (getattr(m, "__file__", "") or "").startswith(
             ("/tmp/bare-run-", "/tmp/judge-"))]:
         del sys.modules[name]

@@ -1,5 +1,9 @@
 """Hostile code in the browser: the page gives a clear non-pass verdict, keeps the code, and the
-next run works (docs/hostile-input.md). Runs after test_web_app.py on the same booted page."""
+next run works (docs/hostile-input.md). Runs after test_web_app.py on the same booted page.
+
+The learner's code shares the browser's one interpreter with the tests, so a run that tampers with
+the judge can fool its own verdict (browser verdicts are for learning); what it must never do is
+change a later run's Result: every run gets an engine no earlier run has used."""
 
 from __future__ import annotations
 
@@ -19,6 +23,14 @@ TAMPER = ('import judge.core.collector as c\n\n_orig = c.Collector.pytest_runtes
           'c.Collector.pytest_runtest_logreport = _pass\n\n\ndef answer() -> int:\n    return 0\n')
 OUTSIDE = ('def answer() -> int:\n    with open("/home/pyodide/escape.txt", "w") as f:\n'
            '        f.write("x")\n    return 42\n')
+#: a tamper that would outlive its run in a reused interpreter: every later report marked passed
+STICKY = ('import sys\n\nfor _name, _module in list(sys.modules.items()):\n'
+          '    if _name == "judge.core.collector":\n'
+          '        _orig = _module.Collector.pytest_runtest_logreport\n\n'
+          '        def _pass(self, report, _orig=_orig):\n            report.outcome = "passed"\n'
+          '            return _orig(self, report)\n\n'
+          '        _module.Collector.pytest_runtest_logreport = _pass\n\n\n'
+          'def answer() -> int:\n    return 0\n')
 
 
 @pytest.fixture
@@ -29,8 +41,7 @@ def reference(problems_root: Path) -> str:
 @pytest.mark.parametrize("code,status,words", [
     (SYNTAX, "error", "SyntaxError"),
     (FAKE, "failed", "expected 42, got 41"),
-    (TAMPER, "error", "Collector.pytest_runtest_logreport was replaced by work.py"),
-    (OUTSIDE, "failed", "writing outside the work directory"),
+    (OUTSIDE, "failed", "writing outside the learner's folder"),
 ])
 def test_hostile_code_gets_a_clear_verdict(app: App, reference: str, code: str, status: str, words: str) -> None:
     app.select("bt-limits")
@@ -42,6 +53,26 @@ def test_hostile_code_gets_a_clear_verdict(app: App, reference: str, code: str, 
     assert words in app.page.inner_text("#results") or words in app.page.inner_text("body")
     app.set_code(reference)
     assert app.run() == "passed"
+
+
+@pytest.mark.parametrize("attack", [TAMPER, STICKY], ids=["patch-collector", "patch-from-sys-modules"])
+def test_a_run_that_blinded_the_check_changes_no_later_result(app: App, attack: str, problems_root: Path) -> None:
+    from judge.core.wrong import wrong_source
+    from judge.engines import Job
+    from judge.engines import pyodide as parity
+    from judge.engines.native import judge_isolated
+
+    problem = load_problem(problems_root / "pp-schedule")
+    wrong = wrong_source(problem, problem.path / "wrong" / "warmup_off_by_one.diff")
+    app.select("pp-schedule")
+    app.set_code(attack)
+    app.run()  # whatever it gets for itself (the browser's verdicts are for learning)
+    app.set_code(wrong)
+    assert app.run() == "failed"
+    later = app.result("pp-schedule")
+    native = judge_isolated(Job(problem, source=wrong, include_secret=False)).to_dict()
+    assert not parity.compare(native, later, problem_dir=problem.path)
+    assert 0 < later["passed"] < later["total"] and later["sandbox"] == "browser"
 
 
 def test_a_crashing_interpreter_gives_an_error_keeps_the_code_and_recovers(app: App, reference: str) -> None:

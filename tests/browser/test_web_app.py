@@ -15,8 +15,9 @@ import jsonschema
 import pytest
 
 from judge.core.problem import Problem, load_problem
-from judge.core.runner import judge_source
 from judge.core.wrong import wrong_source
+from judge.engines import Job
+from judge.engines.native import judge_isolated
 from tests.browser.conftest import RUN_TIMEOUT_MS, App, Served, real_problem_ids
 from tests.conftest import run_cli
 
@@ -53,7 +54,7 @@ def test_reference_passes_and_starter_fails_like_native(app: App, problems_root:
         app.set_code(source)
         status = app.run()
         in_page = valid(app.result(problem_id))
-        native = judge_source(problem, source).to_dict()
+        native = judge_isolated(Job(problem, source=source, include_secret=False)).to_dict()
         assert comparable(in_page) == comparable(native), f"{problem_id} {label}: browser and native verdicts differ"
         assert app.outcomes_in_page() == {t["id"]: t["outcome"] for t in native["tests"]}
         assert app.page.locator("[data-testid=test-result]").count() == len(native["tests"])

@@ -1,8 +1,8 @@
 """Hostile fixtures in Pyodide: each gets the browser verdict documented in docs/hostile-input.md.
 
 All fixtures of tests/fixtures/solutions run in one harness call (Pyodide 0.27.7 under Node.js,
-the browser engine's entry point ``judge_source_json``), with the same time limits as the native
-golden tests. Rows marked "same Result" must equal the native golden Result after
+the browser engine's entry point ``judge_source_json``, each in an engine of its own as on the
+page), with the same time limits as the native golden tests. Rows marked "same Result" must equal the native golden Result after
 :func:`judge.engines.pyodide.normalise`; the others must have the documented (non-passing) status.
 """
 
@@ -32,7 +32,7 @@ PROBLEM = FIXTURE_PROBLEMS / "fx-add"
 def pyodide_results() -> dict[str, dict]:
     jobs = [folder_job(PROBLEM, (SOLUTIONS / f"{name}.py").read_text(), include_secret=True,
                        time_limit=TIME_LIMITS.get(name, 5.0), label=name) for name in FIXTURES]
-    return dict(zip(FIXTURES, parity.run_in_pyodide(jobs)))
+    return dict(zip(FIXTURES, parity.run_in_pyodide(jobs, fresh=True)))
 
 
 @pytest.mark.parametrize("fixture", FIXTURES)

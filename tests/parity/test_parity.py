@@ -1,9 +1,10 @@
 """Engine parity: every solution of every problem gets the same Result natively and in Pyodide.
 
 For each problem folder in ``problems/`` (discovered at run time) and each solution kind
-(reference, starter, every ``wrong/`` file), the test judges the code natively in this process
-with :func:`judge.core.runner.judge_source` and in Pyodide 0.27.7 under Node.js (one harness call for
-all cases, in a session fixture), then compares the Results with :func:`judge.engines.pyodide.compare`.
+(reference, starter, every ``wrong/`` file), the test judges the code with the native engine (a
+test process and a sandboxed learner process per case, all in one call) and in Pyodide 0.27.7 under
+Node.js (one harness call for all cases), both in session fixtures, then compares the Results with
+:func:`judge.engines.pyodide.compare`.
 Secret tests are included: the native grader runs them, so they must agree too.
 
 It also checks that the comparison catches a real difference (a test asserting numpy's default
@@ -25,9 +26,9 @@ from typing import Any
 import pytest
 
 from judge.core.problem import load_problem
-from judge.core.runner import judge_source
 from judge.core.wrong import WrongSolutionError, wrong_source
 from judge.engines import pyodide as parity
+from judge.engines.native import judge_many
 from tests.conftest import folder_job
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -146,23 +147,33 @@ def pyodide_run(probe_problem: Path, snapshot: dict[str, Case]) -> dict[str, tup
     return {job.label: (result, record) for job, result, record in zip(jobs, run.results, run.records)}
 
 
+@pytest.fixture(scope="session")
+def native_run(probe_problem: Path, snapshot: dict[str, Case]) -> dict[str, dict[str, Any]]:
+    """label -> native Result dict for every case and the probe, from one call of the native engine."""
+    cases = [c for c in snapshot.values() if not c.error]
+    jobs = [folder_job(c.problem_dir, c.source, True, c.time_limit * TIME_FACTOR, c.label) for c in cases]
+    jobs.append(folder_job(probe_problem, "def answer():\n    return 42\n", True, 30.0, "probe/reference"))
+    return {job.label: result.to_dict() for job, result in zip(jobs, judge_many(jobs, parallel=2))}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.label for c in CASES])
 def test_same_result_natively_and_in_pyodide(case: Case, snapshot: dict[str, Case],
-                                             pyodide_run: dict[str, Any]) -> None:
+                                             pyodide_run: dict[str, Any], native_run: dict[str, Any]) -> None:
     if case.label not in snapshot:
         pytest.fail(f"{case.label} disappeared from problems/ during the test session", pytrace=False)
     case = snapshot[case.label]
     if case.error:
         pytest.fail(case.error, pytrace=False)
-    native = judge_source(case.problem_dir, case.source, include_secret=True).to_dict()
+    native = native_run[case.label]
     pyodide, _ = pyodide_run[case.label]
     diff = parity.compare(native, pyodide, case.problem_dir)
     if diff:
         pytest.fail(diff, pytrace=False)
 
 
-def test_a_parity_break_is_caught_with_a_readable_diff(probe_problem: Path, pyodide_run: dict[str, Any]) -> None:
-    native = judge_source(probe_problem, "def answer():\n    return 42\n", include_secret=True).to_dict()
+def test_a_parity_break_is_caught_with_a_readable_diff(probe_problem: Path, pyodide_run: dict[str, Any],
+                                                       native_run: dict[str, Any]) -> None:
+    native = native_run["probe/reference"]
     pyodide, _ = pyodide_run["probe/reference"]
     assert native["status"] == "passed", native
     assert pyodide["status"] == "failed", pyodide

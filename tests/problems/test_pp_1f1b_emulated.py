@@ -15,44 +15,20 @@ The grid covers p = 1..8 and M = 1..32, subsampled to keep the run to about a se
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
 
+from tests.problems.loading import load, support
+
 PROBLEM = Path(__file__).resolve().parents[2] / "problems" / "pp-1f1b-emulated"
 
 
-def _load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
 
 
-def _load_problem() -> tuple[ModuleType, ModuleType, ModuleType]:
-    """The support modules and the reference under unique names; the reference's
-    `import p2p` / `from mlp import ...` are served these modules and sys.modules is restored."""
-    p2p = _load(PROBLEM / "support" / "p2p.py", "_pp_1f1b_emulated_p2p")
-    mlp = _load(PROBLEM / "support" / "mlp.py", "_pp_1f1b_emulated_mlp")
-    saved = {k: sys.modules.get(k) for k in ("p2p", "mlp")}
-    sys.modules.update(p2p=p2p, mlp=mlp)
-    try:
-        ref = _load(PROBLEM / "reference" / "pp_1f1b.py", "_pp_1f1b_emulated_reference")
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                sys.modules.pop(k, None)
-            else:
-                sys.modules[k] = v
-    return p2p, mlp, ref
-
-
-p2p, mlp, ref = _load_problem()
+ref = load("pp-1f1b-emulated", "reference/pp_1f1b.py")
+p2p, mlp = support("pp-1f1b-emulated", "p2p"), support("pp-1f1b-emulated", "mlp")
 
 GRID = sorted({(p, M) for p in range(1, 9)
                for M in (1, 2, 3, p - 1, p, p + 1, 2 * p + 3, 17, 32) if 1 <= M <= 32})

@@ -8,27 +8,21 @@ activations (counted over time, not over the op order) and link transfers are me
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+from tests.problems.loading import load
+
 PROBLEM = Path(__file__).resolve().parents[2] / "problems" / "pp-bubble-math"
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up in sys.modules
-    spec.loader.exec_module(module)
-    return module
 
 
-ref = _load(PROBLEM / "reference" / "bubble_math.py", "_pp_bubble_math_reference")
-helper_sim = _load(PROBLEM / "tests" / "secret" / "_pipeline_sim.py", "_pp_bubble_math_helper_sim")
+ref = load("pp-bubble-math", "reference/bubble_math.py", "_pp_bubble_math_reference")
+helper_sim = load("pp-bubble-math", "tests/secret/_pipeline_sim.py", "_pp_bubble_math_helper_sim")
 
 
 def rank_programs(kind: str, p: int, m: int, v: int) -> list[list[tuple[str, int, int]]]:

@@ -16,27 +16,23 @@
 from __future__ import annotations
 
 import heapq
-import importlib.util
 import json
 import re
 from pathlib import Path
 
 import pytest
 
+from tests.problems.loading import load
+
 PROBLEM = Path(__file__).resolve().parents[2] / "problems" / "pp-dualpipe"
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "dualpipev_torch_orders.json"
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
-ref = _load(PROBLEM / "reference" / "dualpipe.py", "_pp_dualpipe_reference")
-oracle = _load(PROBLEM / "tests" / "secret" / "dualpipe_oracle.py", "_pp_dualpipe_oracle")
-helpers = _load(PROBLEM / "tests" / "public" / "dualpipe_helpers.py", "_pp_dualpipe_helpers")
+ref = load("pp-dualpipe", "reference/dualpipe.py", "_pp_dualpipe_reference")
+oracle = load("pp-dualpipe", "tests/secret/dualpipe_oracle.py", "_pp_dualpipe_oracle")
+helpers = load("pp-dualpipe", "tests/public/dualpipe_helpers.py", "_pp_dualpipe_helpers")
 
 
 def encode(sched) -> list[str]:

@@ -11,7 +11,6 @@ is p = 1..8, m = multiples of p up to 32, v = 1..4 (and v = 1 with any m up to 3
 from __future__ import annotations
 
 import heapq
-import importlib.util
 import math
 import re
 from pathlib import Path
@@ -19,17 +18,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.problems.loading import load
+
 PROBLEM = Path(__file__).resolve().parents[2] / "problems" / "pp-interleaved"
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
-ref = _load(PROBLEM / "reference" / "interleaved.py", "_pp_interleaved_reference")
+ref = load("pp-interleaved", "reference/interleaved.py", "_pp_interleaved_reference")
 
 GRID = [(p, m, v) for p in range(1, 9) for v in range(1, 5) for m in range(p, 33, p)]
 

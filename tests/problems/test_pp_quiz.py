@@ -8,7 +8,6 @@ the public tests ship (tests/public/_quiz_key.py) is checked against the same an
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import sys
 from fractions import Fraction
@@ -16,19 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.problems.loading import load
+
 PROBLEM = Path(__file__).resolve().parents[2] / "problems" / "pp-quiz"
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
-ref = _load(PROBLEM / "reference" / "quiz.py", "_pp_quiz_reference")
-key = _load(PROBLEM / "tests" / "public" / "_quiz_key.py", "_pp_quiz_key")
+ref = load("pp-quiz", "reference/quiz.py", "_pp_quiz_reference")
+key = load("pp-quiz", "tests/public/_quiz_key.py", "_pp_quiz_key")
 
 
 def _programs(kind: str, p: int, m: int, v: int) -> list[list[tuple[str, int, int]]]:
@@ -161,7 +156,7 @@ def test_questions_have_docstrings_and_readme_lists_them():
 @pytest.fixture()
 def public_test(monkeypatch):
     monkeypatch.setitem(sys.modules, "_quiz_key", key)  # the public test imports it by this name
-    return _load(PROBLEM / "tests" / "public" / "test_quiz_public.py", "_pp_quiz_public_test")
+    return load("pp-quiz", "tests/public/test_quiz_public.py", "_pp_quiz_public_test")
 
 
 def _run(public_test, monkeypatch, name: str, answer: object) -> str:

@@ -7,24 +7,19 @@ instead of the reference's warm-up / steady-state / cool-down formula.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 from judge.core.problem import load_problem
+from tests.problems.loading import load
 
 PROBLEM = Path(__file__).resolve().parents[2] / "problems" / "pp-schedule"
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
-ref = _load(PROBLEM / "reference" / "pp_sim.py", "_pp_schedule_reference")
+ref = load("pp-schedule", "reference/pp_sim.py", "_pp_schedule_reference")
 
 
 def independent(kind: str, p: int, m: int) -> list[list[tuple[str, int]]]:

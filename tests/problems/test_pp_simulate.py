@@ -9,7 +9,6 @@ reference instead sweeps the stages in rounds.
 from __future__ import annotations
 
 import bisect
-import importlib.util
 import math
 import random
 import sys
@@ -17,18 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.problems.loading import load
+
 PROBLEM = Path(__file__).resolve().parents[2] / "problems" / "pp-simulate"
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look the module up while building SimResult
-    spec.loader.exec_module(module)
-    return module
 
 
-ref = _load(PROBLEM / "reference" / "pp_sim.py", "_pp_simulate_reference")
+ref = load("pp-simulate", "reference/pp_sim.py", "_pp_simulate_reference")
 
 
 class Deadlock(Exception):
@@ -174,12 +169,12 @@ def test_reference_rejects_malformed_input(sched, kwargs):
 def test_starter_has_no_schedule_and_the_test_orders_are_right():
     """The starter holds no working schedule() (that is pp-schedule's answer); the orders the public
     tests write out (SCHEDULES) and the ones the hidden tests generate equal the reference's."""
-    starter = _load(PROBLEM / "starter" / "pp_sim.py", "_pp_simulate_starter")
+    starter = load("pp-simulate", "starter/pp_sim.py", "_pp_simulate_starter")
     assert not hasattr(starter, "schedule")
     with pytest.raises(NotImplementedError):
         starter.simulate(ref.schedule("1f1b", 2, 2))
-    helpers = _load(PROBLEM / "tests" / "public" / "simulate_helpers.py", "_pp_simulate_public_helpers")
-    oracle = _load(PROBLEM / "tests" / "secret" / "simulate_oracle.py", "_pp_simulate_secret_oracle")
+    helpers = load("pp-simulate", "tests/public/simulate_helpers.py", "_pp_simulate_public_helpers")
+    oracle = load("pp-simulate", "tests/secret/simulate_oracle.py", "_pp_simulate_secret_oracle")
     for (kind, p, m), rows in helpers.SCHEDULES.items():
         assert [helpers.ops(row) for row in rows] == ref.schedule(kind, p, m), (kind, p, m)
     for kind in ("gpipe", "1f1b"):

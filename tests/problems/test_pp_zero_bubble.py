@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
 import random
 import sys
 from pathlib import Path
@@ -18,31 +17,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.problems.loading import load, support
+
 PROBLEM = Path(__file__).resolve().parents[2] / "problems" / "pp-zero-bubble"
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
-def _load_reference():
-    # the reference does `from zb_mlp import ...`: provide the support module under that name
-    # while it loads, then put sys.modules back as it was
-    saved = sys.modules.get("zb_mlp")
-    sys.modules["zb_mlp"] = _load(PROBLEM / "support" / "zb_mlp.py", "_pp_zero_bubble_zb_mlp")
-    try:
-        return sys.modules["zb_mlp"], _load(PROBLEM / "reference" / "zero_bubble.py", "_pp_zero_bubble_reference")
-    finally:
-        if saved is None:
-            del sys.modules["zb_mlp"]
-        else:
-            sys.modules["zb_mlp"] = saved
-
-
-mlp, ref = _load_reference()
+ref = load("pp-zero-bubble", "reference/zero_bubble.py")
+mlp = support("pp-zero-bubble", "zb_mlp")
 
 UNIT = (1.0, 1.0, 1.0)
 TIMES = [UNIT, (1.0, 2.0, 1.0), (2.0, 1.0, 0.5), (2.0, 3.0, 1.5), (1.0, 1.0, 2.0), (3.0, 2.0, 2.5), (1.0, 3.0, 4.0)]

@@ -1,14 +1,17 @@
-// Engines: Pyodide workers that run the judge, with a pre-booted spare for hard stops.
+// Engines: Pyodide workers that run the judge, one engine per run, with a pre-booted spare.
 //
-// The pool boots one worker when the page opens and a spare once the first is ready. A run has a
-// time limit (the problem's). Stop and the time limit first interrupt the running Python through a
-// SharedArrayBuffer (only when the page is cross-origin isolated); if the engine is not free again
-// within GRACE_MS, or there is no shared memory, the worker is terminated and the spare takes over
-// while a new spare boots. The caller gets its verdict at once either way: the page never waits on
-// a stuck worker.
+// The pool boots one worker when the page opens and a spare once the first is ready. Every run gets
+// an engine no earlier run has used: the learner's code shares Pyodide's one interpreter with the
+// tests (judge/sandbox/inprocess.py), so whatever it changed there must not reach a later run. When
+// a run is over its engine is terminated and the spare, booted and prepared meanwhile, takes over.
+// A run has a time limit (the problem's). Stop and the time limit first interrupt the running
+// Python through a SharedArrayBuffer (only when the page is cross-origin isolated); if the engine is
+// not free again within GRACE_MS, or there is no shared memory, the worker is terminated and the
+// spare takes over. The caller gets its verdict at once either way: the page never waits on a
+// stuck worker.
 
 const GRACE_MS = 3000; // pytest needs a moment to wind down after a KeyboardInterrupt
-const SPARE_DELAY_MS = 1500;
+const SPARE_DELAY_MS = 300; // every run ends its engine: the next one should be ready soon
 
 let engineCounter = 0;
 
@@ -59,19 +62,6 @@ let primed = null;
     primed = null; // the pool starts its engine the ordinary way
   }
 })();
-
-/** The message without the runner's "engine_dirty" note if the Result JSON carries one, else null. */
-function takeDirtyNote(msg) {
-  if (typeof msg.json !== "string" || !msg.json.includes('"engine_dirty"')) return null;
-  try {
-    const result = JSON.parse(msg.json);
-    if (!result.engine_dirty) return null;
-    delete result.engine_dirty;
-    return { ...msg, json: JSON.stringify(result) };
-  } catch (err) {
-    return null;
-  }
-}
 
 class Engine {
   constructor(config, pool) {
@@ -151,19 +141,11 @@ class Engine {
         this.terminate();
         this.pool.engineDied(this, null);
       } else if (msg.type === "done") {
+        // Used once: the learner's code ran in this interpreter, so no later run may use it.
         this.handlers = null;
-        const dirty = takeDirtyNote(msg);
-        if (dirty) {
-          // The run tampered with the interpreter, or its state could not be put back for sure:
-          // later runs get a fresh engine (the spare), never this one.
-          h.finished(dirty);
-          this.terminate();
-          this.pool.engineDied(this, null);
-          return;
-        }
-        this.state = "ready";
         h.finished(msg);
-        this.pool.engineReady(this);
+        this.terminate();
+        this.pool.engineDied(this, null);
       }
     }
   }

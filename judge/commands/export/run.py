@@ -1,6 +1,7 @@
 """Grade one submission against a bundle on a grading platform, and write the platform's result file.
 
-    python -m judge.commands.export.run FORMAT --bundle DIR --submission PATH -o FILE [--user NAME] [--github-output]
+    python -m judge.commands.export.run FORMAT --bundle DIR --submission PATH -o FILE [--sandbox LEVEL]
+        [--sandbox-user NAME] [--github-output]
 
 With ``--github-output`` (GitHub Classroom), each problem's runner result, base64, is also
 appended to ``$GITHUB_OUTPUT`` as ``<runner>=<value>`` (:func:`judge.formats.github_classroom.runner_outputs`:
@@ -13,9 +14,12 @@ submission (a folder, a zip, or a folder holding one zip) is read into memory by
 judged with its public and secret tests and scored against the bundle's canonical Results, as
 ``judge grade`` does. A problem that was not submitted is worth its points and earns 0.
 
-``--user NAME`` (when running as root) runs the learner's code as that unprivileged user: the judge
-itself stays root, so the code can neither stop it nor write the result file. The exit code is 0
-whenever the result file was written, whatever the grade: platforms read the file, not the code.
+The learner's code runs in a sandboxed learner process (``--sandbox``, default: bubblewrap when it
+works, else as root the unprivileged ``--sandbox-user``; :mod:`judge.sandbox.levels`); the tests and
+the judge stay in their own process, so the code can neither stop them nor write the result file.
+A level that cannot be used is an error that names the fix (the platform scripts run this before
+the first submission: a set-up that would grade wrong fails loudly). The exit code is 0 whenever
+the result file was written, whatever the grade: platforms read the file, not the code.
 """
 
 from __future__ import annotations
@@ -33,10 +37,13 @@ from ...core.problem import Problem
 from ...core.result import Result
 from ...core.scoring import rescore
 from ...formats.points import add, text
+from ...sandbox.levels import Sandbox
+from ..cli import sandbox_options
 from ..grade.submissions import Submission, read_submission
 from .bundle import Bundle, read_bundle
 
 FORMATS = ("gradescope", "prairielearn", "github-classroom")
+CHECK = "check-sandbox"
 
 
 @dataclass
@@ -48,17 +55,16 @@ class Graded:
     seconds: float
 
 
-def grade(bundle: Bundle, submission_path: Path, user: str | None = None, parallel: int = 1) -> Graded:
-    """Judge ``submission_path`` against every problem of ``bundle``."""
+def grade(bundle: Bundle, submission_path: Path, sandbox: Sandbox | None = None, parallel: int = 1) -> Graded:
+    """Judge ``submission_path`` against every problem of ``bundle`` (learner code at ``sandbox``'s level)."""
     from ...engines.native import Job, judge_many
 
     started = time.monotonic()
     submission = read_any(submission_path, bundle.problems)
     timeout = bundle.config.get("timeout")
     todo = [p for p in bundle.problems if p.id in submission.sources]
-    jobs = [Job(p, None, include_secret=True, time_limit=timeout, source=submission.sources[p.id], user=user)
-            for p in todo]
-    judged = dict(zip((p.id for p in todo), judge_many(jobs, parallel)))
+    jobs = [Job(p, None, include_secret=True, time_limit=timeout, source=submission.sources[p.id]) for p in todo]
+    judged = dict(zip((p.id for p in todo), judge_many(jobs, parallel, sandbox=sandbox)))
     results = []
     for problem in bundle.problems:
         result = judged.get(problem.id) or Result.error(problem.id, _why_not_judged(submission, problem.id))
@@ -117,38 +123,43 @@ def _append_github_output(outputs: dict[str, str]) -> None:
         handle.writelines(f"{name}={value}\n" for name, value in outputs.items())
 
 
-def _check_user(user: str | None) -> None:
-    if not user:
-        return
-    import pwd
+def choose_sandbox(args: argparse.Namespace, bundle: Bundle) -> Sandbox:
+    """The run's sandbox (probed once), said on stderr with the warning of a plain level."""
+    from ...sandbox.levels import choose
 
-    if os.geteuid() != 0:
-        raise UsageError(f"--user {user} needs the judge to run as root")
-    try:
-        pwd.getpwnam(user)
-    except KeyError:
-        raise UsageError(f"--user {user}: no such user on this system") from None
+    sandbox = choose(args.sandbox, user=args.sandbox_user, grading=True,
+                     grader_paths=[str(p.path) for p in bundle.problems],
+                     packages=[d for p in bundle.problems for d in p.packages])
+    print(f"Sandbox: {sandbox.summary}" + (f" [{sandbox.note}]" if sandbox.note else ""), file=sys.stderr)
+    if sandbox.warning:
+        print(f"warning: {sandbox.warning}", file=sys.stderr)
+    return sandbox
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m judge.commands.export.run", description="Grade one submission "
                                      "against a judge bundle and write a grading platform's result file.")
-    parser.add_argument("format", choices=FORMATS)
+    parser.add_argument("format", choices=(*FORMATS, CHECK), help=f"the result's format; {CHECK}: only check "
+                        "that learner code can be sandboxed here (the platform's set-up runs this)")
     parser.add_argument("--bundle", type=Path, required=True, metavar="DIR", help="the bundle an export wrote")
-    parser.add_argument("--submission", type=Path, required=True, metavar="PATH",
+    parser.add_argument("--submission", type=Path, metavar="PATH",
                         help="a folder (practice/ layout, a web-app zip's content or loose entry files) or a zip")
-    parser.add_argument("-o", "--out", type=Path, required=True, metavar="FILE", help="the result file to write")
-    parser.add_argument("--user", metavar="NAME", help="run the learner's code as this user (needs root)")
+    parser.add_argument("-o", "--out", type=Path, metavar="FILE", help="the result file to write")
+    sandbox_options(parser)
     parser.add_argument("--github-output", action="store_true",
                         help="also append result=<base64 of the result> to $GITHUB_OUTPUT")
     parser.add_argument("-j", dest="parallel", type=int, default=os.cpu_count() or 1, metavar="N")
     args = parser.parse_args(argv)
+    if args.format != CHECK and (args.submission is None or args.out is None):
+        parser.error("--submission and -o are required")
     try:
-        _check_user(args.user)
         bundle = read_bundle(args.bundle)
+        if args.format == CHECK:
+            choose_sandbox(args, bundle)
+            return ExitCode.OK
         if not args.submission.exists():
             raise UsageError(f"{args.submission}: no such submission")
-        graded = grade(bundle, args.submission, args.user, max(1, args.parallel))
+        graded = grade(bundle, args.submission, choose_sandbox(args, bundle), max(1, args.parallel))
         write(args.format, graded, bundle, args.out, args.github_output)
     except JudgeError as exc:
         print(f"error: {exc}", file=sys.stderr)

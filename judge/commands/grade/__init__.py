@@ -33,7 +33,7 @@ from ... import __version__
 from ...core.problem import Problem
 from ...core.result import Result
 from ...core.scoring import rescore
-from ...engines import Job, get_engine
+from ...engines import Engine, Job, get_engine
 from ...formats.points import ZERO, add
 from .late import LatePolicy
 from .layouts import Entry, student_name
@@ -54,6 +54,10 @@ class Options:
     late: LatePolicy | None = None  # deadline and penalty per day, applied to totals
     similarity: float | None = 0.8  # report pairs at least this similar (None: no similarity report)
     assignment: str = "judge"  # the LMS gradebooks' column name
+    engine: Engine | None = None  # the native engine at the run's sandbox level (default: the best one here)
+
+    def judge(self, jobs: list[Job], on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
+        return (self.engine or get_engine("native")).judge(jobs, self.parallel, on_result=on_result)
 
 
 @dataclass
@@ -207,7 +211,7 @@ def _judge(todo: list[Graded], problems: list[Problem], options: Options, progre
             if remaining[owner] == 0:
                 progress.step()
 
-    results = get_engine("native").judge(jobs, options.parallel, on_result=finished)
+    results = options.judge(jobs, on_result=finished)
     progress.done()
     for item, pairs in zip(todo, wanted):
         judged = {pid: copy.deepcopy(results[j]) for pid, j in pairs}  # copies: each student's own
@@ -239,7 +243,7 @@ def _canonical_results(problems: list[Problem], out_dir: Path, set_digest: str,
         except (OSError, ValueError, KeyError, TypeError):
             pass
     jobs = [Job(p, p.reference_path, include_secret=True) for p in problems]
-    results = get_engine("native").judge(jobs, options.parallel)
+    results = options.judge(jobs)
     canonical = {}
     for problem, result in zip(problems, results):
         if result.status != "passed":

@@ -78,7 +78,8 @@ _WEB_EXCLUDE = {"node_modules", "src", "package.json", "package-lock.json", "ven
 # judge/ entries that must not go to the browser: native-only code (never imported in Pyodide)
 # The judge's files the browser engine loads (relative to judge/): the layout says what runs where.
 BROWSER_BUNDLE = ("__init__.py", "artifacts.py", "core", "engines/__init__.py", "engines/pyodide_boot.py",
-                  "engines/unfinished.py")
+                  "engines/unfinished.py", "sandbox/__init__.py", "sandbox/learner.py", "sandbox/standin.py",
+                  "sandbox/inprocess.py", "sandbox/guard.py")
 _ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed timestamps: the same source gives the same zip bytes
 
 

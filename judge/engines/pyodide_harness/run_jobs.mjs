@@ -9,7 +9,9 @@
 // does. --plain boots without the memory snapshot (the browser's fallback).
 //
 // JOBS.json: {"jobs": [{"problem_dir": host path, "source": text, "include_secret": bool,
-//                        "time_limit": seconds, "label": text}, ...]}
+//                        "time_limit": seconds, "label": text, "fresh": bool}, ...]}
+// A "fresh" job runs in a worker no other job has used, and its worker is not used again: the page
+// gives every run an engine of its own (web/js/engine.js); the problems' own solutions may share one.
 // RESULTS.jsonl, one line per event, written as it happens (a crash loses nothing written):
 //   {"kind": "boot", "worker": n, "timings": {...}}                 a worker booted Pyodide
 //   {"kind": "job", "index": i, "label": ..., "result": {Result} | null, "harness_error": null | text,
@@ -217,7 +219,12 @@ async function main() {
     fs.writeSync(out, line + '\n');
   };
   const runner = new Runner(args, config);
+  let used = false; // whether the current worker ran a job
   for (let index = 0; index < jobs.length; index++) {
+    if (jobs[index].fresh && used) {
+      await runner.kill();
+      used = false;
+    }
     if (!runner.worker) {
       try {
         const timings = await runner.boot();
@@ -232,6 +239,7 @@ async function main() {
     }
     const record = await runner.runJob(jobs[index], index);
     write(record);
+    used = Boolean(runner.worker);
   }
   write({ kind: 'end', jobs: jobs.length });
   fs.closeSync(out);

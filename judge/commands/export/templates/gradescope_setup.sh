@@ -6,8 +6,10 @@
 # Environment (for testing outside Gradescope):
 #   AUTOGRADER_ROOT     where the autograder lives (default /autograder; the bundle is in $AUTOGRADER_ROOT/source)
 #   JUDGE_PYTHON        the Python @@PYTHON_VERSION@@ to use (default: found on PATH, else installed with apt-get)
-#   JUDGE_STUDENT_USER  the unprivileged user learner code runs as (default judge-student, created here;
-#                       set it empty to run learner code as root)
+#   JUDGE_STUDENT_USER  the unprivileged user learner code runs as where bubblewrap cannot be used
+#                       (default judge-student, created here; set it empty to run learner code as
+#                       root, unsandboxed: the grade then says so)
+#   JUDGE_SANDBOX       auto (default: bubblewrap where it works, else the user above), bubblewrap or user
 set -euo pipefail
 
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
@@ -45,10 +47,23 @@ PIP_CONFIG_FILE=/dev/null "$VENV/bin/python" "$PIP_WHEEL/pip" install --isolated
   --find-links "$BUNDLE/wheels" --disable-pip-version-check --no-cache-dir --quiet pp-judge
 "$VENV/bin/python" -c "import judge; print('Installed the judge', judge.__version__, 'in $VENV')"
 
-# learner code runs as an unprivileged user: it must be able to read the judge and the problems
-chmod a+x "$ROOT" "$SOURCE"
-chmod -R a+rX "$BUNDLE" "$VENV"
+# Learner code runs in a sandboxed process of its own (judge.sandbox): under bubblewrap where it works,
+# else as the unprivileged user below. That user must run this Python and import numpy, and must not
+# read the problems (secret tests) or the installed judge (its bundled problems).
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && ! command -v bwrap >/dev/null 2>&1; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null 2>&1 || true
+fi
+chmod a+x "$ROOT"
+chmod -R a+rX "$VENV"
+chmod -R go-rwx "$SOURCE" "$VENV"/lib/python*/site-packages/judge
 STUDENT_USER="${JUDGE_STUDENT_USER-judge-student}"
 if [ "$(id -u)" = 0 ] && [ -n "$STUDENT_USER" ] && ! id -u "$STUDENT_USER" >/dev/null 2>&1; then
   useradd --system --no-create-home --shell /usr/sbin/nologin "$STUDENT_USER"
+fi
+# A set-up that would grade wrong fails here, loudly, not at the first submission.
+if [ -n "$STUDENT_USER" ]; then
+  "$VENV/bin/python" -m judge.commands.export.run check-sandbox --bundle "$BUNDLE" --sandbox "${JUDGE_SANDBOX:-auto}" \
+    --sandbox-user "$STUDENT_USER"
+else
+  "$VENV/bin/python" -m judge.commands.export.run check-sandbox --bundle "$BUNDLE" --sandbox plain
 fi

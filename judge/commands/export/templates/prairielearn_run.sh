@@ -8,8 +8,9 @@
 # 5 s more per job). Environment, for testing outside PrairieLearn:
 #   GRADE_ROOT          default /grade
 #   JUDGE_VENV          a virtual environment with the judge installed (default /opt/pp-judge-venv)
-#   JUDGE_STUDENT_USER  the unprivileged user learner code runs as when this runs as root (default
-#                       nobody; set it empty to run learner code as root)
+#   JUDGE_STUDENT_USER  the unprivileged user learner code runs as when this runs as root and
+#                       bubblewrap cannot be used (default nobody; set it empty to run learner code
+#                       unsandboxed, as root: the grade then says so)
 set -eu
 
 GRADE="${GRADE_ROOT:-/grade}"
@@ -25,11 +26,17 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 
 mkdir -p "$GRADE/results"
+# Learner code runs in a sandboxed process (judge.sandbox): bubblewrap where it works, else the
+# unprivileged user, who must run this Python and numpy but not read the problems or the judge.
+# A set-up that cannot sandbox it makes this script fail (no results.json), never a wrong grade.
 STUDENT_USER="${JUDGE_STUDENT_USER-nobody}"
-if [ "$(id -u)" = 0 ] && [ -n "$STUDENT_USER" ]; then
-  chmod -R a+rX "$GRADE/tests" "$VENV"
-  exec "$VENV/bin/python" -m judge.commands.export.run prairielearn --bundle "$GRADE/tests" \
-    --submission "$GRADE/student" -o "$GRADE/results/results.json" --user "$STUDENT_USER"
+set -- --sandbox plain
+if [ -n "$STUDENT_USER" ]; then
+  set -- --sandbox-user "$STUDENT_USER"
+  if [ "$(id -u)" = 0 ]; then
+    chmod -R a+rX "$VENV"
+    chmod -R go-rwx "$GRADE/tests" "$GRADE/serverFilesCourse" "$VENV"/lib/python*/site-packages/judge
+  fi
 fi
 exec "$VENV/bin/python" -m judge.commands.export.run prairielearn --bundle "$GRADE/tests" \
-  --submission "$GRADE/student" -o "$GRADE/results/results.json"
+  --submission "$GRADE/student" -o "$GRADE/results/results.json" "$@"

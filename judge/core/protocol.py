@@ -1,0 +1,185 @@
+"""The protocol between the test side and the learner side: requests, replies, nesting.
+
+Each side is an endpoint with a :class:`Connection`. A request is ``{"id": N, "op": OP, ...}``; its
+reply is ``{"re": N, KIND: value}`` with KIND one of ``ok`` (a return value), ``raise`` (an
+exception, :func:`judge.core.codec.exception_tree`), ``yield`` / ``stop`` (a generator step). While a
+side waits for its reply it serves the other side's requests, so calls nest both ways: the tests
+call the learner's generator, whose code calls a method of an object the tests lent it, and so on,
+strictly last in, first out. Values in messages are codec trees (:mod:`judge.core.codec`).
+
+What each side may ask is its own business (the handler); here: the message shapes, the checks
+that a reply answers the request being waited for, the nesting limit, and two transports: a pipe
+pair between processes (:class:`PipeConnection`, native) and a direct call into an endpoint in the
+same interpreter (:class:`DirectConnection`, the browser), which still passes every message through
+the JSON text so both engines hand the tests the same values.
+
+Errors of the boundary itself are :class:`BoundaryError`, a ``BaseException``: test code written
+``except Exception`` cannot swallow them, so a call that timed out, crashed the learner's process or
+returned what cannot cross always fails its test.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import time
+from collections.abc import Callable
+from typing import Any
+
+from . import codec
+
+MAX_NESTING = 100  # calls in progress at once (both directions)
+#: what a reply carries: a value, an exception, a generator step, a refused value (the message), a
+#: missing attribute (its name), or what ended the call without an exception (exit(), Ctrl-C)
+REPLY_KINDS = ("ok", "raise", "yield", "stop", "refused", "missing", "exit")
+Handler = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class BoundaryError(BaseException):
+    """A call between the tests and the learner's code could not complete; the message says why."""
+
+
+class LearnerCrashed(BoundaryError):
+    """The learner's process ended (exit, crash, memory limit) while the tests needed it."""
+
+
+class ProtocolViolation(BoundaryError):
+    """The other side sent what the protocol does not allow (only a hostile learner side does)."""
+
+
+class StartTimedOut(BoundaryError):
+    """The learner's module did not finish importing within its limit; ``seconds`` is that limit."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the learner's module did not finish importing within {seconds:g} s (an infinite "
+                         "loop at module level?)")
+        self.seconds = seconds
+
+
+class ValueRefused(BoundaryError):
+    """A value that cannot cross (:class:`judge.core.codec.NotPlain`), as the failure of a test."""
+
+
+class Connection:
+    """One side's end: send requests and get their replies, serving the other side meanwhile."""
+
+    def __init__(self, handler: Handler, on_send: Callable[[dict[str, Any]], None] | None = None,
+                 on_receive: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.handler = handler
+        self.on_send = on_send or (lambda message: None)
+        self.on_receive = on_receive or (lambda message: None)
+        self._next_id = 0
+        self._waiting: list[int] = []
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send ``message`` (with an ``op``) and return its reply (a dict with ``re`` and a KIND)."""
+        if len(self._waiting) >= MAX_NESTING:
+            raise BoundaryError(f"more than {MAX_NESTING} calls between the tests and the learner's code "
+                                "in progress at once (a recursion through a lent object?)")
+        self._next_id += 1
+        ident = self._next_id
+        self._waiting.append(ident)
+        try:
+            return self._exchange(dict(message, id=ident), ident)
+        finally:
+            self._waiting.pop()
+
+    def serve(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The reply to one request from the other side (the handler's reply, with ``re``)."""
+        self.on_receive(message)
+        ident = message.get("id")
+        if type(ident) is not int or type(message.get("op")) is not str:
+            raise ProtocolViolation("a request without an id or an op")
+        reply = dict(self.handler(message), re=ident)
+        self.on_send(reply)
+        return reply
+
+    def _exchange(self, message: dict[str, Any], ident: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _check_reply(self, reply: dict[str, Any], ident: int) -> dict[str, Any]:
+        if reply.get("re") != ident or not any(kind in reply for kind in REPLY_KINDS):
+            raise ProtocolViolation("a reply that does not answer the call in progress")
+        return reply
+
+
+class DirectConnection(Connection):
+    """Both ends in one interpreter: a request is the peer's :meth:`Connection.serve`, through JSON text."""
+
+    def __init__(self, handler: Handler, **hooks: Any) -> None:
+        super().__init__(handler, **hooks)
+        self.peer: DirectConnection | None = None
+
+    def _exchange(self, message: dict[str, Any], ident: int) -> dict[str, Any]:
+        assert self.peer is not None, "connect() both ends first"
+        self.on_send(message)
+        reply = codec.loads(codec.dumps(self.peer.serve(codec.loads(codec.dumps(message)))))
+        self.on_receive(reply)
+        return self._check_reply(reply, ident)
+
+
+def connect(a: DirectConnection, b: DirectConnection) -> None:
+    """Make two direct connections each other's peer."""
+    a.peer, b.peer = b, a
+
+
+class PipeConnection(Connection):
+    """One JSON message per line over a pair of pipes (file descriptors) to another process."""
+
+    def __init__(self, handler: Handler, read_fd: int, write_fd: int, **hooks: Any) -> None:
+        super().__init__(handler, **hooks)
+        self.read_fd, self.write_fd = read_fd, write_fd
+        self._buffer = bytearray()
+        self.deadline: float | None = None  # monotonic time after which waiting raises (set by the owner)
+        self.on_deadline: Callable[[], BaseException] = lambda: BoundaryError("timed out")
+
+    def _exchange(self, message: dict[str, Any], ident: int) -> dict[str, Any]:
+        self.send(message)
+        while True:
+            incoming = self.receive()
+            if "re" in incoming:
+                self.on_receive(incoming)
+                return self._check_reply(incoming, ident)
+            self.send(self.serve(incoming))
+
+    def send(self, message: dict[str, Any]) -> None:
+        if "re" not in message:
+            self.on_send(message)
+        data = (codec.dumps(message) + "\n").encode("ascii")
+        view = memoryview(data)
+        try:
+            while view:
+                written = os.write(self.write_fd, view)
+                view = view[written:]
+        except (BrokenPipeError, OSError) as exc:
+            raise LearnerCrashed(f"the other side closed the connection ({exc.strerror or exc})") from None
+
+    def receive(self) -> dict[str, Any]:
+        """The next message (blocks until one is complete, EOF, or the deadline)."""
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self._buffer[:end])
+                del self._buffer[:end + 1]
+                try:
+                    message = codec.loads(line)
+                except codec.Malformed as exc:
+                    raise ProtocolViolation(str(exc)) from None
+                if type(message) is not dict:
+                    raise ProtocolViolation("a message that is not a JSON object")
+                return message
+            if len(self._buffer) > codec.MAX_MESSAGE:
+                raise ProtocolViolation(f"a message larger than {codec.MAX_MESSAGE // 2**20} MiB")
+            self._wait_readable()
+            chunk = os.read(self.read_fd, 1 << 20)
+            if not chunk:
+                raise LearnerCrashed("the other side's process ended")
+            self._buffer += chunk
+
+    def _wait_readable(self) -> None:
+        if self.deadline is None:
+            return
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0 or not select.select([self.read_fd], [], [], remaining)[0]:
+            raise self.on_deadline()
+

@@ -1,0 +1,93 @@
+"""The learner's guard: an audit hook that keeps the learner's code to its own folder.
+
+While it confines a folder it refuses, with an exception whose message names the cause: writing,
+deleting or renaming files outside that folder; starting processes; sending signals; loading native
+code with ctypes; opening network connections; importing the modules that start processes or load
+native code. An audit hook cannot be removed from Python. It is defence in depth, not the boundary:
+in a learner process (:mod:`judge.sandbox.child`) the process and its sandbox level are what keep
+grades honest, and native code can get past an audit hook. In the browser's one interpreter
+(:mod:`judge.sandbox.inprocess`) it makes an honest mistake (a file written outside, a process
+started) fail the same way as natively.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+_PROCESS_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+                   "os.forkpty", "pty.spawn")
+_REFUSED_EVENTS = {"os.kill": "sending signals", "os.killpg": "sending signals",
+                   "signal.pthread_kill": "sending signals",
+                   "ctypes.dlopen": "loading native code", "ctypes.dlsym": "loading native code",
+                   "socket.connect": "network connections", "socket.bind": "network connections"}
+_REFUSED_IMPORTS = ("_posixsubprocess", "_ctypes")
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+_PATH_EVENTS = {"os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.rename": (0, 1), "shutil.rmtree": (0,),
+                "os.truncate": (0,), "os.chmod": (0,), "os.chown": (0,), "os.symlink": (1,), "os.link": (1,),
+                "os.utime": (0,)}
+_DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr")
+_state: dict[str, str | None] = {"root": None}
+
+
+def confine(root: str) -> None:
+    """Confine what runs from now on to ``root`` (the hook is installed on first use)."""
+    if "hook" not in _state:
+        sys.addaudithook(_hook)
+        _state["hook"] = "installed"
+    _state["root"] = os.path.realpath(root)
+
+
+def release() -> None:
+    """Stop confining."""
+    _state["root"] = None
+
+
+@contextlib.contextmanager
+def confined(root: str | None) -> Iterator[None]:
+    """Confine to ``root`` (None: nothing) for a block, then put back what was before, the working
+    directory included: in the browser's one interpreter, only while the learner's code runs."""
+    previous, cwd = _state["root"], os.getcwd()
+    if root is None:
+        _state["root"] = None
+    else:
+        confine(root)
+    try:
+        yield
+    finally:
+        _state["root"] = previous
+        if os.getcwd() != cwd:
+            os.chdir(cwd)
+
+
+def _inside(path: object, root: str) -> bool:
+    if isinstance(path, int):
+        return True
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, (str, os.PathLike)):
+        return True
+    full = os.path.realpath(os.path.join(os.getcwd(), os.fspath(path)))
+    return full == root or full.startswith(root.rstrip("/") + "/") or full in _DEVICES
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    root = _state["root"]
+    if root is None:
+        return
+    if event == "open":
+        path, mode, flags = args
+        if (any(c in (mode or "") for c in "wax+") or bool((flags or 0) & _WRITE_FLAGS)) and not _inside(path, root):
+            raise PermissionError(f"the judge does not allow writing outside the learner's folder: {path}")
+    elif event in _PATH_EVENTS:
+        if any(i < len(args) and not _inside(args[i], root) for i in _PATH_EVENTS[event]):
+            raise PermissionError(f"the judge does not allow changing files outside the learner's folder ({event})")
+    elif event in _PROCESS_EVENTS:
+        raise PermissionError(f"the judge does not allow starting processes ({event})")
+    elif event in _REFUSED_EVENTS:
+        raise PermissionError(f"the judge does not allow {_REFUSED_EVENTS[event]} ({event})")
+    elif event == "import" and args[0] in _REFUSED_IMPORTS:
+        raise ImportError(f"the judge does not allow importing {args[0]} (it starts processes or loads native code)")

@@ -1,0 +1,168 @@
+"""The boundary between the tests and the learner's code, end to end (judge/sandbox, judge/core/protocol.py).
+
+The fixture problem tests/fixtures/problems/fx-boundary passes generators, records, declared
+exceptions and a lent object across. Its reference passes in every engine; hostile variants of it
+fail only the tests they attack, and the other tests still count.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+
+import pytest
+
+from judge.core.problem import load_problem
+from judge.core.runner import judge_source
+from judge.engines import Job
+from judge.engines.native import judge_many
+from judge.engines.test_timer import TestTimer
+from judge.sandbox import levels, standin
+from judge.sandbox.inprocess import InProcessLearner
+from judge.sandbox.process import ProcessLearner
+from tests.conftest import FIXTURES
+
+PROBLEM = load_problem(FIXTURES / "boundary" / "fx-boundary")
+REFERENCE = PROBLEM.reference_path.read_text()
+NATIVE_LEVELS = ["plain"] + (["bubblewrap"] if shutil.which("bwrap") else [])
+
+
+def judge_in(source: str, where: str) -> dict[str, tuple[str, str]]:
+    """``{test function name: (outcome, message)}`` of a run of ``source`` (plain, bubblewrap or in-process)."""
+    return {name: (test.outcome, test.message) for name, test in run(source, where).items()}
+
+
+def run(source: str, where: str) -> dict:
+    """``{test function name: TestResult}`` of a run of ``source``."""
+    if where == "in-process":
+        start = InProcessLearner
+    else:
+        sandbox = levels.choose(where)
+
+        def start(spec, side):
+            return ProcessLearner(spec, sandbox, side)
+
+    result = judge_source(PROBLEM, source, learner=functools.partial(standin.session, start=start),
+                          plugins=[TestTimer(PROBLEM.per_test_time_limit)])
+    assert result.tests, result.message
+    return {t.id.split("::")[1]: t for t in result.tests}
+
+
+def hostile(**functions: str) -> str:
+    """The reference with some functions replaced (``name=source`` of the whole new def)."""
+    source = REFERENCE
+    for body in functions.values():
+        source += "\n\n" + body.strip() + "\n"
+    return "import json\nimport os\n" + source
+
+
+@pytest.mark.parametrize("where", [*NATIVE_LEVELS, "in-process"])
+def test_the_reference_passes_everywhere(where):
+    outcomes = judge_in(REFERENCE, where)
+    assert {name: outcome for name, (outcome, _) in outcomes.items()} == dict.fromkeys(outcomes, "passed")
+
+
+@pytest.mark.parametrize("where", [*NATIVE_LEVELS, "in-process"])
+def test_undeclared_members_of_a_lent_object_are_out_of_reach(where):
+    source = hostile(use_meter="""
+def use_meter(meter, xs):
+    found = []
+    for name in ("calls", "_secret", "reset", "__dict__", "_judge_ref"):
+        try:
+            getattr(meter, name)
+            found.append(name)
+        except AttributeError:
+            pass
+    try:
+        meter.reset()
+    except AttributeError as exc:
+        raise ValueError(f"reachable: {found}; reset: {exc}")
+""")
+    outcome, message = judge_in(source, where)["test_a_lent_object_stays_here"]
+    assert (outcome, message) == ("failed", "ValueError: reachable: ['_judge_ref']; reset: 'Meter' object has no "
+                                            "attribute 'reset' (the tests lend the learner's code only add, fail, "
+                                            "total of it)")
+
+
+@pytest.mark.parametrize("where", NATIVE_LEVELS)
+def test_a_call_that_runs_too_long_fails_its_test_alone(where):
+    source = hostile(echo="def echo(x):\n    while True:\n        pass\n")
+    outcomes = judge_in(source, where)
+    assert outcomes["test_values_are_copies"][0] == "failed"
+    assert "ran longer than its 2 s limit" in outcomes["test_values_are_copies"][1]
+    others = {n: o for n, (o, _) in outcomes.items() if n != "test_values_are_copies"}
+    assert others == dict.fromkeys(others, "passed")  # a fresh learner process served the later tests
+
+
+@pytest.mark.parametrize("where", NATIVE_LEVELS)
+def test_a_crash_fails_the_test_that_caused_it(where):
+    source = hostile(divide="def divide(a, b):\n    os._exit(3)\n")
+    outcomes = judge_in(source, where)
+    outcome, message = outcomes["test_declared_exceptions_cross_both_ways"]
+    assert outcome == "failed" and "exit code 3" in message
+    assert outcomes["test_keep_a_lent_object"][0] == "passed"
+
+
+@pytest.mark.parametrize("where", NATIVE_LEVELS)
+def test_forged_messages_fail_the_test_and_nothing_else(where):
+    forge = """
+def echo(x):
+    out = json.loads(__import__("sys").argv[-1])["fds"][1]
+    os.write(out, b'{"re": 999, "ok": 1}\\n')
+    return x
+"""
+    garbage = """
+def boxed(items):
+    out = json.loads(__import__("sys").argv[-1])["fds"][1]
+    os.write(out, b"not json at all\\n")
+    return 1
+"""
+    outcomes = judge_in(hostile(echo=forge, boxed=garbage), where)
+    assert outcomes["test_values_are_copies"] == (
+        "failed", "a reply that does not answer the call in progress")
+    assert outcomes["test_records_cross_by_value"][0] == "failed"
+    assert "not valid JSON" in outcomes["test_records_cross_by_value"][1]
+    assert outcomes["test_a_lent_object_stays_here"][0] == "passed"
+
+
+@pytest.mark.parametrize("where", [*NATIVE_LEVELS, "in-process"])
+def test_values_that_cannot_cross_fail_with_a_message(where):
+    source = hostile(echo="""
+class Always(list):
+    def __eq__(self, other):
+        return True
+
+def echo(x):
+    return Always()
+""")
+    outcome, message = judge_in(source, where)["test_values_are_copies"]
+    assert outcome == "failed"
+    assert message.startswith("echo() returned an object of type Always (from learner), a subclass of list, "
+                              "which cannot be passed between the learner's code and the tests;")
+
+
+@pytest.mark.parametrize("where", [*NATIVE_LEVELS, "in-process"])
+def test_learner_exceptions_keep_their_type_message_and_line(where):
+    source = REFERENCE.replace("def echo(x):\n    return x", "def echo(x):\n    return {}['missing']")
+    test = run(source, where)["test_values_are_copies"]
+    assert (test.outcome, test.message) == ("failed", "KeyError: 'missing'")
+    assert [(f.file, f.function, f.code) for f in test.traceback][-1] == ("learner.py", "echo", "return {}['missing']")
+    assert test.traceback[0].file == "tests/public/test_boundary.py"
+
+
+def test_the_native_engine_records_the_sandbox_level():
+    sandbox = levels.choose("plain")
+    [result] = judge_many([Job(PROBLEM, source=REFERENCE)], sandbox=sandbox)
+    assert result.status == "passed" and result.sandbox == "plain"
+    assert json.loads(result.to_json())["sandbox"] == "plain"
+
+
+def test_output_of_the_learner_lands_in_the_test_that_printed_it():
+    source = REFERENCE.replace("def echo(x):\n    return x",
+                               "def echo(x):\n    print('echo got', x)\n    os.write(1, b'raw fd\\n')\n    return x")
+    source = "import os\n" + source
+    tests = run(source, "plain")
+    assert "echo got {'a': [1, (2, 3)]}" in tests["test_values_are_copies"].stdout
+    assert "raw fd" in tests["test_values_are_copies"].stdout
+    assert tests["test_generators_close"].stdout == ""

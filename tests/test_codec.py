@@ -1,0 +1,253 @@
+"""The codec (judge/core/codec.py): every declared type round-trips exactly, everything else is refused
+with a message the learner can act on, and a hostile tree is refused, never evaluated."""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import math
+import typing
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from judge.core import codec
+
+
+@dataclasses.dataclass
+class Point:
+    x: float
+    y: list[int]
+
+
+class Pair(typing.NamedTuple):
+    a: int
+    b: str
+
+
+class Declared(ValueError):
+    pass
+
+
+REGISTRY = codec.Registry(records=[Point, Pair], exceptions=[Declared])
+
+PLAIN = [
+    None, True, False, 0, -1, 2**62, 2**63, -(2**64) - 5, 10**400, 0.0, -0.0, 1.5, 1e308, 5e-324, math.inf, -math.inf,
+    "", "text", "ünïcode ✓ \n\t \"quotes\" \\", "\ud800 lone surrogate", b"", b"\x00\xffbytes",
+    (), (1,), ((1, 2), [3, (4,)]), [], [1, "a", None], {}, {"a": 1, 2: "b", (1, 2): [3], None: True, 1.5: ()},
+    Fraction(1, 3), Fraction(-7, 2), Fraction(10**30, 3),
+    [[("F", 0, 0.0, 1.0), ("B", 0, 1.0, 3.0)]],
+]
+
+
+@pytest.mark.parametrize("value", PLAIN, ids=repr)
+def test_plain_values_round_trip_exactly(value):
+    copy = codec.round_trip(value)
+    assert copy == value and type(copy) is type(value)
+    assert repr(copy) == repr(value)  # -0.0 stays -0.0, 1 stays an int, (1,) a tuple
+    if isinstance(value, (list, dict, tuple)) and value:
+        assert copy is not value
+
+
+def test_nan_round_trips():
+    assert math.isnan(codec.round_trip(math.nan))
+
+
+def test_containers_keep_their_element_types():
+    value = {"t": (1, 1.0, "1", b"1", Fraction(1), True), "l": [None, [()]]}
+    copy = codec.round_trip(value)
+    assert [type(x) for x in copy["t"]] == [int, float, str, bytes, Fraction, bool]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int32", "int64", "uint8", "uint64", "float16", "float32",
+                                   "float64", "complex64", "complex128"])
+def test_numpy_arrays_and_scalars_round_trip(dtype):
+    array = (np.arange(24).reshape(2, 3, 4) % 7).astype(dtype)
+    copy = codec.round_trip(array)
+    assert type(copy) is np.ndarray and copy.dtype == array.dtype and copy.shape == array.shape
+    assert np.array_equal(copy, array) and copy.flags.writeable
+    scalar = array.reshape(-1)[5]
+    copied = codec.round_trip(scalar)
+    assert type(copied) is type(scalar) and copied == scalar
+
+
+def test_numpy_special_values_and_layouts():
+    array = np.array([np.nan, -0.0, np.inf, 1e-310])
+    copy = codec.round_trip(array)
+    assert np.array_equal(copy, array, equal_nan=True) and math.copysign(1, copy[1]) == -1
+    assert np.array_equal(codec.round_trip(np.arange(12.0).reshape(3, 4).T), np.arange(12.0).reshape(3, 4).T)
+    assert codec.round_trip(np.zeros((0, 3))).shape == (0, 3)
+    big_endian = np.arange(4, dtype=">i4")
+    assert np.array_equal(codec.round_trip(big_endian), big_endian)
+
+
+def test_declared_records_are_rebuilt_from_their_fields():
+    point = Point(1.5, [1, 2])
+    copy = codec.round_trip(point, REGISTRY)
+    assert type(copy) is Point and copy == point and copy is not point
+    pair = codec.round_trip([Pair(1, "x")], REGISTRY)[0]
+    assert type(pair) is Pair and pair == (1, "x")
+
+
+class Anything:
+    def __eq__(self, other):
+        return True
+
+
+class LyingList(list):
+    def __len__(self):
+        return 0
+
+
+class LyingInt(int):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+class LyingFloat(float):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = float.__hash__
+
+
+class LyingStr(str):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+
+class LyingFraction(Fraction):
+    def __eq__(self, other):
+        return True
+
+
+class NEP18:
+    def __array_function__(self, func, types, args, kwargs):
+        return True
+
+
+class ArraySubclass(np.ndarray):
+    pass
+
+
+@dataclasses.dataclass
+class Undeclared:
+    x: int
+
+
+class PointLike(Point):
+    def __eq__(self, other):
+        return True
+
+
+REFUSED = [
+    (Anything(), "Anything"), (LyingList([1]), "LyingList (from tests.test_codec), a subclass of list"),
+    (LyingInt(3), "a subclass of int"), (LyingFloat(1.0), "a subclass of float"), (LyingStr("x"), "a subclass of str"),
+    (LyingFraction(1, 2), "a subclass of Fraction"), (NEP18(), "NEP18"), (np.arange(3).view(ArraySubclass), "ndarray"),
+    (np.array(["a"]), "dtype <U1"), (np.array([object()]), "dtype object"), (np.datetime64("2020-01-01"), "datetime64"),
+    ({1, 2}, "set"), (frozenset(), "frozenset"), (bytearray(b"x"), "bytearray"), (range(3), "range"),
+    (iter([1]), "list_iterator"), (collections.OrderedDict(), "OrderedDict"), (1j, "complex"),
+    (Undeclared(1), "Undeclared"), (PointLike(1.0, []), "PointLike"), (lambda: 1, "function"), (print, "builtin"),
+    (type, "type"), (Exception("x"), "Exception"),
+]
+
+
+@pytest.mark.parametrize(("value", "named"), REFUSED, ids=[r[1] for r in REFUSED])
+def test_anything_else_is_refused_with_a_message(value, named):
+    with pytest.raises(codec.NotPlain) as caught:
+        codec.Encoder(REGISTRY).encode(value)
+    message = str(caught.value)
+    assert named in message, message
+    assert "cannot be passed between the learner's code and the tests" in message
+    assert "None, bool, int, float, str" in message or "numeric dtypes" in message or "numpy.asarray" in message
+
+
+def test_a_refusal_says_where_the_value_sits():
+    with pytest.raises(codec.NotPlain) as caught:
+        codec.Encoder().encode([[("F", 0)], [("B", LyingInt(1))]])
+    assert caught.value.what == "an object of type LyingInt (from tests.test_codec), a subclass of int (at [1][0][1])"
+    assert caught.value.explain("schedule() returned").startswith(
+        "schedule() returned an object of type LyingInt (from tests.test_codec), a subclass of int (at [1][0][1]), which")
+
+
+def test_deep_and_cyclic_values_are_refused():
+    cycle: list = []
+    cycle.append(cycle)
+    with pytest.raises(codec.NotPlain, match="nested more than"):
+        codec.Encoder().encode(cycle)
+    deep: list = []
+    for _ in range(codec.MAX_DEPTH + 5):
+        deep = [deep]
+    with pytest.raises(codec.NotPlain, match="nested more than"):
+        codec.Encoder().encode(deep)
+
+
+def test_too_large_values_are_refused(monkeypatch):
+    monkeypatch.setattr(codec, "MAX_NODES", 1000)
+    with pytest.raises(codec.NotPlain, match="more than 1,000 parts"):
+        codec.Encoder().encode(list(range(2000)))
+    monkeypatch.setattr(codec, "MAX_MESSAGE", 100)
+    with pytest.raises(codec.NotPlain, match="MiB"):
+        codec.dumps("x" * 200)
+
+
+MALFORMED = [
+    {"~": "pickle", "data": "gASV"}, {"~": "tuple"}, {"~": "tuple", "items": "x"}, {"no": "tag"},
+    {"~": "dict", "items": [[1]]}, {"~": "dict", "items": [[[1], 2]]}, {"~": "int", "hex": "0xzz"},
+    {"~": "int", "hex": "1" * 200_000}, {"~": "float", "repr": "1e5"}, {"~": "bytes", "b64": "@@@"},
+    {"~": "fraction", "n": 1, "d": 0}, {"~": "fraction", "n": 1.5, "d": 2},
+    {"~": "ndarray", "dtype": "<U4", "shape": [1], "b64": ""}, {"~": "ndarray", "dtype": "|O", "shape": [1], "b64": ""},
+    {"~": "ndarray", "dtype": "<f8", "shape": [3], "b64": "AAAA"}, {"~": "ndarray", "dtype": "(9,)f8", "shape": [1], "b64": ""},
+    {"~": "ndarray", "dtype": "<f8", "shape": [-1], "b64": ""}, {"~": "npscalar", "dtype": "<f8", "b64": "AA=="},
+    {"~": "record", "type": "os.system", "fields": []}, {"~": "record", "type": "test_codec.Point", "fields": [["z", 1]]},
+    {"~": "ref", "side": "test", "id": 1},
+]
+
+
+@pytest.mark.parametrize("tree", MALFORMED, ids=repr)
+def test_malformed_trees_are_refused(tree):
+    with pytest.raises(codec.Malformed):
+        codec.Decoder(REGISTRY).decode(tree)
+
+
+def test_malformed_text_is_refused():
+    for text in ("not json", "[" * 100_000, '{"~": "tuple", "items": [1,]}'):
+        with pytest.raises(codec.Malformed):
+            codec.loads(text)
+
+
+def test_builtin_and_declared_exceptions_cross_by_type_and_message():
+    encoder, decoder = codec.Encoder(REGISTRY), codec.Decoder(REGISTRY)
+    for exc in (ValueError("bad p"), KeyError("k"), ZeroDivisionError("division by zero"), Declared("mine"),
+                OSError(2, "No such file"), IndexError()):
+        copy = codec.exception_from_tree(codec.loads(codec.dumps(codec.exception_tree(exc, encoder))), decoder)
+        assert type(copy) is type(exc) and str(copy) == str(exc) and copy.args == exc.args
+
+
+def test_other_exceptions_cross_as_their_nearest_builtin_base():
+    class BadArgs(ValueError):
+        def __init__(self, a, b):
+            super().__init__(f"{a}/{b}")
+
+    class Weird(Exception):
+        def __str__(self):
+            raise RuntimeError("no")
+
+    encoder, decoder = codec.Encoder(REGISTRY), codec.Decoder(REGISTRY)
+    tree = codec.exception_tree(BadArgs(1, object()), encoder)
+    copy = codec.exception_from_tree(tree, decoder)
+    assert type(copy) is ValueError and str(copy) == "1/<object" + str(copy)[9:] and tree["raised"] == "BadArgs"
+    weird = codec.exception_from_tree(codec.exception_tree(Weird(), encoder), decoder)
+    assert type(weird) is Exception and "could not be read" in str(weird)
+
+
+def test_an_exception_tree_of_an_unknown_type_is_malformed():
+    with pytest.raises(codec.Malformed):
+        codec.exception_from_tree({"type": "os.system", "message": "x", "args": None}, codec.Decoder())
+    with pytest.raises(codec.Malformed):
+        codec.exception_from_tree({"type": "SystemExit", "message": "x", "args": None}, codec.Decoder())

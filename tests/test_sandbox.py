@@ -1,0 +1,238 @@
+"""Sandbox levels (judge/sandbox/levels.py): what a learner process can reach at each one, on this machine.
+
+A probe learner module tries to read the grader's files wherever they lie (the problems folder, the
+installed judge's bundled problems, the tests' work directory, the parent's working directory
+through /proc) and to reach out (processes, the network). Under bubblewrap it reaches none of them.
+The user level is exercised end to end by the Gradescope bundle (tests/test_export.py), which needs
+a Python an unprivileged user can run; here, that it refuses loudly when the user cannot.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge.core.problem import load_problem
+from judge.sandbox import levels, standin
+from judge.sandbox.process import ProcessLearner
+from tests.conftest import FIXTURE_PROBLEMS, PROBLEMS, ROOT, run_cli
+
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None and os.environ.get("CI") != "true",
+                                 reason="bubblewrap is not installed (in CI a missing bwrap is a failure)")
+
+PROBE = '''
+import os, socket
+
+
+def reach(paths):
+    found = {}
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                found[path] = "read " + str(len(handle.read()))
+        except OSError as exc:
+            found[path] = type(exc).__name__
+    return found
+
+
+def parent_cwd():
+    try:
+        return os.readlink(f"/proc/{os.getppid()}/cwd")
+    except OSError as exc:
+        return type(exc).__name__
+
+
+def listing(folder):
+    try:
+        return sorted(os.listdir(folder))
+    except OSError as exc:
+        return type(exc).__name__
+
+
+def spawn():
+    try:
+        import _posixsubprocess  # noqa: F401 - the guard refuses it; under bubblewrap nothing is there to run
+        return "imported"
+    except ImportError as exc:
+        return str(exc)
+
+
+def connect():
+    try:
+        socket.create_connection(("1.1.1.1", 80), timeout=2)
+        return "connected"
+    except OSError as exc:
+        return type(exc).__name__
+
+
+def write(path):
+    try:
+        with open(path, "a") as handle:
+            handle.write("# appended by the learner\\n")
+        return "written"
+    except OSError as exc:
+        return type(exc).__name__
+'''
+
+
+def probe_side(level: str, **options):
+    """A started test side on the probe module, its learner process at ``level``."""
+    sandbox = levels.choose(level, **options)
+    problem = load_problem(FIXTURE_PROBLEMS / "fx-add")
+    side = standin.session(problem, PROBE + "\n\ndef add(a, b):\n    return a + b\n", Path("."),
+                           start=lambda spec, side: ProcessLearner(spec, sandbox, side))
+    assert side.start() == ""
+    return side
+
+
+SECRETS = [
+    str(PROBLEMS / "pp-schedule" / "reference" / "pp_sim.py"),
+    str(PROBLEMS / "pp-simulate" / "tests" / "secret" / "simulate_oracle.py"),
+    str(ROOT / "judge" / "sandbox" / "standin.py"),
+    str(Path(sys.prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages" / "pytest"
+        / "__init__.py"),
+]
+
+
+@needs_bwrap
+def test_under_bubblewrap_the_learner_reaches_none_of_the_graders_files(tmp_path):
+    workdir_secret = tmp_path / "tests" / "secret" / "test_x.py"  # where a test process keeps its copies
+    workdir_secret.parent.mkdir(parents=True)
+    workdir_secret.write_text("SECRET = 1\n")
+    side = probe_side("bubblewrap", grading=True, grader_paths=[str(PROBLEMS)])
+    try:
+        found = side.module.reach([*SECRETS, str(workdir_secret), "/etc/passwd"])
+        assert found == dict.fromkeys([*SECRETS, str(workdir_secret), "/etc/passwd"], "FileNotFoundError"), found
+        # the parent it sees is the sandbox's own first process, inside it: not the grader's folder
+        assert side.module.parent_cwd() in ("FileNotFoundError", "PermissionError", "/", "/work")
+        assert side.module.listing("/") == ["bin", "dev", "judge", "lib", "lib64", "proc", "root", "tmp", "usr",
+                                            "work"] or "work" in side.module.listing("/")
+        assert side.module.listing("/judge/runtime/judge") == ["__init__.py", "core", "sandbox"]
+        assert sorted(side.module.listing("/judge/runtime/judge/core")) == ["__init__.py", "codec.py", "protocol.py"]
+        assert side.module.listing("/proc")[:0] == [] and all(not p.isdigit() or int(p) < 10
+                                                              for p in side.module.listing("/proc"))
+        assert side.module.connect() == "OSError" or side.module.connect().endswith("Error")
+        assert "does not allow importing _posixsubprocess" in side.module.spawn()
+        assert side.module.write(SECRETS[0]) in ("PermissionError", "FileNotFoundError", "OSError")
+    finally:
+        side.stop()
+    assert "appended by the learner" not in Path(SECRETS[0]).read_text()
+
+
+@needs_bwrap
+def test_bubblewrap_hides_installed_packages_and_shows_numpy_alone():
+    side = probe_side("bubblewrap")
+    try:
+        site = Path(sys.base_prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+        assert side.module.listing(str(site)) == []  # a tmpfs over it: pytest, the judge, everything else gone
+        assert "numpy" in side.module.listing("/judge/site")
+        assert "pytest" not in side.module.listing("/judge/site")
+    finally:
+        side.stop()
+
+
+def test_plain_reaches_everything_and_grading_says_so():
+    side = probe_side("plain")
+    try:
+        assert side.module.reach(SECRETS[:1])[SECRETS[0]].startswith("read ")  # the hole the warning names
+    finally:
+        side.stop()
+    sandbox = levels.choose("plain", grading=True)
+    assert sandbox.warning == levels.PLAIN_WARNING and "can read the grader's files" in sandbox.warning
+    assert levels.choose("plain", grading=False).warning == ""  # practice: the learner's own code, no warning
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the user level needs root")
+def test_the_user_level_refuses_a_python_the_user_cannot_run():
+    """Here the judge's Python sits in root's private home (/root is 0700): the set-up check says so."""
+    if os.access(sys.executable, os.X_OK) and _runnable_by_nobody(sys.executable):
+        pytest.skip("this machine's Python is runnable by nobody; tests/test_export.py covers the user level")
+    with pytest.raises(levels.SandboxError) as caught:
+        levels.choose("user", user="nobody")
+    message = str(caught.value)
+    assert f"the user nobody cannot run {os.path.realpath(sys.executable)}" in message
+    assert "use a Python the learner process can run" in message
+
+
+def _runnable_by_nobody(path: str) -> bool:
+    folder = Path(os.path.realpath(path))
+    return all(part.stat().st_mode & 0o005 == 0o005 for part in [folder, *folder.parents] if part != Path("/"))
+
+
+def test_unknown_levels_and_users_are_usage_errors():
+    with pytest.raises(levels.SandboxError, match="expected one of auto, bubblewrap, user, plain"):
+        levels.choose("docker")
+    if os.geteuid() == 0:
+        with pytest.raises(levels.SandboxError, match="no user 'no-such-user-x'"):
+            levels.choose("user", user="no-such-user-x")
+        with pytest.raises(levels.SandboxError, match="is root"):
+            levels.choose("user", user="root")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root, auto must not fall back to running learner code as root")
+def test_auto_as_root_never_grades_unsandboxed(monkeypatch):
+    monkeypatch.setattr(levels.shutil, "which", lambda name: None)  # as if bubblewrap were not installed
+    levels._choose.cache_clear()
+    try:
+        if _runnable_by_nobody(sys.executable):
+            pytest.skip("nobody can run this Python: auto would take the user level")
+        with pytest.raises(levels.SandboxError, match="learner code must not run as root"):
+            levels.choose("auto", grading=True)
+        assert levels.choose("auto", grading=False).level == "plain"  # practice: the learner's own machine
+    finally:
+        levels._choose.cache_clear()
+
+
+def test_grade_prints_the_level_and_the_plain_warning(tmp_path):
+    subs = tmp_path / "subs" / "ada" / "fx-add"
+    subs.mkdir(parents=True)
+    shutil.copy(FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py", subs / "adder.py")
+    done = run_cli("grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"), "--problems",
+                   str(FIXTURE_PROBLEMS / "fx-add"), "--sandbox", "plain")
+    assert done.returncode == 0, done.stderr
+    assert "Sandbox: plain (no sandbox: the learner's code runs as the grader and can read the grader's files)" \
+        in done.stderr
+    assert "warning: the learner's code runs without a sandbox" in done.stderr
+
+
+@needs_bwrap
+def test_the_memory_limit_applies_to_the_learner_process():
+    memory = '''
+def hog():
+    blocks = []
+    try:
+        while True:
+            blocks.append(bytearray(50 * 2**20))
+    except MemoryError:
+        return len(blocks)
+'''
+    sandbox = levels.choose("bubblewrap")
+    problem = load_problem(FIXTURE_PROBLEMS / "fx-add")
+    spec_memory = []
+
+    def start(spec, side):
+        spec.memory_limit = 256
+        spec_memory.append(spec.memory_limit)
+        return ProcessLearner(spec, sandbox, side)
+
+    side = standin.session(problem, memory, Path("."), start=start)
+    assert side.start() == ""
+    try:
+        blocks = side.module.hog()
+        assert 2 <= blocks <= 256 // 50 + 256 // 50 + 2, blocks  # the limit is headroom over the interpreter
+    finally:
+        side.stop()
+    assert spec_memory == [256]
+
+
+def test_the_runtime_folder_holds_nothing_of_the_graders():
+    folder = Path(levels.runtime_folder())
+    files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+    assert files == sorted(f"judge/{name}" for name in levels._RUNTIME_FILES)
+    assert {p.name for p in (folder / "site").iterdir()} <= {"numpy", "numpy.libs"}
+    assert oct(folder.stat().st_mode & 0o777) == "0o755"
+
