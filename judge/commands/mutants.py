@@ -118,11 +118,13 @@ def generate_mutants(source: str, filename: str = "reference.py",
         raise JudgeError(f"cosmic-ray {library_version()} has no operator {', '.join(unknown)}")
     instances = [(name, plugins.get_operator(name)()) for name in operators]
     places = _places(cosmic_ast, source, [operator for _, operator in instances])
-    functions = _function_lines(source)
+    functions, in_annotation = _function_lines(source), _annotation_test(source)
     mutants: list[Mutant] = []
     seen = {source}
-    for (name, operator), count in zip(instances, places):
-        for occurrence in range(count):
+    for (name, operator), positions in zip(instances, places):
+        for occurrence, position in enumerate(positions):
+            if in_annotation(position[0]):
+                continue  # a type hint: never run (or a TypeError at import), not a mistake in the code
             code = mutating.mutate_code(source, operator, occurrence)
             if code is None or code in seen:
                 continue
@@ -131,13 +133,33 @@ def generate_mutants(source: str, filename: str = "reference.py",
     return mutants
 
 
-def _places(cosmic_ast: Any, source: str, operators: list[Any]) -> list[int]:
-    """How many places each operator can mutate, from one parse (Cosmic Ray numbers them in this walk's order)."""
-    counts = [0] * len(operators)
+Position = tuple[tuple[int, int], tuple[int, int]]  # ((line, column), (end line, end column)), as Cosmic Ray gives
+
+
+def _places(cosmic_ast: Any, source: str, operators: list[Any]) -> list[list[Position]]:
+    """Where each operator can mutate ``source``, from one parse (Cosmic Ray numbers places in this order)."""
+    places: list[list[Position]] = [[] for _ in operators]
     for node in cosmic_ast.ast_nodes(cosmic_ast.get_ast(source)):
         for index, operator in enumerate(operators):
-            counts[index] += sum(1 for _ in operator.mutation_positions(node))
-    return counts
+            places[index] += operator.mutation_positions(node)
+    return places
+
+
+def _annotation_test(source: str) -> Callable[[tuple[int, int]], bool]:
+    """A test of whether a (line, column) lies in a type annotation of ``source``."""
+    lines = source.splitlines()
+
+    def column(line: int, offset: int) -> int:  # ast counts UTF-8 bytes, Cosmic Ray characters
+        return len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", errors="ignore"))
+
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        hints = [getattr(node, "returns", None), getattr(node, "annotation", None)]
+        for hint in (h for h in hints if isinstance(h, ast.expr)):
+            end_line = hint.end_lineno or hint.lineno
+            spans.append(((hint.lineno, column(hint.lineno, hint.col_offset)),
+                          (end_line, column(end_line, hint.end_col_offset or 0))))
+    return lambda place: any(start <= place < end for start, end in spans)
 
 
 def _mutant(operator: str, occurrence: int, source: str, code: str, filename: str,
@@ -145,9 +167,10 @@ def _mutant(operator: str, occurrence: int, source: str, code: str, filename: st
     old, new = source.splitlines(keepends=True), code.splitlines(keepends=True)
     changed = [op for op in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes() if op[0] != "equal"]
     first, last = changed[0], changed[-1]
+    removed, added = "".join(old[first[1]:last[2]]), "".join(new[first[3]:last[4]])
     diff = "".join(difflib.unified_diff(old, new, f"reference/{filename}", f"mutant ({operator} #{occurrence})", n=1))
-    return Mutant(operator, occurrence, first[1] + 1, functions(first[1] + 1), code_lines("".join(old[first[1]:last[2]])),
-                  code_lines("".join(new[first[3]:last[4]])), code, diff)
+    line = first[1] + 1
+    return Mutant(operator, occurrence, line, functions(line), code_lines(removed), code_lines(added), code, diff)
 
 
 def code_lines(text: str) -> tuple[str, ...]:
@@ -183,7 +206,7 @@ def _function_lines(source: str) -> Callable[[int], str | None]:
 
 
 def matches(declared: EquivalentMutant, mutant: Mutant) -> bool:
-    """Whether ``declared`` describes ``mutant``: the same change (whitespace aside), in its function if it names one."""
+    """Whether ``declared`` describes ``mutant``: the same change (whitespace aside), in the function it names."""
     return (code_lines(declared.code) == mutant.removed and code_lines(declared.mutant) == mutant.added
             and declared.function in (None, mutant.function))
 
