@@ -255,3 +255,16 @@ def test_the_command_lists_a_survivor_with_its_diff_and_fails(tmp_path: Path) ->
     assert "        -    if value < low:\n        +    if value <= low:\n" in out
     assert 'code = "if value < low:"\n        mutant = "if value <= low:"\n' in out  # -v: the table to paste
     assert "Mutants: " in out and "0 of 1 problems OK, in " in out
+
+
+def test_progress_lines_count_the_judged_mutants(monkeypatch: pytest.MonkeyPatch) -> None:
+    from judge.commands import mutants
+
+    monkeypatch.setattr(mutants, "PROGRESS_EVERY", 0.0)
+    out = io.StringIO()
+    progress = mutants._Progress(out, "fx-clamp")
+    progress.start(40)
+    progress.add(32)
+    progress.add(8)  # the last batch: the problem's own line follows, no progress line
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("  fx-clamp: 32 of 40 mutants judged (")
