@@ -111,6 +111,10 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
                        help="run N solutions at a time (default: one per CPU core)")
     check.add_argument("--pyodide", action="store_true",
                        help="also run every solution inside Pyodide (Node.js) and compare the Results")
+    check.add_argument("--mutants", action="store_true", help="also mutation-test the tests: judge mutants of "
+                       "each reference and list those no test kills (accepted ones: reference/equivalent-mutants.toml)")
+    check.add_argument("--mutants-budget", type=float, metavar="SECONDS",
+                       help="with --mutants: stop judging mutants after SECONDS (the rest is reported as not judged)")
     sandbox_options(check)
 
     new = argparse.ArgumentParser(
@@ -396,6 +400,9 @@ def _run_check(args: argparse.Namespace) -> int:
     if args.pyodide:
         from ..engines.pyodide import check_parity
         code = max(code, check_parity(roots, args.parallel))
+    if args.mutants:
+        from .mutants import check_mutants
+        code = max(code, check_mutants(roots, args.parallel, budget=args.mutants_budget, verbose=args.verbose))
     return code
 
 
