@@ -237,3 +237,24 @@ def test_a_failure_in_a_helper_is_located_at_the_tests_call(tmp_path):
     assert "add(2, -7): expected -5, got 9" in report
     assert "at tests/test_via_helper.py:5 in test_negative: expect_sum(2, -7)" in report, report
     assert "add_checks.py:6" not in report
+
+
+def test_the_practice_folder_carries_a_launcher_that_does_what_the_judge_does(tmp_path):
+    """`python practice/judge.py` (what the course chapter tells learners) = `python -m judge practice/`."""
+    import os
+    import subprocess
+    import sys
+
+    practice = tmp_path / "practice"
+    run_cli(str(practice), "--problems", str(FIXTURE_PROBLEMS))
+    launcher = practice / "judge.py"
+    assert launcher.is_file()
+    shutil.copy(SOLUTIONS / "partly_failing.py", practice / "fx-add" / "adder.py")
+    env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(ROOT))
+    launched = subprocess.run([sys.executable, str(launcher), "--problems", str(FIXTURE_PROBLEMS)],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    direct = run_cli(str(practice), "--problems", str(FIXTURE_PROBLEMS), cwd=tmp_path)
+    assert launched.returncode == direct.returncode == 1, launched.stdout + launched.stderr
+    assert launched.stdout == direct.stdout and "fx-add" in launched.stdout
+    inside = run_cli(".", "--problems", str(FIXTURE_PROBLEMS), cwd=practice)  # judge.py must not hide the judge
+    assert inside.returncode == 1 and "fx-add" in inside.stdout, inside.stdout + inside.stderr

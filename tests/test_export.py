@@ -167,6 +167,25 @@ def test_gradescope_hostile_submissions_get_a_valid_zero(gradescope):
     assert nothing["score"] == 0 and "could not be read" in nothing["output"]
 
 
+def test_prairielearn_statements_keep_their_images(tmp_path, wheelhouse):
+    problem = tmp_path / "problems" / "fx-add"
+    shutil.copytree(FX, problem)
+    (problem / "assets").mkdir()
+    (problem / "assets" / "sum.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
+    readme = problem / "README.md"
+    readme.write_text(readme.read_text() + '\n![the sum](assets/sum.svg)\n\n<img src="assets/sum.svg" alt="again">\n')
+    out = tmp_path / "course"
+    done = run_cli("export", "prairielearn", "-o", str(out), "--problems", str(problem), "--wheels", str(wheelhouse),
+                   "--python-version", PYTHON_VERSION)
+    assert done.returncode == 0, done.stdout + done.stderr
+    question = out / "questions" / "pp-judge" / "fx-add"
+    page = (question / "question.html").read_text()
+    assert "![the sum]({{options.client_files_question_url}}/assets/sum.svg)" in page
+    assert '<img src="{{options.client_files_question_url}}/assets/sum.svg"' in page
+    assert "](assets/" not in page and '"assets/' not in page
+    assert (question / "clientFilesQuestion" / "assets" / "sum.svg").is_file()
+
+
 CANARIES = sorted((ROOT / "tests" / "fixtures" / "attacks" / "canary").glob("*.py"))
 
 
@@ -288,8 +307,8 @@ def _check_workflow(workflow: dict, out: Path) -> dict[str, dict]:
     steps = workflow["jobs"]["run-autograding-tests"]["steps"]
     [judge] = [s for s in steps if s.get("id") == "judge"]
     [reporter] = [s for s in steps if s.get("uses", "").startswith("classroom-resources/autograding-grading-reporter")]
-    assert reporter["with"]["runners"] == "judge"
-    assert reporter["env"]["JUDGE_RESULTS"] == "${{ steps.judge.outputs.result }}"
+    assert reporter["with"]["runners"] == "fx_add"  # one runner per problem, each read from <RUNNER>_RESULTS
+    assert reporter["env"] == {"FX_ADD_RESULTS": "${{ steps.judge.outputs.fx_add }}"}
     [install] = [s for s in steps if "pip install" in s.get("run", "")]
     assert (out / install["run"].split()[-1]).is_file(), "the workflow installs the wheel shipped in the template"
     private = [s for s in steps if s.get("with", {}).get("token")]
@@ -305,23 +324,39 @@ def _run_step(step: dict, cwd: Path, tmp_path: Path) -> dict:
                           timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     [line] = output.read_text().splitlines()
-    assert line.startswith("result=")
-    result = json.loads(base64.b64decode(line[len("result="):]))
+    assert line.startswith("fx_add=")
+    result = json.loads(base64.b64decode(line[len("fx_add="):]))
     jsonschema.validate(result, schema("github-classroom-result.schema.json"))
-    assert json.loads((tmp_path / "judge-result.json").read_text()) == result
+    assert json.loads((tmp_path / "judge-result.json").read_text())["max_score"] == result["max_score"]
     return result
 
 
-def test_a_judge_wheel_with_solutions_is_refused(tmp_path):
-    wheel = tmp_path / "pp_judge-0.1.0-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
+def test_a_judge_wheel_with_solutions_is_refused_and_repacked_by_an_export(tmp_path, wheelhouse):
+    dirty = _folder(tmp_path / "dirty")
+    [clean] = wheelhouse.glob("pp_judge-*.whl")
+    shutil.copy(clean, dirty / clean.name)
+    with zipfile.ZipFile(dirty / clean.name, "a") as archive:  # what `pip wheel .` of the project carries
         archive.writestr("judge/_problems/fx-add/reference/adder.py", "def add(a, b): return a + b\n")
     with pytest.raises(ExportError, match="carries solution or secret files"):
-        check_judge_wheel(wheel)
+        check_judge_wheel(dirty / clean.name)
     done = run_cli("export", "github-classroom", "-o", str(tmp_path / "out"), "--problems", str(FX),
-                   "--wheels", str(tmp_path))
-    assert done.returncode == 2 and "carries solution or secret files" in done.stderr
-    assert not (tmp_path / "out").exists(), "a failed export leaves nothing behind"
+                   "--wheels", str(dirty))
+    assert done.returncode == 0, done.stderr
+    [shipped] = (tmp_path / "out" / ".judge" / "wheels").glob("*.whl")
+    check_judge_wheel(shipped)
+    assert "judge/_problems/fx-add/problem.toml" in zipfile.ZipFile(shipped).namelist()
+    not_a_wheel = _folder(tmp_path / "broken")
+    with zipfile.ZipFile(not_a_wheel / clean.name, "w") as archive:
+        archive.writestr("judge/_problems/fx-add/reference/adder.py", "def add(a, b): return a + b\n")
+    refused = run_cli("export", "github-classroom", "-o", str(tmp_path / "out2"), "--problems", str(FX),
+                      "--wheels", str(not_a_wheel))
+    assert refused.returncode == 2 and "wheel metadata" in refused.stderr
+    assert not (tmp_path / "out2").exists(), "a failed export leaves nothing behind"
+
+
+def _folder(path: Path) -> Path:
+    path.mkdir(parents=True)
+    return path
 
 
 def test_an_export_refuses_a_reference_that_fails(tmp_path):

@@ -7,9 +7,13 @@ against tests/schemas/ and its points must add up to the Results' points.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
+import os
 import shutil
+import subprocess
+from decimal import Decimal
 
 import jsonschema
 import pytest
@@ -175,3 +179,128 @@ def test_command_line_writes_every_platform_format(tmp_path):
     for name, path in outputs.items():
         jsonschema.validate(json.loads(path.read_text()), SCHEMAS[name])
     assert json.loads(outputs["gradescope"].read_text())["score"] == 3.0
+
+
+# ---------------------------------------------------------------------------------------------
+# points that add up exactly, and GitHub Classroom within the platform's limits
+
+def _sevenths(problem_id: str, passed: int, message: str = "", tests: int = 7, worth: float = 10.0) -> Result:
+    """A problem of ``tests`` equal tests (worth/tests points each, 4 decimals as judge.core.scoring gives) with
+    ``passed`` passing, scored as rescore would (the problem's points unrounded, then to 4 decimals)."""
+    from judge.core.result import TestResult
+
+    each = round(worth / tests, 4)
+    cases = [TestResult(id=f"test_{i}", name=f"test {i}", file="tests/public/test_x.py", visibility="public",
+                        outcome="passed" if i < passed else "failed", message="" if i < passed else message,
+                        points=each if i < passed else 0.0, max_points=each) for i in range(tests)]
+    status = "passed" if passed == tests else "failed"
+    return Result(problem_id, status, tests=cases, points=round(worth * passed / tests, 4), max_points=worth)
+
+
+def _decimal_sum(values) -> Decimal:
+    return sum((Decimal(repr(v)) for v in values), Decimal(0))
+
+
+def test_every_platform_adds_up_to_the_judges_points_exactly(problem):
+    """8 problems of 7 tests, 10 points each: rows, problems and totals add up to the cent, in decimals."""
+    from judge.formats.points import add, text
+
+    results = [_sevenths(f"p{i}", passed=i % 8) for i in range(8)]  # 0..7 of 7 passed
+    judge_total = add(r.points for r in results)
+    assert text(judge_total) == "40"  # 10 * (0 + 1 + ... + 7) / 7
+    context = FormatContext(problems={})
+    gradescope = json.loads(FORMATS["gradescope"].render(results, context))
+    assert _decimal_sum(t["max_score"] for t in gradescope["tests"]) == 80
+    assert _decimal_sum(t["score"] for t in gradescope["tests"]) == judge_total == _decimal_sum([gradescope["score"]])
+    assert all(t["score"] in (0, t["max_score"]) for t in gradescope["tests"])
+    prairielearn = json.loads(FORMATS["prairielearn"].render(results, context))
+    assert _decimal_sum(t["points"] for t in prairielearn["tests"]) == judge_total
+    assert prairielearn["points"] == 40 and prairielearn["max_points"] == 80 and prairielearn["score"] == 0.5
+    for result in results:  # each problem's rows add up to that problem's two-decimal points
+        rows = [t for t in gradescope["tests"] if t["name"].startswith(f"{result.problem}: ")]
+        assert _decimal_sum(t["score"] for t in rows) == add([result.points])
+
+
+def test_gradescope_total_is_the_sum_of_the_problems_not_of_rounded_tests(problem):
+    """Three problems at 5/7 of 10 points: 7.1429 each to 4 decimals; the judge says 7.14 each and 21.43 in all
+    (the exact total, 21.43, not 21.4287 nor the sum of rounded test scores 21.4290)."""
+    from judge.formats.points import add
+
+    results = [_sevenths(f"p{i}", passed=5) for i in range(3)]
+    data = json.loads(FORMATS["gradescope"].render(results, FormatContext()))
+    assert data["score"] == float(add(r.points for r in results)) == 21.42
+    assert repr(data["score"]) == "21.42"
+
+
+NODE_REPORTER_MIRROR = r"""
+// What autograding-grading-reporter's src/main.js (parseRunnerResults) and src/notify-classroom.js do with
+// the runners' results: read <RUNNER>_RESULTS, base64 -> UTF-8 JSON, add up max_score and tests' score.
+const runners = process.argv[1].split(",").map((runner) => {
+  const encoded = process.env[`${runner.trim().toUpperCase()}_RESULTS`];
+  return { runner: runner.trim(), results: JSON.parse(Buffer.from(encoded, "base64").toString("utf-8")) };
+});
+const { totalScore, maxScore } = runners.reduce((acc, { results }) => {
+  if (!results.max_score) return acc;
+  acc.maxScore += results.max_score;
+  results.tests.forEach(({ score }) => { acc.totalScore += score; });
+  return acc;
+}, { totalScore: 0, maxScore: 0 });
+console.log(`Points ${totalScore}/${maxScore}`);
+"""
+ENV_STRING_LIMIT = 128 * 1024  # Linux's MAX_ARG_STRLEN: one NAME=value string of a process's environment
+
+
+def _reporter(env: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run the reporter's reading of the results in node, with ``env`` as the step's environment (execve
+    refuses an environment string over MAX_ARG_STRLEN, as on GitHub's runners)."""
+    runners = ",".join(name[: -len("_RESULTS")].lower() for name in env)
+    node = shutil.which("node")
+    assert node, "node is needed to run the reporter's reading of the results (.ci/setup installs it)"
+    return subprocess.run([node, "-e", NODE_REPORTER_MIRROR, runners], env=dict(os.environ, **env),
+                          capture_output=True, text=True, timeout=60, check=True)
+
+
+def _large_class_results() -> list[Result]:
+    """Eight problems of 150 tests each, most failing with a long message (an untouched starter's worth)."""
+    message = "expected the schedule [(0, 'F', 0), ...], got NotImplementedError: write schedule(p, m)\n" * 40
+    return [_sevenths(f"pp-problem-{i}", passed=i * 7, message=message, tests=150) for i in range(8)]
+
+
+def test_github_classroom_runners_fit_the_environment_and_the_reporter_reads_the_judges_total():
+    from judge.formats.github_classroom import ENCODED_BUDGET, encode, render, runner_outputs
+    from judge.formats.points import add, text
+
+    results = _large_class_results()
+    whole = base64.b64encode(render(results, FormatContext()).encode()).decode()
+    assert len(whole) > ENV_STRING_LIMIT  # as one variable, the reporter's node would never start:
+    with pytest.raises(OSError, match="Argument list too long"):
+        _reporter({"JUDGE_RESULTS": whole})
+    outputs = runner_outputs(results, FormatContext())
+    env = {f"{name.upper()}_RESULTS": value for name, value in outputs.items()}
+    assert list(outputs) == [f"pp_problem_{i}" for i in range(8)]
+    assert all(len(f"{k}={v}") + 1 <= ENV_STRING_LIMIT and len(v) <= ENCODED_BUDGET for k, v in env.items())
+    done = _reporter(env)
+    assert done.stdout.strip() == f"Points {text(add(r.points for r in results))}/{text(80)}"
+    for result, value in zip(results, outputs.values()):
+        data = json.loads(base64.b64decode(value))
+        jsonschema.validate(data, SCHEMAS["github-classroom"])
+        assert data["max_score"] == 10.0 and encode(data) == value
+        # to the cent (the last nonzero score may sit a few units in the last place off, so the doubles add up)
+        assert abs(_decimal_sum(t["score"] for t in data["tests"]) - add([result.points])) < 1e-12
+        # one entry per test still (the reporter's log counts passed entries), messages dropped to fit
+        assert len(data["tests"]) == 150 and sum(t["status"] == "pass" for t in data["tests"]) == result.passed
+
+
+def test_github_classroom_total_is_exact_where_doubles_do_not_add_up():
+    """0.1 + 0.2 is 0.30000000000000004 in doubles: the reporter must still read 0.3 (and 95.25, not 95.2501)."""
+    from judge.formats.github_classroom import runner_outputs
+
+    tenths = [_sevenths("a", passed=1, tests=10, worth=1.0), _sevenths("b", passed=2, tests=10, worth=1.0)]
+    outputs = runner_outputs(tenths, FormatContext())
+    assert _reporter({f"{k.upper()}_RESULTS": v for k, v in outputs.items()}).stdout.strip() == "Points 0.3/2"
+    mixed = [_sevenths(f"p{i}", passed=p) for i, p in enumerate((7, 7, 7, 7, 7, 7, 5, 7, 7, 6))]
+    outputs = runner_outputs(mixed, FormatContext())
+    expected = "Points 95.71/100"  # 8 * 10 + 7.14 + 8.57: the judge's two-decimal points, added
+    from judge.formats.points import add, text
+    assert f"Points {text(add(r.points for r in mixed))}/100" == expected
+    assert _reporter({f"{k.upper()}_RESULTS": v for k, v in outputs.items()}).stdout.strip() == expected

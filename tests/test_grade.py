@@ -231,8 +231,8 @@ def test_feedback_levels_and_no_secret_code(tmp_path, problems):
     assert "adds large numbers" in texts["names"] and "should be 1000001" not in texts["names"]
     assert "should be 1000001" in texts["full"]
     assert "adds large numbers" not in texts["none"] and "Secret tests" not in texts["none"]
-    assert "adds two small numbers" in texts["none"], "public tests are always listed"
-    assert "7.5 / 10 points" in texts["names"]
+    assert "Public tests: 3 of 3 passed." in texts["none"], "public tests are always counted"
+    assert "| fx-add | 7.5 / 10 | 3 of 4 tests passed |" in texts["names"]
 
 
 def test_old_results_read_as_one_point_per_test():
@@ -252,8 +252,8 @@ def test_cli_grade_end_to_end(tmp_path, problems):
     assert done.returncode == 0, done.stderr
     assert "Graded 1 submission(s) (1 judged, 0 unchanged)" in done.stdout
     assert "graded 1/1" not in done.stderr, "no progress line when stderr is not a terminal"
-    assert sorted(p.name for p in out.iterdir()) == [".canonical.json", "feedback", "grades.csv", "report.html",
-                                                      "results"]
+    assert sorted(p.name for p in out.iterdir()) == [".canonical.json", "canvas.csv", "feedback", "grades.csv",
+                                                      "moodle.csv", "report.html", "results", "similarity.csv"]
     missing = run_cli("grade", str(tmp_path / "nope"), "-o", str(out), "--problems", str(problems))
     assert missing.returncode == 2 and "no such submissions folder" in missing.stderr
     inside = run_cli("grade", str(subs), "-o", str(subs / "out"), "--problems", str(problems))
@@ -284,3 +284,187 @@ def test_identical_code_is_judged_once(tmp_path, problems):
     assert (grades.judged, grades.runs) == (4, 2)
     rows = _rows(tmp_path / "out")
     assert [rows[n]["fx-add"] for n in "abcd"] == ["7.5", "7.5", "7.5", "10"]
+
+
+# ---------------------------------------------------------------------------------------------
+# a gradebook that never drops or mixes work (issue 23: 3), LMS layouts, late policy, regrading one
+
+
+@pytest.fixture
+def two_problems(problems) -> Path:
+    """fx-add and fx-add2, two problems whose entry file is the same adder.py."""
+    twin = problems / "fx-add2"
+    shutil.copytree(problems / "fx-add", twin)
+    toml = twin / "problem.toml"
+    toml.write_text(toml.read_text().replace('id = "fx-add"', 'id = "fx-add2"'))
+    return problems
+
+
+def test_every_file_is_judged_or_named_in_the_status(tmp_path, two_problems):
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"adder.py": REFERENCE, "fx-add/adder.py": REFERENCE, "notes.txt": "my notes",
+                            "fx-add/README.md": "the statement", "__MACOSX/._adder.py": "litter"})
+    rows = _grade(subs, tmp_path / "out", two_problems)
+    status = rows["ann"]["status"]
+    assert rows["ann"]["fx-add"] == "10" and rows["ann"]["fx-add2"] == "0"
+    assert "not judged: adder.py (the entry file of fx-add and fx-add2: put it in its problem's folder" in status
+    assert "notes.txt (not a file of any problem)" in status
+    assert "README.md" not in status and "MACOSX" not in status, "the practice folder's copies and litter pass"
+
+
+def test_the_same_student_twice_is_an_error_naming_both(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "alice.zip", {"fx-add/adder.py": REFERENCE})
+    shutil.copy(SOLUTIONS / "partly_failing.py", _folder(subs / "alice" / "fx-add") / "adder.py")
+    out = tmp_path / "out"
+    rows = _grade(subs, out, problems)
+    assert list(rows) == ["alice"]
+    assert rows["alice"]["status"] == "error: two submissions for alice (alice/, alice.zip); none was judged: keep one"
+    assert rows["alice"]["total"] == "0"
+    assert [p.name for p in (out / "feedback").iterdir()] == ["alice.md"]
+
+
+def test_a_folder_holding_a_zip_is_read_as_that_zip(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    _zip(_folder(subs / "bob") / "practice.zip", {"practice/fx-add/adder.py": REFERENCE})
+    assert _grade(subs, tmp_path / "out", problems)["bob"]["total"] == "10"
+
+
+def _lms_download(subs: Path) -> None:
+    """Canvas, Moodle (both ways) and Blackboard downloads side by side, as their documented names go."""
+    wrong = (SOLUTIONS / "partly_failing.py").read_text()
+    _zip(subs / "lovelaceada_LATE_1234_5679_practice.zip", {"fx-add/adder.py": REFERENCE})
+    (subs / "lovelaceada_LATE_1234_5680_notes-1.txt").write_text("a note")
+    moodle = _folder(subs / "Grace Hopper_7654321_assignsubmission_file")
+    _zip(moodle / "practice.zip", {"practice/fx-add/adder.py": REFERENCE})
+    (subs / "Alan Turing_1111111_assignsubmission_file_adder.py").write_text(wrong)
+    (subs / "HW1_blinus_attempt_2026-12-01-09-00-00_adder.py").write_text(wrong)
+    (subs / "HW1_blinus_attempt_2026-12-01-09-00-00.txt").write_text("receipt")
+    (subs / "HW1_blinus_attempt_2026-12-02-10-30-00_adder.py").write_text(REFERENCE)
+    (subs / "HW1_blinus_attempt_2026-12-02-10-30-00.txt").write_text("receipt")
+
+
+def test_lms_downloads_map_to_one_student_each_with_a_late_policy(tmp_path, problems):
+    from judge.commands.grade.late import LatePolicy, parse_deadline
+
+    subs = _folder(tmp_path / "subs")
+    _lms_download(subs)
+    out = tmp_path / "out"
+    late = LatePolicy(parse_deadline("2026-12-01T23:59"), 10)
+    rows = _grade(subs, out, problems, late=late)
+    assert sorted(rows) == ["Alan Turing_1111111", "Grace Hopper_7654321", "blinus", "lovelaceada_1234"]
+    assert rows["lovelaceada_1234"]["total"] == "10"
+    assert "notes.txt (not a file of any problem)" in rows["lovelaceada_1234"]["status"]
+    assert "marked late by the LMS, which gives no time" in rows["lovelaceada_1234"]["status"]
+    assert rows["Grace Hopper_7654321"]["total"] == "10" and rows["Alan Turing_1111111"]["fx-add"] == "7.5"
+    blinus = rows["blinus"]  # the latest attempt, 10 h 31 min late: one started day, 10 % of 10 points
+    assert (blinus["fx-add"], blinus["days_late"], blinus["penalty"], blinus["total"]) == ("10", "1", "1", "9")
+    assert blinus["submitted_at"] == "2026-12-02T10:30:00"
+    assert "1 earlier attempt(s) not graded" in blinus["status"]
+    canvas = list(csv.reader(io.StringIO((out / "canvas.csv").read_text())))
+    assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "judge"]
+    assert canvas[1] == ["Points Possible", "", "", "", "", "10"]
+    assert ["lovelaceada", "1234", "", "", "", "10"] in canvas and ["blinus", "", "", "blinus", "", "9"] in canvas
+    moodle = list(csv.reader(io.StringIO((out / "moodle.csv").read_text())))
+    assert moodle[0] == ["Identifier", "Full name", "Username", "Grade", "Maximum Grade"]
+    assert ["Participant 7654321", "Grace Hopper", "", "10", "10"] in moodle
+
+
+def test_regrading_one_submission_updates_its_row_only(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": REFERENCE})
+    shutil.copy(SOLUTIONS / "partly_failing.py", _folder(subs / "bob" / "fx-add") / "adder.py")
+    out = tmp_path / "out"
+    found, _ = discover_problems(problems)
+    grade_class(subs, out, found, Options())
+    assert _rows(out)["bob"]["total"] == "7.5"
+    (subs / "bob" / "fx-add" / "adder.py").write_text(REFERENCE)
+    again = grade_class(subs / "bob", out, found, Options())
+    assert (again.judged, again.regraded) == (1, "bob")
+    assert {s: r["total"] for s, r in _rows(out).items()} == {"ann": "10", "bob": "10"}
+    _zip(tmp_path / "ann.zip", {"fx-add/adder.py": (SOLUTIONS / "crash.py").read_text()})
+    done = run_cli("grade", str(tmp_path / "ann.zip"), "-o", str(out), "--problems", str(problems))
+    assert done.returncode == 0 and "Regraded ann (1 judged); 2 row(s) in the gradebook" in done.stdout, done.stdout
+    assert {s: r["total"] for s, r in _rows(out).items()} == {"ann": "0", "bob": "10"}
+
+
+# ---------------------------------------------------------------------------------------------
+# feedback a student can read (issue 23: 6) and a report that counts right (5, 9)
+
+
+def test_feedback_is_short_errors_first_and_says_not_attempted(tmp_path, two_problems):
+    starter = (FIXTURE_PROBLEMS / "fx-add" / "starter" / "adder.py").read_text()
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": starter})
+    _zip(subs / "bob.zip", {"fx-add/adder.py": (SOLUTIONS / "partly_failing.py").read_text(),
+                            "fx-add2/adder.py": (SOLUTIONS / "crash.py").read_text()})
+    out = tmp_path / "out"
+    _grade(subs, out, two_problems)
+    ann = (out / "feedback" / "ann.md").read_text()
+    assert "| fx-add | 0 / 10 | not attempted (the file is the starter as given) |" in ann
+    assert "| fx-add2 | 0 / 10 | not submitted |" in ann and "(error" not in ann
+    assert "## " not in ann, "nothing to detail: no section per test of an untouched starter"
+    bob = (out / "feedback" / "bob.md").read_text()
+    assert bob.index("## fx-add2") < bob.index("## fx-add:"), "the problem that errored comes first"
+    assert len(bob.splitlines()) < 60
+
+
+def test_results_files_stay_small_when_the_code_prints_a_lot(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    flood = REFERENCE + "\n\nprint('x' * 200_000)\n"
+    _zip(subs / "ann.zip", {"fx-add/adder.py": flood})
+    out = tmp_path / "out"
+    _grade(subs, out, problems)
+    size = (out / "results" / "ann.json").stat().st_size
+    assert size < 60_000, size
+    data = json.loads((out / "results" / "ann.json").read_text())
+    assert data["submission"]["sources"]["fx-add"] == flood, "the code is kept, for regrading and the report"
+
+
+def test_report_counts_submissions_and_puts_full_marks_in_their_own_bin(tmp_path, problems):
+    from judge.commands.grade.html_report import bin_of, failure_keys
+    from judge.core.result import TestResult
+
+    assert [bin_of(s) for s in (0, 0.05, 0.9, 0.99, 1.0)] == [0, 0, 9, 9, 10]
+    tests = [TestResult(id=f"t{i}", name=f"t{i}", file="tests/public/test_x.py", visibility="public",
+                        outcome="failed", message=f"expected {i}, got {i + 1}") for i in range(9)]
+    assert len(failure_keys(Result("fx-add", "failed", tests=tests))) == 1, "one student, one message, counted once"
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": REFERENCE})
+    _zip(subs / "bob.zip", {"fx-add/adder.py": "# </pre><script>alert(1)</script>\n" + REFERENCE})
+    out = tmp_path / "out"
+    _grade(subs, out, problems)
+    report = (out / "report.html").read_text()
+    assert "<title>100%: 2 submissions</title>" in report
+    assert "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in report and "<script>" not in report
+    assert report.count('<div class="side">') == 2, "each student's code beside their Result"
+
+
+SIMILAR = '''def add(a, b):
+    """Add two numbers, the long way round."""
+    total = a
+    for _ in range(1):
+        total = total + b
+    return total
+'''
+
+
+def test_similar_code_is_reported_in_the_report_and_a_csv(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": SIMILAR})
+    _zip(subs / "bob.zip", {"fx-add/adder.py": SIMILAR.replace("total", "result").replace("long way", "slow way")})
+    _zip(subs / "cid.zip", {"fx-add/adder.py": REFERENCE})
+    out = tmp_path / "out"
+    _grade(subs, out, problems)
+    pairs = list(csv.DictReader(io.StringIO((out / "similarity.csv").read_text())))
+    assert [(p["student_a"], p["student_b"]) for p in pairs] == [("ann", "bob")]
+    assert float(pairs[0]["share_a"]) >= 0.8
+    assert 'href="#student-ann">ann</a>' in (out / "report.html").read_text()
+
+
+def test_identical_code_is_one_group_in_the_report():
+    from judge.commands.grade.similarity import Pair, identical_groups
+
+    pairs = [Pair("p", "ada", "bob", 1, 1, True), Pair("p", "ada", "cid", 1, 1, True),
+             Pair("p", "bob", "cid", 1, 1, True), Pair("p", "dan", "eve", 0.9, 0.95), Pair("q", "bob", "cid", 1, 1, True)]
+    assert identical_groups(pairs) == [("p", ["ada", "bob", "cid"]), ("q", ["bob", "cid"])]

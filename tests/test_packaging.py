@@ -64,7 +64,7 @@ def test_wheel_carries_problems_and_runs_outside_the_clone(installed: Installed,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"Created {len(problem_ids)} problem folder(s)" in result.stdout
-    assert sorted(p.name for p in (outside / "practice").iterdir()) == problem_ids
+    assert sorted(p.name for p in (outside / "practice").iterdir()) == ["judge.py", *problem_ids]  # + the launcher
     where = subprocess.run([str(python), "-c", "import judge; print(judge.__file__)"], cwd=outside, env=env,
                            capture_output=True, text=True, check=True).stdout
     assert str(installed.venv) in where, f"the test must exercise the installed wheel, not the clone: {where}"
@@ -122,3 +122,24 @@ def make_venv_seeing_this_environment(venv: Path) -> Path:
     folders = list(dict.fromkeys(p for p in outer if Path(p).is_dir()))
     (Path(purelib) / "_outer_environment.pth").write_text("".join(f"{p}\n" for p in folders), encoding="utf-8")
     return python
+
+
+def test_an_installed_judge_exports_on_its_own(installed: Installed, tmp_path: Path) -> None:
+    """No clone: the export packs the installed judge's wheel, and a `--wheels` wheel built from the project
+    (which carries every reference solution) is repacked without them."""
+    from judge.commands.export.wheels import check_judge_wheel
+
+    quiz = PROBLEMS / "pp-quiz"
+    for name, extra in (("packed", []), ("repacked", ["--wheels", str(installed.wheel.parent)])):
+        out = tmp_path / name
+        done = subprocess.run([str(installed.python), "-m", "judge", "export", "github-classroom", "-o", str(out),
+                               "--problems", str(quiz), *extra], cwd=tmp_path, env=installed.env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+        [wheel] = (out / ".judge" / "wheels").glob("pp_judge-*.whl")
+        check_judge_wheel(wheel)
+        names = zipfile.ZipFile(wheel).namelist()
+        assert "judge/_problems/pp-quiz/problem.toml" in names and "judge/commands/cli.py" in names
+        assert not [n for n in names if "/reference/" in n or "/wrong/" in n or "/secret/" in n], name
+        assert not [n for n in names if n.startswith("judge/_problems/") and "pp-quiz" not in n]
+    assert "/reference/" in "\n".join(zipfile.ZipFile(installed.wheel).namelist()), "the built wheel did carry them"

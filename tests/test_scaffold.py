@@ -11,6 +11,7 @@ import pytest
 
 import judge
 from judge.commands.scaffold import FILES
+from tests.conftest import PROBLEMS as PROBLEMS_DIR
 from tests.conftest import run_cli
 
 PACKAGE = Path(judge.__file__).resolve().parent
@@ -104,3 +105,69 @@ def test_every_instructor_command_says_where_problems_come_from(command: str) ->
     assert "$JUDGE_PROBLEMS" in text and "./problems" in text, text
     if command != "new":
         assert "bundled" in text, text
+
+
+# ---------------------------------------------------------------------------------------------
+# authoring traps (issue 23: 8)
+
+
+def test_new_inside_the_problems_folder_writes_there_not_in_problems_problems(tmp_path: Path) -> None:
+    problems = tmp_path / "problems"
+    problems.mkdir()
+    done = run_cli("new", "pp-one", cwd=problems)
+    assert done.returncode == 0, done.stderr
+    assert (problems / "pp-one" / "problem.toml").is_file() and not (problems / "problems").exists()
+    course = tmp_path / "exercises"  # a problems folder by another name: it holds a problem folder
+    (course / "pp-one").mkdir(parents=True)
+    (course / "pp-one" / "problem.toml").write_text((problems / "pp-one" / "problem.toml").read_text())
+    assert run_cli("new", "pp-two", cwd=course).returncode == 0
+    assert (course / "pp-two" / "problem.toml").is_file() and not (course / "problems").exists()
+
+
+def test_examples_are_copied_into_a_course_and_one_problem_no_longer_hides_them_silently(tmp_path: Path) -> None:
+    course = tmp_path / "course"
+    course.mkdir()
+    assert run_cli("new", "pp-mine", cwd=course).returncode == 0
+    practice = run_cli("practice/", "--problems", str(PROBLEMS_DIR), cwd=course)  # the examples' practice folder
+    hidden = run_cli("practice/", cwd=course)  # now judged against ./problems, which holds only pp-mine
+    assert "not a known problem id" not in hidden.stderr
+    assert "folder(s) are not problems of problems" in hidden.stderr, hidden.stderr
+    assert "`judge new --examples` copies them into ./problems" in hidden.stderr
+    assert practice.returncode == 1
+    copied = run_cli("new", "--examples", cwd=course)
+    assert copied.returncode == 0, copied.stderr
+    example_ids = sorted(p.name for p in PROBLEMS_DIR.iterdir() if (p / "problem.toml").is_file())
+    assert sorted(p.name for p in (course / "problems").iterdir()) == sorted(example_ids + ["pp-mine"])
+    assert (course / "problems" / "pp-quiz" / "reference").is_dir(), "an instructor's copy keeps its references"
+    again = run_cli("new", "--examples", cwd=course)
+    assert "Copied 0 example problem(s)" in again.stdout
+
+
+def test_judging_a_problems_folder_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / "mine"
+    for pid in ("pp-quiz", "pp-bubble-math"):
+        shutil.copytree(PROBLEMS_DIR / pid, folder / pid)
+    before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    done = run_cli(str(folder), "--problems", str(PROBLEMS_DIR))
+    assert done.returncode == 2 and "holds problem folders (problem.toml)" in done.stderr
+    assert f"judge check {folder}" in done.stderr
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before
+
+
+def test_a_hint_that_no_message_says_is_a_finding(tmp_path: Path) -> None:
+    from judge.commands.hints import hint_phrases, unmet_hints
+    from judge.core.result import Result, TestResult
+
+    wrong = tmp_path / "wrong" / "off_by_one.py"
+    wrong.parent.mkdir()
+    wrong.write_text("# judge: caught-by test_x\n# hint: your warm-up looks like min(p - s, m)\n# hint: off by one\n")
+    diff = tmp_path / "wrong" / "cap.diff"
+    diff.write_text("# hint: must be capped at m\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-# hint: not me\n+x = 1\n")
+    assert hint_phrases(diff) == ["must be capped at m"]
+    failed = TestResult(id="t", name="t", file="tests/public/test_x.py", visibility="public", outcome="failed",
+                        message="expected 3, got 4: your warm-up looks like min(p - s, m)")
+    findings = unmet_hints(wrong, Result("pp", "failed", tests=[failed]))
+    assert findings == ["wrong/off_by_one.py declares the hint 'off by one', which no failure message says: "
+                        "fix the hint line or the message the test gives"]

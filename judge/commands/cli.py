@@ -30,6 +30,7 @@ from ..formats import FORMATS, FormatContext
 
 if TYPE_CHECKING:
     from ..engines import Engine
+    from .grade import ClassGrades
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE
 _COMMANDS = ("check", "new", "build", "serve", "grade", "export")
@@ -40,11 +41,21 @@ def default_problems_dir() -> Path:
     if os.environ.get("JUDGE_PROBLEMS"):
         return Path(os.environ["JUDGE_PROBLEMS"])
     local = Path("problems")
-    if local.is_dir() and any((p / "problem.toml").is_file() for p in local.iterdir()):
+    if holds_problems(local):
         return local
+    return bundled_problems_dir()
+
+
+def bundled_problems_dir() -> Path:
+    """The example problems that come with the judge (``judge/_problems`` installed, ``problems/`` in a clone)."""
     package = Path(__file__).resolve().parents[1]
     bundled = package / "_problems"
     return bundled if bundled.is_dir() else package.parent / "problems"
+
+
+def holds_problems(folder: Path) -> bool:
+    """Whether ``folder`` is a problems folder: it holds at least one folder with a problem.toml."""
+    return folder.is_dir() and any((p / "problem.toml").is_file() for p in folder.iterdir() if p.is_dir())
 
 
 PROBLEMS_SOURCE = ("Problems come from the folder given, else $JUDGE_PROBLEMS when set, else ./problems when it "
@@ -100,15 +111,22 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
                        help="run N solutions at a time (default: one per CPU core)")
     check.add_argument("--pyodide", action="store_true",
                        help="also run every solution inside Pyodide (Node.js) and compare the Results")
+    check.add_argument("--mutants", action="store_true", help="also mutation-test the tests: judge mutants of "
+                       "each reference and list those no test kills (accepted ones: reference/equivalent-mutants.toml)")
+    check.add_argument("--mutants-budget", type=float, metavar="SECONDS",
+                       help="with --mutants: stop judging mutants after SECONDS (the rest is reported as not judged)")
     sandbox_options(check)
 
     new = argparse.ArgumentParser(
         prog="judge new", description="Scaffold a problem folder DIR/ID: a small working example (statement, "
         "assets/, starter, reference, public and secret tests, a wrong/ solution) in which every "
         "FILL IN (instructor) line says what to replace; `judge check` lists them.",
-        epilog="DIR is --problems, else $JUDGE_PROBLEMS, else ./problems (created if missing): run it in your "
-        "course folder. It never writes inside the judge's own package.")
-    new.add_argument("id", help="the problem id (lowercase letters, digits and '-'), also the folder's name")
+        epilog="DIR is --problems, else $JUDGE_PROBLEMS, else the current folder when it is a problems folder "
+        "(named problems, or holding problem folders), else ./problems (created if missing): run it in your course "
+        "folder. It never writes inside the judge's own package.")
+    new.add_argument("id", nargs="?", help="the problem id (lowercase letters, digits and '-'), also the folder's name")
+    new.add_argument("--examples", action="store_true", help="instead, copy the judge's example problems (with "
+                     "their references) into DIR, to start a course from them or beside your own")
     new.add_argument("--entry", default="solution.py", metavar="FILE", help="the file learners edit and the tests "
                      "import, e.g. act_mem.py (default: solution.py)")
     new.add_argument("--title", metavar="TEXT", help="the title (default: from the id)")
@@ -122,6 +140,9 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     build.add_argument("--pyodide", choices=("self", "cdn"), default="self",
                        help="self: ship a trimmed Pyodide (offline); cdn: load it from the official CDN")
     build.add_argument("--problems", type=Path, metavar="DIR", help=_PROBLEMS_HELP)
+    build.add_argument("--title", metavar="TEXT", help="the site's title (default: the problems folder's "
+                       "course.toml, else the judge's own)")
+    build.add_argument("--intro", metavar="MARKDOWN", help="the home page's introduction (default: course.toml's)")
     build.add_argument("--github-pages-workflow", action="store_true", help="also write .github/workflows/pages.yml "
                        "in the current folder (your repository's root): GitHub builds and publishes the site on "
                        "every push to main")
@@ -145,10 +166,13 @@ def _grade_parser() -> argparse.ArgumentParser:
     from .grade import FEEDBACK_LEVELS
 
     grade = argparse.ArgumentParser(
-        prog="judge grade", description="Grade a class: every submission (NAME.zip or folder NAME/) in "
-        "SUBMISSIONS against every problem's public and secret tests. Writes grades.csv, results/, "
-        "feedback/ and report.html to OUT_DIR; unchanged submissions are not judged again.")
-    grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
+        prog="judge grade", description="Grade a class: every submission in SUBMISSIONS (NAME.zip or folder NAME/, "
+        "or a Canvas, Moodle or Blackboard download, unpacked) against every problem's public and secret tests. "
+        "Writes grades.csv, canvas.csv, moodle.csv, results/, feedback/, report.html and similarity.csv to OUT_DIR; "
+        "unchanged submissions are not judged again. Given one submission (a zip, or a folder laid out like "
+        "practice/), regrades that student and updates their row.")
+    grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS",
+                       help="the folder of submissions, or one student's zip or folder")
     grade.add_argument("-o", "--out", dest="out_dir", type=Path, required=True, metavar="OUT_DIR",
                        help="where the gradebook, results, feedback and report go (created if missing)")
     _common(grade)
@@ -156,7 +180,23 @@ def _grade_parser() -> argparse.ArgumentParser:
                        help="what feedback/ shows of the secret tests: full (names and messages, never "
                        "their code), names (name and pass/fail; the default) or none")
     grade.add_argument("--force", action="store_true", help="judge every submission again, changed or not")
+    grade.add_argument("--deadline", metavar="TIME", help="late policy: the deadline, e.g. 2026-12-01T23:59 (the "
+                       "LMS's local time); applies where the layout gives submission times (Blackboard)")
+    grade.add_argument("--late-penalty", type=float, default=10.0, metavar="PERCENT",
+                       help="with --deadline: percent of the total taken off per started day late (default 10)")
+    grade.add_argument("--similarity", type=_share, default=0.8, metavar="SHARE",
+                       help="report pairs whose code for a problem overlaps by at least SHARE (0-1, default 0.8; "
+                       "0 turns it off); needs copydetect: pip install \"pp-judge[similarity]\"")
+    grade.add_argument("--assignment", default="judge", metavar="NAME",
+                       help="the assignment's column name in canvas.csv (default: judge)")
     return grade
+
+
+def _share(value: str) -> float:
+    share = float(value)
+    if not 0 <= share <= 1:
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return share
 
 
 def _export_parser() -> argparse.ArgumentParser:
@@ -255,6 +295,9 @@ def _run_judge(args: argparse.Namespace) -> int:
     target = Path(args.path)
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target} is a file; give the practice folder (or one problem's folder in it)")
+    if holds_problems(target) or (target / "problem.toml").is_file():
+        raise UsageError(f"{target} holds problem folders (problem.toml), not a learner's work: to verify them run "
+                         f"`judge check {target}`; to practise them, `judge practice/ --problems {target}`")
     if not target.exists():
         _refuse_typo(target, problems)
     if not target.exists() or _is_practice_root(target, problems):
@@ -267,6 +310,8 @@ def _run_judge(args: argparse.Namespace) -> int:
     workspace = find_solutions(target, problems)
     for warning in workspace.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if workspace.unknown:
+        print(f"note: {_unknown_note(workspace.unknown, args.problems)}", file=sys.stderr)
     if not workspace.solutions:
         raise UsageError(f"no solutions found in {target} (expected {target}/<problem-id>/<entry file>)")
 
@@ -314,6 +359,18 @@ def _not_started(solutions: list[tuple[Problem, Path]]) -> dict[str, str]:
     return untouched
 
 
+def _unknown_note(unknown: list[str], given: Path | None) -> str:
+    """Why folders of the practice folder are not problems, when the example problems are hidden by ./problems."""
+    source = given or default_problems_dir()
+    bundled = {p.name for p in bundled_problems_dir().iterdir() if (p / "problem.toml").is_file()}
+    shown = ", ".join(unknown[:4]) + (f" and {len(unknown) - 4} more" if len(unknown) > 4 else "")
+    note = f"{len(unknown)} folder(s) are not problems of {source} ({shown}); they were skipped."
+    if source != bundled_problems_dir() and set(unknown) & bundled:
+        note += (" The judge's example problems are used only when no ./problems folder holds problems: "
+                 "`judge new --examples` copies them into ./problems, or give --problems.")
+    return note
+
+
 def _refuse_typo(target: Path, problems: list[Problem]) -> None:
     """A missing path that looks like a mistyped problem folder must not become a new practice folder."""
     import difflib
@@ -343,13 +400,23 @@ def _run_check(args: argparse.Namespace) -> int:
     if args.pyodide:
         from ..engines.pyodide import check_parity
         code = max(code, check_parity(roots, args.parallel))
+    if args.mutants:
+        from .mutants import check_mutants
+        code = max(code, check_mutants(roots, args.parallel, budget=args.mutants_budget, verbose=args.verbose))
     return code
 
 
 def _run_new(args: argparse.Namespace) -> int:
-    from .scaffold import scaffold
+    from .scaffold import copy_examples, scaffold
 
-    root = args.problems or Path(os.environ.get("JUDGE_PROBLEMS") or "problems")
+    root = args.problems or Path(os.environ.get("JUDGE_PROBLEMS") or _new_problems_root())
+    if args.examples:
+        copied = copy_examples(bundled_problems_dir(), root)
+        print(f"Copied {len(copied)} example problem(s) into {root}/: {', '.join(p.name for p in copied) or 'none'}"
+              f" (those already there were left as they are). Check them: judge check {root}")
+        return EXIT_OK
+    if not args.id:
+        raise UsageError("judge new: give a problem id (or --examples to copy the example problems)")
     try:
         written = scaffold(root, args.id, entry=args.entry, title=args.title)
     except ValueError as exc:
@@ -361,14 +428,26 @@ def _run_new(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _new_problems_root() -> Path:
+    """./problems, or the current folder when it is a problems folder (never problems/problems/ID)."""
+    here = Path.cwd()
+    return Path(".") if here.name == "problems" or holds_problems(here) else Path("problems")
+
+
 def _run_build(args: argparse.Namespace) -> int:
     from .scaffold import inside_judge_package
     from .site.build import build_site
 
     if inside_judge_package(args.site_dir):
         raise UsageError(f"{args.site_dir} is inside the judge's own package; write the site elsewhere")
+    from .site.course import COURSE_FILE, course_text
+
     problems = args.problems or default_problems_dir()
-    build_site(args.site_dir, pyodide=args.pyodide, problems_dir=problems)
+    if args.github_pages_workflow and (args.title or args.intro):
+        raise UsageError(f"--github-pages-workflow: put the title and intro in {problems / COURSE_FILE} (title = "
+                         "\"...\", intro = \"...\"), which the workflow's build reads too, instead of --title/--intro")
+    build_site(args.site_dir, pyodide=args.pyodide, problems_dir=problems,
+               course=course_text(problems, args.title, args.intro))
     print(f"Wrote the site to {args.site_dir}/ (Pyodide: {args.pyodide}), with {args.site_dir}/_headers for "
           "Netlify and Cloudflare Pages.")
     if args.github_pages_workflow:
@@ -389,13 +468,30 @@ def _write_pages_workflow(args: argparse.Namespace, problems: Path) -> str:
         raise UsageError(f"--github-pages-workflow: the problems ({problems}) must be in the repository: "
                          "run it from the course folder that holds them")
     given = None if source == (here / "problems") else source.relative_to(here).as_posix()
+    wheel = _course_wheel(here, source)
     try:
-        path = write_pages_workflow(here, site.relative_to(here).as_posix(), args.pyodide, given)
+        path = write_pages_workflow(here, site.relative_to(here).as_posix(), args.pyodide, given, wheel)
     except FileExistsError as exc:
         raise UsageError(str(exc)) from None
     note = "" if (here / ".git").exists() else " (this folder is not a git repository's root: move it to the root)"
-    return (f"Wrote {path.relative_to(here)}{note}. Commit it with the problems, push, and in the repository's "
-            "Settings > Pages set Source to GitHub Actions.")
+    return (f"Wrote {path.relative_to(here)} and {wheel} (the judge it installs){note}. Commit both with the "
+            "problems, push, and in the repository's Settings > Pages set Source to GitHub Actions.")
+
+
+def _course_wheel(repo: Path, problems: Path) -> str:
+    """The judge's wheel, without solutions, in ``repo/.judge/wheels/`` (replacing an older one); its path there."""
+    import tempfile
+
+    from .export.wheels import prepare_wheels
+
+    folder = repo / ".judge" / "wheels"
+    with tempfile.TemporaryDirectory(prefix="judge-pages-") as scratch:
+        [built] = prepare_wheels(Path(scratch), _load_problems(problems), None, None)
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob("pp_judge-*.whl"):
+            old.unlink()
+        (folder / built.name).write_bytes(built.read_bytes())
+    return (folder / built.name).relative_to(repo).as_posix()
 
 
 def _run_serve(args: argparse.Namespace) -> int:
@@ -409,30 +505,44 @@ def _run_serve(args: argparse.Namespace) -> int:
 
 def _run_grade(args: argparse.Namespace) -> int:
     from .grade import Options, grade_class
-    from .grade.submissions import discover
+    from .grade.late import LatePolicy, parse_deadline
 
     problems = _load_problems(args.problems)
-    try:
-        discover(args.submissions)
-    except (FileNotFoundError, NotADirectoryError) as exc:
-        raise UsageError(str(exc)) from None
+    if not args.submissions.exists():
+        raise UsageError(f"{args.submissions}: no such submissions folder or submission")
     _refuse_inside(args.out_dir, args.submissions)
+    try:
+        late = LatePolicy(parse_deadline(args.deadline), args.late_penalty) if args.deadline else None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     options = Options(parallel=args.parallel, timeout=args.timeout, feedback=args.feedback, force=args.force,
+                      late=late, similarity=args.similarity or None, assignment=args.assignment,
                       engine=native_engine(args, problems, grading=True))
     grades = grade_class(args.submissions, args.out_dir, problems, options, progress=sys.stderr)
-    unreadable = sum(bool(g.submission.error) for g in grades.graded)
-    print(f"Graded {len(grades.graded)} submission(s) ({grades.judged} judged, "
-          f"{len(grades.graded) - grades.judged} unchanged) in {grades.seconds:.1f} s"
-          f"{f'; {unreadable} could not be read' if unreadable else ''}.\n"
-          f"Wrote {args.out_dir / 'grades.csv'}, {args.out_dir / 'report.html'}, "
-          f"{args.out_dir / 'results'}/ and {args.out_dir / 'feedback'}/.")
+    print(_grade_summary(grades, args.out_dir))
     return EXIT_OK
+
+
+def _grade_summary(grades: ClassGrades, out: Path) -> str:
+    from .grade.similarity import INSTALL_HINT
+
+    unreadable = sum(bool(g.submission.error) for g in grades.graded)
+    head = (f"Regraded {grades.regraded} ({grades.judged} judged); {len(grades.graded)} row(s) in the gradebook"
+            if grades.regraded else f"Graded {len(grades.graded)} submission(s) ({grades.judged} judged, "
+            f"{len(grades.graded) - grades.judged} unchanged)")
+    similarity = (f" and {out / 'similarity.csv'}" if (out / "similarity.csv").is_file() and
+                  grades.options.similarity is not None else "")
+    missing = (f"\nSimilarity not computed: {INSTALL_HINT}" if grades.options.similarity is not None and
+               not similarity else "")
+    return (f"{head} in {grades.seconds:.1f} s{f'; {unreadable} could not be read' if unreadable else ''}.\n"
+            f"Wrote {out / 'grades.csv'}, {out / 'canvas.csv'}, {out / 'moodle.csv'}, {out / 'report.html'}, "
+            f"{out / 'results'}/, {out / 'feedback'}/{similarity}.{missing}")
 
 
 def _refuse_inside(out_dir: Path, submissions: Path) -> None:
     """The output folder must not be (inside) the submissions folder: it would be read as a submission."""
     out, subs = out_dir.resolve(), submissions.resolve()
-    if out == subs or subs in out.parents:
+    if subs.is_dir() and (out == subs or subs in out.parents):
         raise UsageError(f"{out_dir} is inside the submissions folder {submissions}; choose another output folder")
 
 

@@ -1,8 +1,9 @@
 """The learner's practice folder: create it from the starters and find the solutions in it.
 
 ``practice/<problem-id>/`` holds the learner's entry file, the statement and a copy of the public
-tests to read. Creating it never overwrites a file that exists; the verdict always comes from the
-canonical tests in the problem folder, so a copy that was edited only earns a warning.
+tests to read, and ``practice/judge.py`` is a launcher: ``python practice/judge.py [options]`` does
+what ``python -m judge practice/ [options]`` does. Creating it never overwrites a file that exists;
+the verdict always comes from the canonical tests in the problem folder, so a copy that was edited only earns a warning.
 """
 
 from __future__ import annotations
@@ -21,11 +22,38 @@ class Workspace:
 
     solutions: list[tuple[Problem, Path]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)  # folders that are not problems of the set, skipped
     created: list[Path] = field(default_factory=list)
 
 
+LAUNCHER = "judge.py"
+_LAUNCHER_TEXT = '''"""Judge the exercises in this folder: `python judge.py [options]` = `python -m judge DIR [options]`
+
+Written by the judge when it created this practice folder; the judge itself is the installed `judge` package.
+"""
+
+import importlib
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]  # this file is not the judge package
+
+if __name__ != "__main__":  # imported as `judge` (python -m judge ..., run in this folder): the real one instead
+    del sys.modules[__name__]
+    sys.modules[__name__] = importlib.import_module("judge")
+else:
+    try:
+        from judge.commands.cli import main
+    except ImportError:
+        sys.exit("The judge is not installed here: install it (python -m pip install ...) as your course says.")
+    # as a script, judge this folder; run as `python -m judge ...` in this folder, do just what was asked
+    sys.exit(main([str(HERE), *sys.argv[1:]] if __spec__ is None else sys.argv[1:]))
+'''
+
+
 def create_practice(target: Path, problems: list[Problem]) -> list[Path]:
-    """Create ``target/<id>/`` for every problem that lacks one; return the folders created."""
+    """Create ``target/<id>/`` for every problem that lacks one, and the launcher; return the folders created."""
     created = []
     for problem in problems:
         folder = target / problem.id
@@ -40,6 +68,9 @@ def create_practice(target: Path, problems: list[Problem]) -> list[Path]:
             (folder / path.relative_to(problem.path)).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, folder / path.relative_to(problem.path))
         created.append(folder)
+    launcher = target / LAUNCHER
+    if created and not launcher.exists():
+        launcher.write_text(_LAUNCHER_TEXT, encoding="utf-8")
     return created
 
 
@@ -54,7 +85,7 @@ def find_solutions(target: Path, problems: list[Problem]) -> Workspace:
     for folder in folders:
         problem = by_id.get(folder.resolve().name)
         if problem is None:
-            workspace.warnings.append(f"{folder}: not a known problem id; skipped")
+            workspace.unknown.append(folder.name)
             continue
         entry = folder / problem.entry
         if not entry.is_file():

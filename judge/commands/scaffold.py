@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import keyword
+import shutil
 import sys
 from pathlib import Path
 
@@ -175,6 +176,20 @@ def scaffold(root: Path, problem_id: str, entry: str = "solution.py", title: str
         path.write_text(_fill(text, values), encoding="utf-8")
         written.append(path)
     return written
+
+
+def copy_examples(source: Path, root: Path) -> list[Path]:
+    """Copy every problem folder of ``source`` that ``root`` lacks into ``root``; return the folders copied."""
+    copied = []
+    for folder in sorted(p for p in source.iterdir() if (p / "problem.toml").is_file()):
+        target = root / folder.name
+        if inside_judge_package(target):
+            raise ValueError(f"{target} is inside the judge's own package; copy the examples into your course folder")
+        if target.exists():
+            continue
+        shutil.copytree(folder, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        copied.append(target)
+    return copied
 
 
 def entry_file_name(entry: str) -> str:

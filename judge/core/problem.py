@@ -30,10 +30,28 @@ _OPTIONAL = {"memory_limit": int, "packages": list, "points": (int, float), "sco
 _BOUNDARY_KEYS = ("records", "exceptions", "lend")
 GRADESCOPE_VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_TEST_TIME_LIMIT = 5.0  # seconds one test may run (natively) before it fails alone
+EQUIVALENT_MUTANTS = "equivalent-mutants.toml"  # in reference/: mutants accepted as equivalent (never published)
+_EQUIVALENT_KEYS = {"code": True, "mutant": True, "reason": True, "function": False}  # key: required
 
 
 class ProblemError(JudgeError):
     """A problem folder is not valid; the message names the file and the field or line."""
+
+
+@dataclass(frozen=True)
+class EquivalentMutant:
+    """A mutant of the reference that behaves exactly like it (``judge check --mutants`` accepts it).
+
+    It is recognised by what it changes, not by a position: ``code`` is the reference's line(s) the
+    mutant changes and ``mutant`` the same line(s) in the mutant (whitespace aside); ``function``,
+    when given, limits it to the function (or method, ``Class.method``) that holds those lines.
+    """
+
+    code: str
+    mutant: str
+    reason: str
+    function: str | None = None
+    number: int = 0  # its position in the file (1-based), to name it in messages
 
 
 @dataclass
@@ -84,6 +102,7 @@ class Problem:
     wrong_files: list[Path] = field(default_factory=list)
     reference_path: Path | None = None
     boundary: Boundary = field(default_factory=Boundary)
+    equivalent_mutants: list[EquivalentMutant] = field(default_factory=list)  # reference/equivalent-mutants.toml
 
     @property
     def module_name(self) -> str:
@@ -137,10 +156,54 @@ def load_problem(path: str | Path, published: bool = False) -> Problem:
     reference = folder / "reference" / entry
     if reference.is_file():
         problem.reference_path = reference
+        problem.equivalent_mutants = load_equivalent_mutants(folder / "reference" / EQUIVALENT_MUTANTS)
     elif not published:
         raise ProblemError(f"{reference}: missing reference solution (reference/{entry})")
     _check_files(problem)
     return problem
+
+
+def load_equivalent_mutants(path: Path) -> list[EquivalentMutant]:
+    """The ``[[equivalent]]`` tables of ``path`` (none when the file is absent), validated."""
+    if not path.is_file():
+        return []
+    data = _read_toml(path)
+    errors = [f"unknown field(s) {key!r} (allowed: equivalent)" for key in sorted(set(data) - {"equivalent"})]
+    tables = data.get("equivalent", [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        errors.append("'equivalent' must be an array of tables: write each one as [[equivalent]]")
+        tables = []
+    for number, table in enumerate(tables, 1):
+        errors += [f"[[equivalent]] {number}: {e}" for e in _equivalent_errors(table)]
+    seen = [(t.get("function"), " ".join(str(t.get("code")).split()), " ".join(str(t.get("mutant")).split()))
+            for t in tables]
+    errors += [f"[[equivalent]] {n}: the same mutant as [[equivalent]] {seen.index(key) + 1}"
+               for n, key in enumerate(seen, 1) if seen.index(key) + 1 != n]
+    if errors:
+        raise ProblemError(f"{path}: " + (errors[0] if len(errors) == 1 else
+                                          f"{len(errors)} problems:\n" + "\n".join(f"  - {e}" for e in errors)))
+    return [EquivalentMutant(t["code"], t["mutant"], t["reason"], t.get("function"), n)
+            for n, t in enumerate(tables, 1)]
+
+
+def _equivalent_errors(table: dict[str, Any]) -> Iterator[str]:
+    for key in sorted(set(table) - set(_EQUIVALENT_KEYS)):
+        yield f"unknown field {key!r} (allowed: {', '.join(_EQUIVALENT_KEYS)})"
+    for key, required in _EQUIVALENT_KEYS.items():
+        if key not in table:
+            if required:
+                yield f"missing field '{key}'"
+        elif not isinstance(table[key], str):
+            yield f"field '{key}': expected str, got {type(table[key]).__name__} {table[key]!r}"
+    text = {key: table[key] for key in _EQUIVALENT_KEYS if isinstance(table.get(key), str)}
+    if "reason" in text and not text["reason"].strip():
+        yield "field 'reason': say why this mutant behaves exactly like the reference"
+    if "code" in text and not text["code"].strip():
+        yield "field 'code': the reference's line(s) the mutant changes, as written"
+    if "code" in text and "mutant" in text and text["code"].split() == text["mutant"].split():
+        yield "fields 'code' and 'mutant' are the same: a mutant changes the code"
+    if "function" in text and not all(part.isidentifier() for part in text["function"].split(".")):
+        yield f"field 'function': {text['function']!r} must be a function's name, or Class.method"
 
 
 def discover_problems(root: str | Path, published: bool = False) -> tuple[list[Problem], list[ProblemError]]:

@@ -8,25 +8,28 @@ A platform lists graded items, each with points; the judge lists tests inside Re
 - tests of the canonical set that did not run in this Result (a test file that did not load) are
   one failed row worth what they were worth.
 
-So a platform's total is always the Results' total. The last test of a problem absorbs the
-rounding of :mod:`judge.core.scoring` (4 decimals per test), so 3 tests of a 10-point problem add up to
-exactly 10, not 9.9999. How much of a secret test a student sees follows ``feedback`` (full |
-names | none), as in ``judge grade``.
+So a platform's total is always the Results' total. Points are :mod:`.points`' two-decimal
+decimals: a problem's rows are its points split by the tests' weights, the earned rows splitting
+what the problem earned and the others the rest, so the rows add up to the problem's points and
+what it is worth to the cent, and every earned row is worth what it earned. How much of a secret
+test a student sees follows ``feedback`` (full | names | none), as in ``judge grade``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from ..core.result import Result, TestResult
+from .points import ZERO, exact, number, split
 
 if TYPE_CHECKING:
     from ..core.problem import Problem
 
 OUTPUT_CAP = 2000  # characters of a test's captured output shown on a platform
-_TOLERANCE = 0.0001  # per test: what rounding to 4 decimals can leave unaccounted for
+_TOLERANCE = 0.0001  # per test: what judge.core.scoring's rounding to 4 decimals can leave unaccounted for
 _HIDDEN_LINE = "(a line of the secret test's code is not shown)"
 
 
@@ -53,9 +56,9 @@ class Row:
 
 
 def rows(result: Result, problem: Problem | None = None, feedback: str = "names") -> list[Row]:
-    """The rows of one Result; their points add up to ``result.points`` and ``result.max_points``."""
+    """The rows of one Result; their points add up to ``result.points`` and ``result.max_points`` exactly."""
     if not result.tests:
-        return [Row(result.problem, f"{result.problem}: {_unjudged_label(result)}", 0.0, result.max_points,
+        return [Row(result.problem, f"{result.problem}: {_unjudged_label(result)}", 0.0, number(result.max_points),
                     "error", "public", result.message or "no test ran", duration=result.duration,
                     whole_problem=True)]
     hidden = _secret_code_lines(problem) if feedback == "full" else set()
@@ -63,14 +66,33 @@ def rows(result: Result, problem: Problem | None = None, feedback: str = "names"
     for test in result.tests:
         secret_count += test.visibility == "secret"
         out.append(_row(result.problem, test, secret_count, feedback, hidden))
-    missing = _round(result.max_points - sum(r.max_points for r in out))
+    weights = [t.max_points for t in result.tests]
+    earned = [t.points > 0 for t in result.tests]
+    missing = result.max_points - sum(weights)
     if missing > _TOLERANCE * len(out):
-        out.append(Row(result.problem, f"{result.problem}: tests that did not run", 0.0, missing, "error",
+        out.append(Row(result.problem, f"{result.problem}: tests that did not run", 0.0, 0.0, "error",
                        "public", result.message or "these tests did not run (a test file did not load)",
                        whole_problem=True))
-    elif missing and abs(missing) <= _TOLERANCE * len(out):
-        _absorb_rounding(out[-1], missing)
+        weights.append(missing)
+        earned.append(False)
+    _set_points(out, weights, earned, exact(result.points), exact(result.max_points))
     return out
+
+
+def _set_points(out: list[Row], weights: list[float], earned: list[bool], points: Decimal, worth: Decimal) -> None:
+    """Earned rows split ``points``, the others ``worth - points``, both by weight (see the module's docstring)."""
+    if not any(earned):
+        earned = [False] * len(out)
+        points = ZERO
+    rest = [not e for e in earned]
+    if not any(rest):
+        points = worth
+    gained = iter(split(points, [w for w, e in zip(weights, earned) if e]))
+    lost = iter(split(worth - points, [w for w, r in zip(weights, rest) if r]))
+    for row, is_earned in zip(out, earned):
+        share = next(gained) if is_earned else next(lost)
+        row.max_points = number(share)
+        row.points = row.max_points if is_earned else 0.0
 
 
 def _row(pid: str, test: TestResult, secret_number: int, feedback: str, hidden: set[str]) -> Row:
@@ -86,13 +108,6 @@ def _row(pid: str, test: TestResult, secret_number: int, feedback: str, hidden: 
                                     for line in test.message.splitlines())
             row.output = ""
     return row
-
-
-def _absorb_rounding(row: Row, difference: float) -> None:
-    earned = row.points == row.max_points and row.points > 0
-    row.max_points = _round(row.max_points + difference)
-    if earned:
-        row.points = row.max_points
 
 
 def _unjudged_label(result: Result) -> str:
@@ -124,9 +139,9 @@ def _quotes_code(line: str, hidden: set[str]) -> bool:
     return line.lstrip().startswith(("assert ", "where ")) or any(code in line for code in hidden)
 
 
-def total(all_rows: list[Row]) -> tuple[float, float]:
-    """(points, max_points) of ``all_rows``, rounded like the Results' points."""
-    return _round(sum(r.points for r in all_rows)), _round(sum(r.max_points for r in all_rows))
+def total(all_rows: list[Row]) -> tuple[Decimal, Decimal]:
+    """(points, max_points) of ``all_rows``, exact: the sums of their two-decimal values."""
+    return (sum((exact(r.points) for r in all_rows), ZERO), sum((exact(r.max_points) for r in all_rows), ZERO))
 
 
 def fence(text: str) -> str:
@@ -135,7 +150,3 @@ def fence(text: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     marks = "`" * max(3, longest + 1)
     return f"{marks}text\n{text}\n{marks}"
-
-
-def _round(value: float) -> float:
-    return round(value + 0.0, 4)

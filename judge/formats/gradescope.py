@@ -4,8 +4,8 @@ One Gradescope test per judge test (see :mod:`._platform` for crashes, timeouts 
 not run), named ``<problem>: <test name>``, with ``score``/``max_score`` from the Result's points
 and ``status`` passed/failed. Public tests are ``visible``; secret tests take the problem's
 ``gradescope_secret_visibility`` (problem.toml; default ``after_due_date``). The top-level
-``score`` is the sum of the tests' scores. The top-level ``output`` (always visible) names only
-public outcomes and problem-level messages, so it gives nothing of a hidden test away.
+``score`` is the sum of the tests' scores, exactly (:mod:`.points`). The top-level ``output``
+(always visible) names only public outcomes and problem-level messages, so it gives nothing of a hidden test away.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from ..core.result import Result
-from . import FormatContext
+from . import FormatContext, points
 from ._platform import Row, fence, rows, total
 
 _WHEN = {"hidden": "not shown to students", "after_due_date": "shown after the due date",
@@ -37,7 +37,7 @@ def render(results: list[Result], context: FormatContext) -> str:
     output = "\n".join(summary)
     if context.submission_error:
         output = f"**Your submission could not be read:** {context.submission_error}\n\n{output}"
-    data = {"score": score, "execution_time": round(context.execution_time, 2), "output": output,
+    data = {"score": points.number(score), "execution_time": round(context.execution_time, 2), "output": output,
             "output_format": "md", "test_output_format": "md", "test_name_format": "text",
             "stdout_visibility": "hidden", "tests": tests}
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -15,6 +15,7 @@ from typing import Any
 from ..core.result import Result
 from . import FormatContext
 from ._platform import Row, rows, total
+from .points import number
 
 
 def render(results: list[Result], context: FormatContext) -> str:
@@ -27,8 +28,8 @@ def render(results: list[Result], context: FormatContext) -> str:
         all_rows += rows(result, context.problems.get(result.problem), context.feedback)
     points, max_points = total(all_rows)
     single = len(results) == 1
-    data = {"gradable": True, "score": round(points / max_points, 4) if max_points else 0.0,
-            "points": points, "max_points": max_points, "message": _message(results),
+    data = {"gradable": True, "score": round(float(points / max_points), 4) if max_points else 0.0,
+            "points": number(points), "max_points": number(max_points), "message": _message(results),
             "tests": [_test(row, single) for row in all_rows]}
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 import zipfile
 
 from judge.commands.grade import Options, grade_class
@@ -40,13 +41,55 @@ def test_report_renders_offline_without_errors(browser, tmp_path):
     assert messages == []
     assert [url for url in requests if not url.startswith("file:")] == []
     assert page.locator("h1").inner_text() == "Class report"
-    assert page.locator("svg[aria-label='distribution of scores'] rect").count() == 10
+    assert page.locator("svg[aria-label='distribution of scores'] rect").count() == 11  # 100 % has its own bin
     text = page.locator("body").inner_text()
     assert "pp-quiz" in text and "Errors and timeouts" in text
     submitted = 1 + len(quiz.wrong_files) + 1  # the reference, each wrong/ solution, the looper
     assert f"{submitted} submitted;" in text, "unreadable submissions are not counted as submitting the problem"
     assert "timed out after 1 s" in text and "not a readable zip file" in text
     assert "<img src=x onerror=alert(1)>" in text  # shown as text, not run
-    rates = page.locator("details table tr").count()
-    assert rates == 1 + 12, "one row per quiz test, after the header"
+    hardest = page.locator("h2 ~ table").filter(has=page.locator("td.rate")).first.locator("tr").count()
+    rest = page.locator("details:not([id]) table tr").count()
+    assert (hardest, rest) == (1 + 10, 1 + 2), "the 10 hardest quiz tests shown, the other 2 folded"
     page.close()
+
+
+BAR_BLUE = (0x3B, 0x6F, 0xD8)  # the histogram's and the pass-rate bars' colour
+
+
+def _pixels_near(ppm: bytes, colour: tuple[int, int, int], tolerance: int = 40) -> int:
+    """How many pixels of a binary PPM (pdftoppm -ppm) are within ``tolerance`` of ``colour``."""
+    header = ppm.split(maxsplit=4)  # P6, width, height, maxval, data
+    assert header[0] == b"P6"
+    data = header[4]
+    return sum(1 for i in range(0, len(data) - 2, 3)
+               if all(abs(data[i + k] - colour[k]) <= tolerance for k in range(3)))
+
+
+def test_printed_report_is_a_few_legible_pages_with_its_charts(browser, tmp_path):
+    """Chromium's print to PDF: the charts print (in colour), the folded parts (every student's code) do not."""
+    pdftoppm = shutil.which("pdftoppm")
+    assert pdftoppm, "pdftoppm (poppler-utils, installed by .ci/setup) turns the PDF into pictures"
+    problems, _ = discover_problems(PROBLEMS)
+    by_id = {p.id: p for p in problems}
+    subs = tmp_path / "subs"
+    for index in range(20):  # a class of 20: references, starters and wrong solutions mixed
+        subs.mkdir(exist_ok=True)
+        with zipfile.ZipFile(subs / f"s{index:02d}.zip", "w") as archive:
+            for problem in by_id.values():
+                wrongs = problem.wrong_files
+                code = (problem.reference_path.read_text() if index % 3 == 0 else problem.starter if index % 3 == 1
+                        else wrong_source(problem, wrongs[index % len(wrongs)]))
+                archive.writestr(f"{problem.id}/{problem.entry}", code)
+    out = tmp_path / "out"
+    grade_class(subs, out, problems, Options(parallel=2, similarity=None))
+    page = browser.new_page()
+    page.goto((out / "report.html").as_uri())
+    pdf = tmp_path / "report.pdf"
+    page.pdf(path=str(pdf), format="A4")
+    page.close()
+    subprocess.run([pdftoppm, "-r", "40", str(pdf), str(tmp_path / "page")], check=True, timeout=120)
+    pages = sorted(tmp_path.glob("page-*.ppm"))
+    assert 1 <= len(pages) <= 12, f"{len(pages)} pages for a class of 20"
+    blue = [_pixels_near(p.read_bytes(), BAR_BLUE) for p in pages]
+    assert sum(b > 50 for b in blue) >= len(pages) // 2, f"bars printed on too few pages: {blue}"

@@ -337,6 +337,7 @@ def test_github_pages_workflow(tmp_path: Path) -> None:
 
     from judge import __version__
     from judge.commands.cli import _parsers
+    from judge.commands.export.wheels import check_judge_wheel
     from tests.conftest import run_cli
 
     repo = tmp_path / "course"
@@ -351,7 +352,10 @@ def test_github_pages_workflow(tmp_path: Path) -> None:
     assert workflow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
     build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
     steps = {step["name"]: step for step in build["steps"]}
-    assert steps["Install the judge"]["run"] == f"python -m pip install pp-judge=={__version__}"
+    [install] = [s for n, s in steps.items() if n.startswith("Install the judge")]
+    assert install["run"] == f"python -m pip install .judge/wheels/pp_judge-{__version__}-py3-none-any.whl"
+    wheel = repo / ".judge" / "wheels" / f"pp_judge-{__version__}-py3-none-any.whl"
+    check_judge_wheel(wheel)  # what the workflow installs exists, in the repository, without any solution
     assert steps["Cache the Pyodide distribution"]["with"]["path"] == "~/.cache/pp-judge"
     check = shlex.split(steps["Check the problems"]["run"])
     assert check == ["judge", "check"]
@@ -391,3 +395,27 @@ def test_the_workflow_names_a_problems_folder_other_than_the_default(tmp_path: P
     outside = run_cli("build", str(tmp_path / "elsewhere"), "--pyodide", "cdn", "--problems", "exercises",
                       "--github-pages-workflow", cwd=repo)
     assert outside.returncode == 2 and "must be inside the current folder" in outside.stderr
+
+
+def test_the_course_sets_the_sites_title_and_intro(tmp_path: Path) -> None:
+    import shutil
+
+    from tests.conftest import run_cli
+
+    repo = tmp_path / "course"
+    shutil.copytree(FIXTURE_PROBLEMS, repo / "problems", ignore=shutil.ignore_patterns("__pycache__"))
+    (repo / "problems" / "course.toml").write_text('title = "Distributed training <week 3>"\n'
+                                                    'intro = "Solve these before *Friday*."\n')
+    done = run_cli("build", "site", "--pyodide", "cdn", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    page = (repo / "site" / "index.html").read_text()
+    assert "<title>Distributed training &lt;week 3&gt;</title>" in page
+    assert '<a class="brand" href="#/">Distributed training &lt;week 3&gt;</a>' in page
+    assert "<h1>Distributed training &lt;week 3&gt;</h1>" in page
+    assert "<p>Solve these before <em>Friday</em>.</p>" in page and "Each exercise asks you" not in page
+    flags = run_cli("build", "site", "--pyodide", "cdn", "--title", "Week 4", "--intro", "New **intro**.", cwd=repo)
+    assert flags.returncode == 0, flags.stderr
+    page = (repo / "site" / "index.html").read_text()
+    assert "<title>Week 4</title>" in page and "<strong>intro</strong>" in page
+    workflow = run_cli("build", "site", "--pyodide", "cdn", "--title", "Week 4", "--github-pages-workflow", cwd=repo)
+    assert workflow.returncode == 2 and "course.toml" in workflow.stderr

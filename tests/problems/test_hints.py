@@ -10,17 +10,16 @@ up in the messages of its failing tests (and the run's own message).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
+from judge.commands import hints
 from judge.core.problem import Problem, discover_problems
 from judge.core.wrong import wrong_source
 from judge.engines.native import Job, judge_many
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
-_HINT = re.compile(r"^\s*#\s*hint:\s*(.+?)\s*$", re.MULTILINE)
 
 def _problems() -> list[Problem]:
     problems, errors = discover_problems(PROBLEMS)
@@ -29,10 +28,7 @@ def _problems() -> list[Problem]:
 
 
 def hint_phrases(problem: Problem, path: Path) -> list[str]:
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".diff":
-        text = "" if text.startswith("--- ") else text.split("\n--- ", 1)[0]
-    return _HINT.findall(text)
+    return hints.hint_phrases(path)
 
 
 ALL = [(problem, path) for problem in _problems() for path in problem.wrong_files]
@@ -46,8 +42,7 @@ def messages() -> dict[str, str]:
     results = judge_many(jobs, parallel=2)
     out = {}
     for key, result in zip(IDS, results):
-        lines = [result.message] + [t.message for t in result.tests if t.outcome != "passed"]
-        out[key] = "\n".join(line for line in lines if line)
+        out[key] = hints.messages(result)
     return out
 
 

@@ -6,6 +6,7 @@
     DIR/.judge/problems, canonical.json      the bundle with the public tests only
     DIR/.github/workflows/classroom.yml      install the judge, grade, report through
                                              classroom-resources/autograding-grading-reporter
+                                             (one runner per problem; see judge.formats.github_classroom)
 
 Everything in the template is readable by students, so the secret tests never go in it. Without
 ``--private-tests`` the workflow grades with the public tests only. With ``--private-tests
@@ -21,7 +22,8 @@ import tempfile
 from pathlib import Path
 
 from ... import __version__
-from ...core.problem import discover_problems
+from ...core.problem import Problem, discover_problems
+from ...formats.github_classroom import runner_name
 from ..practice import create_practice
 from . import ExportOptions, size_text, template
 from .bundle import ExportError, canonical_results, write_bundle
@@ -51,7 +53,8 @@ def export(options: ExportOptions) -> list[str]:
     lines = [(f"Wrote the template repository {out}/ (judge wheel {size_text(wheel)}; its dependencies are "
               "installed from the package index by the workflow).")]
     values = {"judge_version": __version__, "python_version": options.python_version, "wheel": wheel.name,
-              "bundle": PRIVATE_BUNDLE if private else PUBLIC_BUNDLE, "repository": private or ""}
+              "bundle": PRIVATE_BUNDLE if private else PUBLIC_BUNDLE, "repository": private or "",
+              **_reporter_values(options.problems)}
     if tests_out is not None:
         write_bundle(tests_out, options.problems, full, config, include_secret=True)
         (tests_out / "README.md").write_text(template("classroom_tests_README.md", **values), encoding="utf-8")
@@ -73,6 +76,13 @@ def _student_readme(options: ExportOptions, values: dict[str, str], graded_priva
               else "The autograder runs the same public tests as your machine.")
     return template("classroom_README.md", problem_table=table, first_problem=problems[0].id, graded_with=graded,
                     **values)
+
+
+def _reporter_values(problems: list[Problem]) -> dict[str, str]:
+    """The reporter step's ``runners`` input and its ``<RUNNER>_RESULTS`` variables, one per problem."""
+    names = [runner_name(p.id) for p in problems]
+    env = "\n".join(f'          {name.upper()}_RESULTS: "${{{{ steps.judge.outputs.{name} }}}}"' for name in names)
+    return {"runners": ",".join(names), "runner_env": env}
 
 
 def _mkdir(path: Path) -> Path:

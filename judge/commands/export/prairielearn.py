@@ -3,7 +3,8 @@
     DIR/questions/pp-judge/<id>/info.json          an externally graded v3 question
     DIR/questions/pp-judge/<id>/question.html      the statement, an editor for <entry>, the results
     DIR/questions/pp-judge/<id>/starter.py         the editor's initial code
-    DIR/questions/pp-judge/<id>/clientFilesQuestion/  the public tests and support modules, to read
+    DIR/questions/pp-judge/<id>/clientFilesQuestion/  the public tests and support modules, to read, and
+                                                   assets/ (the statement's images, its links rewritten)
     DIR/questions/pp-judge/<id>/tests/             the bundle of this one problem (-> /grade/tests)
     DIR/serverFilesCourse/pp_judge/run.sh          the entrypoint (-> /grade/serverFilesCourse/pp_judge)
     DIR/serverFilesCourse/pp_judge/wheels/         the judge and its dependencies, for the image's Python
@@ -17,12 +18,14 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import shutil
 import tempfile
 import uuid
 from pathlib import Path
 
 from ... import __version__
+from ...core.assets import asset_files
 from ...core.problem import Problem
 from . import ExportOptions, size_text, template
 from .bundle import canonical_results, write_bundle
@@ -32,6 +35,9 @@ QUESTIONS = Path("questions") / "pp-judge"
 SERVER_FILES = "pp_judge"
 ENTRYPOINT = f"/grade/serverFilesCourse/{SERVER_FILES}/run.sh"
 _UUID_NAMESPACE = uuid.UUID("0d6f0f3e-5a2b-4c43-9a36-7f6c2b1d9e11")  # stable question uuids across exports
+CLIENT_FILES = "{{options.client_files_question_url}}"  # PrairieLearn's URL of clientFilesQuestion/
+# a Markdown link or image target, or an HTML src/href, that starts with assets/ (also ./assets/)
+_ASSET_LINK = re.compile(r"""(\]\(\s*<?|(?:src|href)\s*=\s*["']?)(?:\./)?assets/""")
 INSTALL_SECONDS = 30  # installing the judge from the wheels inside a grading job, with margin
 
 
@@ -72,12 +78,22 @@ def _question(folder: Path, problem: Problem, image: str, timeout: float | None)
     client.mkdir(parents=True, exist_ok=True)
     for path in readable:
         shutil.copyfile(path, client / path.name)
+    for path in asset_files(problem.path):
+        target = client / path.relative_to(problem.path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
     links = ", ".join(f'<a href="{{{{options.client_files_question_url}}}}/{html.escape(p.name)}">'
                       f"{html.escape(p.name)}</a>" for p in readable)
-    _write(folder / "question.html", template("prairielearn_question.html", statement=problem.statement,
+    statement = statement_for_pl(problem.statement)
+    _write(folder / "question.html", template("prairielearn_question.html", statement=statement,
                                               entry=problem.entry, public_test_links=links,
                                               secret_note=(" and with secret tests" if problem.secret_test_files
                                                            else "")))
+
+
+def statement_for_pl(statement: str) -> str:
+    """The statement with its ``assets/...`` links and images pointing at the question's client files."""
+    return _ASSET_LINK.sub(lambda m: m.group(1) + CLIENT_FILES + "/assets/", statement)
 
 
 def _write(path: Path, text: str, executable: bool = False) -> None:

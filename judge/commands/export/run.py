@@ -3,6 +3,11 @@
     python -m judge.commands.export.run FORMAT --bundle DIR --submission PATH -o FILE [--sandbox LEVEL]
         [--sandbox-user NAME] [--github-output]
 
+With ``--github-output`` (GitHub Classroom), each problem's runner result, base64, is also
+appended to ``$GITHUB_OUTPUT`` as ``<runner>=<value>`` (:func:`judge.formats.github_classroom.runner_outputs`:
+one runner per problem, each within the limits of a step's environment), which the workflow hands
+to the grading reporter as ``<RUNNER>_RESULTS``.
+
 FORMAT is gradescope, prairielearn or github-classroom (a format of :mod:`judge.formats`). The
 submission (a folder, a zip, or a folder holding one zip) is read into memory by
 :func:`judge.commands.grade.submissions.read_submission`, never extracted; every problem of the bundle is
@@ -20,7 +25,6 @@ the result file was written, whatever the grade: platforms read the file, not th
 from __future__ import annotations
 
 import argparse
-import base64
 import os
 import sys
 import time
@@ -32,6 +36,7 @@ from ...core.errors import ExitCode, JudgeError, UsageError
 from ...core.problem import Problem
 from ...core.result import Result
 from ...core.scoring import rescore
+from ...formats.points import add, text
 from ...sandbox.levels import Sandbox
 from ..cli import sandbox_options
 from ..grade.submissions import Submission, read_submission
@@ -95,7 +100,7 @@ def _unreadable(submission: Submission) -> str:
 
 
 def write(format_name: str, graded: Graded, bundle: Bundle, out: Path, github_output: bool = False) -> str:
-    """Render ``graded`` in ``format_name`` to ``out``; with ``github_output`` also ``result=<base64>``."""
+    """Render ``graded`` in ``format_name`` to ``out``; with ``github_output`` also each runner's result."""
     from ...formats import FormatContext, get
 
     context = FormatContext(problems={p.id: p for p in bundle.problems}, execution_time=graded.seconds,
@@ -104,17 +109,18 @@ def write(format_name: str, graded: Graded, bundle: Bundle, out: Path, github_ou
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     if github_output:
-        _append_github_output(text)
+        from ...formats.github_classroom import runner_outputs
+
+        _append_github_output(runner_outputs(graded.results, context))
     return text
 
 
-def _append_github_output(text: str) -> None:
+def _append_github_output(outputs: dict[str, str]) -> None:
     target = os.environ.get("GITHUB_OUTPUT")
     if not target:
         raise UsageError("--github-output needs the GITHUB_OUTPUT environment variable (set by GitHub Actions)")
-    encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
     with open(target, "a", encoding="utf-8") as handle:
-        handle.write(f"result={encoded}\n")
+        handle.writelines(f"{name}={value}\n" for name, value in outputs.items())
 
 
 def choose_sandbox(args: argparse.Namespace, bundle: Bundle) -> Sandbox:
@@ -158,8 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except JudgeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    points = round(sum(r.points for r in graded.results), 4)
-    print(f"Wrote {args.out}: {points:g} of {round(sum(r.max_points for r in graded.results), 4):g} points.")
+    points, worth = add(r.points for r in graded.results), add(r.max_points for r in graded.results)
+    print(f"Wrote {args.out}: {text(points)} of {text(worth)} points.")
     return ExitCode.OK
 
 

@@ -7,12 +7,16 @@ install without a package index (Gradescope, PrairieLearn), ``pip download`` als
 export time, a wheel of every dependency for the platform's Python and machine (``Target``) and
 pip's own wheel, which runs straight from the file to install the others.
 
-Without the source tree (the judge installed from a wheel), pass ``--wheels DIR``: a folder with
-a clean pp_judge wheel (such as an earlier export wrote) and, where needed, the other wheels.
+Without the source tree (the judge installed from its wheel), the judge's wheel is packed from the
+installed package instead (:func:`pack_installed_judge`: its files and metadata, ``judge/_problems``
+replaced by published copies of the exported problems, packed with the ``wheel`` tool). A
+``--wheels DIR`` judge wheel that carries solutions (``pip wheel .`` of the project does) is
+repacked the same way (:func:`clean_judge_wheel`); the other wheels in DIR are used as they are.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import re
 import shutil
 import subprocess
@@ -29,6 +33,7 @@ from .bundle import ExportError, copy_problem
 DEFAULT_PYTHON = "3.11"
 DEFAULT_PLATFORM = "manylinux2014_x86_64"
 PROJECT = "pp-judge"
+_INSTALL_RECORDS = ("RECORD", "INSTALLER", "REQUESTED", "direct_url.json")  # written by pip; `wheel pack` writes RECORD
 _SECRET_PATH = re.compile(r"^judge/_problems/[^/]+/(reference|wrong|tests/secret)/")
 
 
@@ -48,9 +53,9 @@ def prepare_wheels(dest: Path, problems: list[Problem], target: Target | None, p
     """Put the judge's wheel in ``dest``, and every dependency's too unless ``target`` is None."""
     dest.mkdir(parents=True, exist_ok=True)
     if prebuilt is not None:
-        wheels = _copy_prebuilt(prebuilt, dest, with_dependencies=target is not None)
+        wheels = _copy_prebuilt(prebuilt, dest, problems, with_dependencies=target is not None)
     else:
-        wheels = [build_judge_wheel(dest, problems)]
+        wheels = [build_judge_wheel(dest, problems) if source_tree() else pack_installed_judge(dest, problems)]
         if target is not None:
             download_dependencies(dest, wheels[0], target)
     return sorted(dest.glob("*.whl"))
@@ -71,9 +76,8 @@ def build_judge_wheel(dest: Path, problems: list[Problem]) -> Path:
     """Build the judge's wheel into ``dest`` from a copy of the source tree with published problems."""
     root = source_tree()
     if root is None:
-        raise ExportError("the judge's wheel is built from its source tree, and this judge was installed "
-                          "without one: run the export from a clone of the project, or pass --wheels DIR with "
-                          "a pp_judge wheel (and its dependencies) from an earlier export")
+        raise ExportError("no source tree to build the judge's wheel from (pack_installed_judge packs the installed "
+                          "judge instead)")
     with tempfile.TemporaryDirectory(prefix="judge-wheel-") as scratch:
         stage = Path(scratch) / "src"
         _stage_source(root, stage, problems)
@@ -122,16 +126,75 @@ def _stage_source(root: Path, stage: Path, problems: list[Problem]) -> None:
         copy_problem(problem, stage / "problems" / problem.id, include_secret=False)
 
 
-def _copy_prebuilt(source: Path, dest: Path, with_dependencies: bool) -> list[Path]:
+def pack_installed_judge(dest: Path, problems: list[Problem]) -> Path:
+    """The installed judge as a wheel in ``dest``, its bundled problems replaced by published copies of ``problems``."""
+    try:
+        dist = importlib.metadata.distribution(PROJECT)
+    except importlib.metadata.PackageNotFoundError:
+        raise ExportError(f"the judge is neither a source checkout nor an installed {PROJECT} distribution") from None
+    with tempfile.TemporaryDirectory(prefix="judge-pack-") as scratch:
+        stage = Path(scratch) / "stage"
+        for file in dist.files or []:
+            name = file.as_posix()
+            if _packed(name):
+                target = stage / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(Path(str(dist.locate_file(file))), target)
+        return _pack(stage, dest, problems)
+
+
+def clean_judge_wheel(wheel: Path, dest: Path, problems: list[Problem]) -> Path:
+    """``wheel`` repacked into ``dest`` without its bundled problems, with published copies of ``problems``."""
+    with tempfile.TemporaryDirectory(prefix="judge-clean-") as scratch, zipfile.ZipFile(wheel) as archive:
+        stage = Path(scratch) / "stage"
+        for member in archive.infolist():
+            if not member.is_dir() and _packed(member.filename) and ".." not in Path(member.filename).parts:
+                target = stage / member.filename
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(archive.read(member))
+        return _pack(stage, dest, problems)
+
+
+def _packed(name: str) -> bool:
+    """Whether an installed or wheel file goes into a clean judge wheel (the judge and its metadata only)."""
+    if "__pycache__" in name or name.endswith(".pyc") or name.startswith("judge/_problems/"):
+        return False
+    if name.startswith("judge/"):
+        return True
+    head, _, tail = name.partition("/")
+    return head.startswith("pp_judge-") and head.endswith(".dist-info") and tail not in _INSTALL_RECORDS
+
+
+def _pack(stage: Path, dest: Path, problems: list[Problem]) -> Path:
+    if not list(stage.glob("pp_judge-*.dist-info/WHEEL")) or not (stage / "judge" / "__init__.py").is_file():
+        raise ExportError("the judge's files or its wheel metadata (pp_judge-*.dist-info/WHEEL) are missing")
+    for problem in problems:
+        copy_problem(problem, stage / "judge" / "_problems" / problem.id, include_secret=False)
+    out = stage.parent / "dist"
+    out.mkdir()
+    done = subprocess.run([sys.executable, "-m", "wheel", "pack", "-d", str(out), str(stage)],
+                          capture_output=True, text=True, check=False)
+    wheels = list(out.glob("pp_judge-*.whl"))
+    if done.returncode != 0 or len(wheels) != 1:
+        raise ExportError(f"packing the judge's wheel failed: {(done.stderr or done.stdout).strip()[-800:]}")
+    check_judge_wheel(wheels[0])
+    return Path(shutil.copy2(wheels[0], dest / wheels[0].name))
+
+
+def _copy_prebuilt(source: Path, dest: Path, problems: list[Problem], with_dependencies: bool) -> list[Path]:
     wheels = sorted(source.glob("*.whl"))
     judge = [w for w in wheels if w.name.startswith("pp_judge-")]
     if len(judge) != 1:
         raise ExportError(f"{source}: expected exactly one pp_judge-*.whl, found {len(judge)}")
-    check_judge_wheel(judge[0])
-    chosen = wheels if with_dependencies else judge
     if with_dependencies and not any(w.name.startswith("pip-") for w in wheels):
         raise ExportError(f"{source}: no pip-*.whl (the install on the platform runs pip from its wheel)")
-    return [Path(shutil.copy2(w, dest / w.name)) for w in chosen]
+    others = [w for w in wheels if w not in judge] if with_dependencies else []
+    try:
+        check_judge_wheel(judge[0])
+        copied = Path(shutil.copy2(judge[0], dest / judge[0].name))
+    except ExportError:  # a wheel built from the project carries the solutions: repack it without them
+        copied = clean_judge_wheel(judge[0], dest, problems)
+    return [copied] + [Path(shutil.copy2(w, dest / w.name)) for w in others]
 
 
 def _pip(*args: str) -> None:

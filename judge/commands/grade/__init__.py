@@ -1,14 +1,19 @@
-"""``judge grade``: grade a whole class's submissions on this machine.
+"""``judge grade``: grade a whole class's submissions on this machine, or regrade one student's.
 
-submissions (zips, folders) -> :mod:`.submissions` (safe reading, in memory) -> one native job per
+submissions (zips, folders, LMS downloads: :mod:`.layouts`) -> :mod:`.submissions` (safe
+reading, in memory) -> one native job per
 distinct piece of submitted code per problem (untouched starters and copies are judged once), plus
 each problem's reference once (the canonical test list and points) ->
 Results rescored against the canonical ones -> ``grades.csv``, ``results/``, ``feedback/``,
-``report.html`` in the output folder (:mod:`.outputs`, :mod:`.html_report`).
+``report.html``, the LMS gradebooks and the similarity report in the output folder
+(:mod:`.outputs`, :mod:`.feedback`, :mod:`.html_report`, :mod:`.lms`, :mod:`.similarity`).
 
 Re-running is incremental: ``results/<student>.json`` records a digest of the submission, the
 problem set, the judge's version and the options; a submission whose digest is unchanged is not
-judged again (``force`` re-judges all).
+judged again (``force`` re-judges all). Given one submission (a zip, or a folder laid out like
+``practice/``) instead of a folder of them, only that student is judged and the other rows are
+read back from ``results/`` (:func:`stored_grades`). A late policy (:mod:`.late`) takes points off
+the total where the layout says when the work was handed in.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import TextIO
 
@@ -28,7 +34,10 @@ from ...core.problem import Problem
 from ...core.result import Result
 from ...core.scoring import rescore
 from ...engines import Engine, Job, get_engine
-from .submissions import Submission, discover, read_submission
+from ...formats.points import ZERO, add
+from .late import LatePolicy
+from .layouts import Entry, student_name
+from .submissions import Submission, discover, read_entry
 
 FEEDBACK_LEVELS = ("full", "names", "none")
 CANONICAL_FILE = ".canonical.json"  # the references' Results, reused while the problem set is unchanged
@@ -42,6 +51,9 @@ class Options:
     timeout: float | None = None
     feedback: str = "names"
     force: bool = False
+    late: LatePolicy | None = None  # deadline and penalty per day, applied to totals
+    similarity: float | None = 0.8  # report pairs at least this similar (None: no similarity report)
+    assignment: str = "judge"  # the LMS gradebooks' column name
     engine: Engine | None = None  # the native engine at the run's sandbox level (default: the best one here)
 
     def judge(self, jobs: list[Job], on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
@@ -62,8 +74,16 @@ class Graded:
         return self.submission.student
 
     @property
-    def points(self) -> float:
-        return round(sum(r.points for r in self.results), 4)
+    def raw_points(self) -> Decimal:
+        """The problems' points added up (two decimals each, exactly)."""
+        return add(r.points for r in self.results)
+
+    def penalty(self, late: LatePolicy | None) -> Decimal:
+        """Points the late policy takes off (0 without a policy or a submission time)."""
+        return late.penalty(self.raw_points, self.submission.submitted_at) if late else ZERO
+
+    def total(self, late: LatePolicy | None) -> Decimal:
+        return self.raw_points - self.penalty(late)
 
     def submitted(self, problem_id: str) -> bool:
         """Whether the submission holds a file for this problem (judged or not)."""
@@ -71,8 +91,12 @@ class Graded:
 
     @property
     def status(self) -> str:
+        """``ok``, or what went wrong (``error: ...``) and what was set aside (``not judged: ...``)."""
         reasons = self.submission.problem_statuses()
-        return "ok" if not reasons else "error: " + "; ".join(reasons)
+        parts = (["error: " + "; ".join(reasons)] if reasons else []) + self.submission.notes
+        if self.submission.late_marked and not self.submission.submitted_at:
+            parts.append("marked late by the LMS, which gives no time (no late penalty applied)")
+        return "; ".join(parts) or "ok"
 
 
 @dataclass
@@ -85,29 +109,33 @@ class ClassGrades:
     judged: int = 0  # submissions judged in this run (the others were unchanged)
     runs: int = 0  # problem runs this took (identical code for a problem runs once)
     seconds: float = 0.0
+    options: Options = field(default_factory=Options)
+    regraded: str = ""  # the one student judged, when one submission was given
 
     def max_points(self, problem_id: str) -> float:
         return self.canonical[problem_id].max_points
 
     @property
-    def max_total(self) -> float:
-        return round(sum(self.max_points(p.id) for p in self.problems), 4)
+    def max_total(self) -> Decimal:
+        return add(self.max_points(p.id) for p in self.problems)
 
 
-def grade_class(submissions_dir: Path, out_dir: Path, problems: list[Problem], options: Options,
+def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], options: Options,
                 progress: TextIO | None = None) -> ClassGrades:
-    """Grade every submission in ``submissions_dir`` and write the outputs to ``out_dir``."""
+    """Grade every submission in ``submissions`` (or, given one submission, regrade that student) into
+    ``out_dir``."""
     from .outputs import write_outputs
 
     started = time.monotonic()
-    entries = discover(submissions_dir)
+    single = is_one_submission(submissions, problems)
+    entries = [Entry(student_name(submissions), [submissions])] if single else discover(submissions)
     set_digest = _problem_set_digest(problems, options)
     canonical = _canonical_results(problems, out_dir, set_digest, options)
-    graded = [Graded(read_submission(path, problems)) for path in entries]
+    graded = [Graded(read_entry(entry, problems)) for entry in entries]
     todo = []
     for item in graded:
         item.digest = hashlib.sha256((set_digest + item.submission.digest()).encode()).hexdigest()
-        previous = None if options.force else _previous_results(out_dir, item)
+        previous = None if options.force or single else _previous_results(out_dir, item)
         if previous is not None:
             item.results, item.reused = previous, True
         else:
@@ -115,9 +143,43 @@ def grade_class(submissions_dir: Path, out_dir: Path, problems: list[Problem], o
     runs = _judge(todo, problems, options, _Progress(progress, len(todo), started))
     for item in graded:
         item.results = [_score(r, canonical[r.problem], problems) for r in item.results]
-    grades = ClassGrades(problems, canonical, graded, judged=len(todo), runs=runs, seconds=time.monotonic() - started)
-    write_outputs(grades, out_dir, options.feedback)
+    if single:
+        graded += [g for g in stored_grades(out_dir, problems) if g.student != graded[0].student]
+    grades = ClassGrades(problems, canonical, sorted(graded, key=lambda g: g.student), judged=len(todo), runs=runs,
+                         seconds=time.monotonic() - started, options=options,
+                         regraded=graded[0].student if single else "")
+    write_outputs(grades, out_dir)
     return grades
+
+
+def is_one_submission(path: Path, problems: list[Problem]) -> bool:
+    """Whether ``path`` is one student's submission (a zip, a practice-like folder), not a folder of them."""
+    if path.is_file():
+        return True
+    if not path.is_dir():
+        return False
+    ids, entries = {p.id for p in problems}, {p.entry for p in problems}
+    children = [c for c in path.iterdir() if not c.name.startswith((".", "_"))]
+    if any(c.name in ids or (c.is_file() and c.name in entries) for c in children):
+        return True
+    wrapper = children[0] if len(children) == 1 else None  # practice/<problem-id>/..., as the web app's zip has it
+    return wrapper is not None and wrapper.name == "practice" and any((wrapper / pid).is_dir() for pid in ids)
+
+
+def stored_grades(out_dir: Path, problems: list[Problem]) -> list[Graded]:
+    """Every student's grade as ``results/`` holds it (the submission as it was read, and its Results)."""
+    found = []
+    for path in sorted((out_dir / "results").glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            submission = Submission.from_dict(data["student"], data.get("submission", {}))
+            results = [Result.from_dict(r) for r in data["results"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        known = {p.id for p in problems}
+        if {r.problem for r in results} == known:
+            found.append(Graded(submission, results, data.get("input_digest", ""), reused=True))
+    return found
 
 
 def _judge(todo: list[Graded], problems: list[Problem], options: Options, progress: _Progress) -> int:
@@ -152,7 +214,7 @@ def _judge(todo: list[Graded], problems: list[Problem], options: Options, progre
     results = options.judge(jobs, on_result=finished)
     progress.done()
     for item, pairs in zip(todo, wanted):
-        judged = {pid: copy.deepcopy(results[j]) for pid, j in pairs}
+        judged = {pid: copy.deepcopy(results[j]) for pid, j in pairs}  # copies: each student's own
         item.results = [judged.get(p.id) or _not_judged(p, item.submission) for p in problems]
     return len(jobs)
 

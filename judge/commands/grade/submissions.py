@@ -1,13 +1,20 @@
-"""Read a class's submissions safely: zips and folders in, learner code (text in memory) out.
+"""Read a class's submissions safely: zips, folders and LMS downloads in, learner code (text in memory) out.
 
-A submissions folder holds one entry per student: ``NAME.zip`` or a folder ``NAME/``. Inside,
-each problem's entry file is found at ``<problem-id>/<entry>`` (the web app's zip and a
-``practice/`` folder), under one wrapping folder (``practice/<problem-id>/<entry>``), or loose
-(``<entry>``) when no other problem has an entry file of that name.
+A student's submission (an :class:`~.layouts.Entry`: a zip, a folder, or the files an LMS
+download holds for them) is a set of files. A zip inside a submitted folder, or an LMS's
+attachment that is a zip, is read as if its content were there (one level: a zip inside that
+zip is not opened). Each problem's entry file is found at ``<problem-id>/<entry>`` (the web
+app's zip and a ``practice/`` folder), under one wrapping folder (``practice/<problem-id>/<entry>``),
+or loose (``<entry>``) when no other problem has an entry file of that name.
+
+Every file is judged or accounted for: the practice folder's own copies (statements, public
+tests, support modules, assets) and system litter (``__MACOSX``, ``.DS_Store``, hidden files) are
+passed over; anything else is named in :attr:`Submission.notes` with why it was not judged (a
+loose ``pp_sim.py`` that is the entry of two problems, a file of no problem).
 
 Nothing is extracted: only the entry files are read, into memory, with a size cap, so a path
 that escapes (``../``, absolute, a symlink) can never be written anywhere. Such a path, a corrupt
-or empty zip, a zip bomb (too many members or too many declared bytes), two folders for the same
+or empty zip, a zip bomb (too many members or too many declared bytes), two files for the same
 problem, a file that is not UTF-8 or a submission with no known problem never raise: each is a
 reason recorded on the :class:`Submission`.
 """
@@ -15,19 +22,27 @@ reason recorded on the :class:`Submission`.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import stat
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
+from typing import IO, Any
 
 from ...core.problem import Problem
+from ..practice import LAUNCHER
+from .layouts import Entry, student_name
 
 MAX_MEMBERS = 2000  # files and folders in one submission
 MAX_TOTAL_BYTES = 64 * 1024 * 1024  # declared uncompressed size of one submission
 MAX_ENTRY_BYTES = 1024 * 1024  # one entry file (learner code)
-_IGNORED = ("__MACOSX", "__pycache__", ".DS_Store", ".git", ".ipynb_checkpoints")
+MAX_INNER_ZIP_BYTES = 16 * 1024 * 1024  # a zip inside a submitted folder, read into memory
+NOTES_SHOWN = 6  # files named in a note before "and N more"
+_IGNORED = ("__MACOSX", "__pycache__", ".DS_Store", "Thumbs.db", "desktop.ini")
+_PRACTICE_COPIES = ("README.md", "tests", "assets")  # what `judge practice/` puts beside the entry file
 
 
 @dataclass
@@ -39,7 +54,12 @@ class Submission:
     sources: dict[str, str] = field(default_factory=dict)  # problem id -> the entry file's text
     unreadable: dict[str, str] = field(default_factory=dict)  # problem id -> why it cannot be judged
     error: str = ""  # why nothing in it can be judged ("" when it could be read)
-    notes: list[str] = field(default_factory=list)  # files that were ignored, and why
+    notes: list[str] = field(default_factory=list)  # files that were not judged, and why
+    files: dict[str, str] = field(default_factory=dict)  # problem id -> where its entry file was found
+    layout: str = "plain"
+    lms_id: str = ""
+    submitted_at: str = ""  # ISO time, when the layout says
+    late_marked: bool = False
 
     @property
     def problems(self) -> list[str]:
@@ -47,7 +67,7 @@ class Submission:
 
     def digest(self) -> str:
         """sha256 of everything that decides this submission's grade on the student's side."""
-        hasher = hashlib.sha256(self.error.encode())
+        hasher = hashlib.sha256(f"{self.error}\0{self.submitted_at}\0{self.late_marked}".encode())
         for pid in sorted(self.sources):
             hasher.update(f"\0{pid}\0".encode() + self.sources[pid].encode())
         for pid in sorted(self.unreadable):
@@ -58,6 +78,18 @@ class Submission:
         """Reasons to show in the gradebook's status column."""
         return [self.error] if self.error else [f"{pid}: {why}" for pid, why in sorted(self.unreadable.items())]
 
+    def to_dict(self) -> dict[str, Any]:
+        """What ``results/<student>.json`` keeps of the submission (a regrade of one reads the rest back)."""
+        return {"origin": str(self.origin), "layout": self.layout, "lms_id": self.lms_id,
+                "submitted_at": self.submitted_at, "late_marked": self.late_marked, "error": self.error,
+                "unreadable": self.unreadable, "notes": self.notes, "files": self.files, "sources": self.sources}
+
+    @classmethod
+    def from_dict(cls, student: str, data: dict[str, Any]) -> Submission:
+        fields = {k: data[k] for k in ("layout", "lms_id", "submitted_at", "late_marked", "error", "unreadable",
+                                       "notes", "files", "sources") if k in data}
+        return cls(student, Path(data.get("origin", student)), **fields)
+
 
 class _Unsafe(Exception):
     """A submission that must not be read further."""
@@ -65,50 +97,104 @@ class _Unsafe(Exception):
 
 @dataclass
 class _File:
-    path: PurePosixPath
+    path: PurePosixPath  # where the judge looks for it (inside the submission)
     size: int
-    read: object  # () -> bytes, at most MAX_ENTRY_BYTES + 1
+    opener: Callable[[], IO[bytes]]
+    shown: str = ""  # how the student would name it, for messages
+
+    @property
+    def label(self) -> str:
+        return self.shown or str(self.path)
+
+    def read(self, limit: int = MAX_ENTRY_BYTES) -> bytes:
+        """At most ``limit + 1`` bytes (one more than allowed tells that it is too large)."""
+        with self.opener() as handle:
+            return handle.read(limit + 1)
 
 
-def discover(folder: Path) -> list[Path]:
-    """The submission entries in ``folder`` (hidden names skipped), sorted by student name."""
-    if not folder.is_dir():
-        raise FileNotFoundError(f"{folder}: no such submissions folder")
-    return sorted((p for p in folder.iterdir() if not p.name.startswith((".", "_"))), key=student_name)
+def discover(folder: Path) -> list[Entry]:
+    """The submissions in ``folder``, one :class:`Entry` per student (see :mod:`.layouts`)."""
+    from .layouts import discover_entries
 
-
-def student_name(path: Path) -> str:
-    """The student id: the file name without ``.zip``, or the folder name."""
-    return path.name[:-4] if path.name.lower().endswith(".zip") and not path.is_dir() else path.name
+    return discover_entries(folder)
 
 
 def read_submission(path: Path, problems: list[Problem]) -> Submission:
-    """Read one submission; never raises for anything the submission contains."""
-    submission = Submission(student_name(path), path)
-    try:
-        if path.is_symlink():
-            raise _Unsafe("the submission is a symbolic link; it was not followed")
-        if path.is_dir():
-            files = list(_folder_files(path))
-        elif path.name.lower().endswith(".zip"):
-            return _read_zip(submission, path, problems)
-        else:
-            raise _Unsafe(f"{path.name} is neither a .zip file nor a folder")
-        _match(submission, files, problems)
-    except _Unsafe as exc:
-        submission.error = str(exc)
-    return submission
+    """Read one zip or folder as one student's submission; never raises for anything it contains."""
+    return read_entry(Entry(student_name(path), [path]), problems)
 
 
-def _read_zip(submission: Submission, path: Path, problems: list[Problem]) -> Submission:
+def read_entry(entry: Entry, problems: list[Problem]) -> Submission:
+    """Read one student's :class:`Entry`; never raises for anything the submission contains."""
+    submission = Submission(entry.student, entry.origin, layout=entry.layout, lms_id=entry.lms_id,
+                            submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else "",
+                            late_marked=entry.late_marked, notes=list(entry.notes), error=entry.error)
+    if entry.error:
+        return submission
     try:
-        with zipfile.ZipFile(path) as archive:
-            _match(submission, list(_zip_files(archive)), problems)
+        with _Reader() as reader:
+            for path in entry.paths:
+                reader.add(path, entry.names.get(path))
+            _match(submission, reader.files, problems)
+            submission.notes += reader.notes
     except _Unsafe as exc:
         submission.error = str(exc)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
         submission.error = f"not a readable zip file ({exc})"
     return submission
+
+
+class _Reader:
+    """Gathers the files of one submission's paths, within the limits; closes the zips it opened."""
+
+    def __init__(self) -> None:
+        self.files: list[_File] = []
+        self.notes: list[str] = []
+        self._archives: list[zipfile.ZipFile] = []
+        self._count = self._total = 0
+
+    def __enter__(self) -> _Reader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for archive in self._archives:
+            archive.close()
+
+    def add(self, path: Path, original_name: str | None) -> None:
+        if path.is_symlink():
+            raise _Unsafe(f"{path.name} is a symbolic link; it was not followed")
+        if path.is_dir():
+            for file in _folder_files(path):
+                self._take(file, inner_zips=True)
+        elif (original_name or path.name).lower().endswith(".zip"):
+            self._add_zip(zipfile.ZipFile(path), prefix=f"{original_name}:" if original_name else "")
+        elif original_name is not None:  # an LMS's loose attachment
+            self._take(_File(PurePosixPath(original_name), path.stat().st_size, _opener(path), original_name),
+                       inner_zips=False)
+        else:
+            raise _Unsafe(f"{path.name} is neither a .zip file nor a folder")
+
+    def _add_zip(self, archive: zipfile.ZipFile, prefix: str) -> None:
+        self._archives.append(archive)
+        for file in _zip_files(archive):
+            file.shown = prefix + str(file.path)
+            self._take(file, inner_zips=False)
+
+    def _take(self, file: _File, inner_zips: bool) -> None:
+        self._count += 1
+        self._total += file.size
+        if self._count > MAX_MEMBERS:
+            raise _Unsafe(f"the submission has more than {MAX_MEMBERS} files")
+        if self._total > MAX_TOTAL_BYTES:
+            raise _Unsafe(f"the submission would unpack to more than {MAX_TOTAL_BYTES // 2**20} MiB (a zip bomb?)")
+        if file.path.suffix.lower() != ".zip":
+            self.files.append(file)
+        elif inner_zips and file.size <= MAX_INNER_ZIP_BYTES:
+            data = file.read(MAX_INNER_ZIP_BYTES)
+            self._add_zip(zipfile.ZipFile(io.BytesIO(data)), prefix=f"{file.label}:")
+        else:
+            self.notes.append(f"not judged: {file.label} (a zip inside a zip, or over "
+                              f"{MAX_INNER_ZIP_BYTES // 2**20} MiB, is not opened)")
 
 
 def _zip_files(archive: zipfile.ZipFile) -> Iterator[_File]:
@@ -123,9 +209,7 @@ def _zip_files(archive: zipfile.ZipFile) -> Iterator[_File]:
             raise _Unsafe(f"the zip contains a symbolic link ({member.filename}); links are not allowed")
         if member.is_dir() or _ignored(path):
             continue
-        yield _File(path, member.file_size, lambda m=member: _read_capped(archive.open(m)))
-
-
+        yield _File(path, member.file_size, partial(archive.open, member))
 def _folder_files(root: Path) -> Iterator[_File]:
     count = total = 0
     for current, folders, names in os.walk(root, followlinks=False):
@@ -136,7 +220,7 @@ def _folder_files(root: Path) -> Iterator[_File]:
         count += len(folders) + len(names)
         if count > MAX_MEMBERS:
             raise _Unsafe(f"the folder has more than {MAX_MEMBERS} files and folders")
-        folders[:] = sorted(f for f in folders if f not in _IGNORED)
+        folders[:] = sorted(f for f in folders if f not in _IGNORED and not f.startswith("."))
         for name in sorted(names):
             full = Path(current, name)
             path = PurePosixPath(full.relative_to(root).as_posix())
@@ -146,7 +230,11 @@ def _folder_files(root: Path) -> Iterator[_File]:
             total += size
             if total > MAX_TOTAL_BYTES:
                 raise _Unsafe(f"the folder holds more than {MAX_TOTAL_BYTES // 2**20} MiB")
-            yield _File(path, size, lambda f=full: _read_capped(f.open("rb")))
+            yield _File(path, size, _opener(full))
+
+
+def _opener(path: Path) -> Callable[[], IO[bytes]]:
+    return lambda: path.open("rb")
 
 
 def _safe_path(name: str) -> PurePosixPath:
@@ -159,33 +247,40 @@ def _safe_path(name: str) -> PurePosixPath:
 
 
 def _ignored(path: PurePosixPath) -> bool:
-    return any(part in _IGNORED or part.startswith("._") for part in path.parts)
-
-
-def _read_capped(handle) -> bytes:  # noqa: ANN001 - a binary file object
-    with handle:
-        return handle.read(MAX_ENTRY_BYTES + 1)
+    """System litter and hidden files (``.git/``, ``.github/``, ``._name``): never the student's answer."""
+    return any(part in _IGNORED or part.startswith(".") for part in path.parts)
 
 
 def _match(submission: Submission, files: list[_File], problems: list[Problem]) -> None:
-    """Find each problem's entry file among ``files`` and read it."""
+    """Find each problem's entry file among ``files`` and read it; name every other file that is not passed over."""
     if not files:
         raise _Unsafe("the submission is empty")
     found: dict[str, list[_File]] = {}
+    set_aside: list[str] = []
     for file in files:
         problem = _problem_for(file.path, problems)
-        if problem is None:
-            continue
-        found.setdefault(problem.id, []).append(file)
+        if problem is not None:
+            found.setdefault(problem.id, []).append(file)
+        elif not _practice_copy(file.path, problems):
+            set_aside.append(f"{file.label} ({_why_not_judged(file.path, problems)})")
     if not found:
         example = f"{problems[0].id}/{problems[0].entry}" if problems else "<problem-id>/<entry file>"
-        raise _Unsafe(f"no known problem in it (expected <problem-id>/<entry file>, e.g. {example})")
+        raise _Unsafe(f"no known problem in it (expected <problem-id>/<entry file>, e.g. {example})"
+                      + (f"; it holds {_listed(set_aside)}" if set_aside else ""))
+    if set_aside:
+        submission.notes.append(f"not judged: {_listed(set_aside)}")
     for pid, candidates in sorted(found.items()):
         if len(candidates) > 1:
-            where = ", ".join(str(c.path) for c in candidates[:3])
+            where = ", ".join(c.label for c in candidates[:3])
             submission.unreadable[pid] = f"more than one file for this problem ({where}); none was judged"
             continue
+        submission.files[pid] = candidates[0].label
         _read_source(submission, pid, candidates[0])
+
+
+def _listed(items: list[str]) -> str:
+    shown = "; ".join(items[:NOTES_SHOWN])
+    return shown + (f"; and {len(items) - NOTES_SHOWN} more" if len(items) > NOTES_SHOWN else "")
 
 
 def _problem_for(path: PurePosixPath, problems: list[Problem]) -> Problem | None:
@@ -201,19 +296,42 @@ def _problem_for(path: PurePosixPath, problems: list[Problem]) -> Problem | None
     return None
 
 
+def _practice_copy(path: PurePosixPath, problems: list[Problem]) -> bool:
+    """A file the practice folder holds beside the entry (statement, public tests, support, assets)."""
+    by_id = {p.id: p for p in problems}
+    if path.name == LAUNCHER and len(path.parts) <= 2:  # practice/judge.py, the launcher
+        return True
+    for index, part in enumerate(path.parts[:-1]):
+        if part in by_id and index <= 1:
+            rest = path.parts[index + 1:]
+            support = {f.name for f in by_id[part].support_files}
+            return rest[0] in _PRACTICE_COPIES or (len(rest) == 1 and rest[0] in support)
+    return False
+
+
+def _why_not_judged(path: PurePosixPath, problems: list[Problem]) -> str:
+    owners = [p.id for p in problems if p.entry == path.name]
+    if len(owners) > 1:
+        return (f"the entry file of {' and '.join(owners)}: put it in its problem's folder, "
+                f"e.g. {owners[0]}/{path.name}")
+    if owners:
+        return f"the entry file of {owners[0]}, but not where the judge looks ({owners[0]}/{path.name})"
+    return "not a file of any problem"
+
+
 def _read_source(submission: Submission, pid: str, file: _File) -> None:
     if file.size > MAX_ENTRY_BYTES:
-        submission.unreadable[pid] = f"{file.path} is larger than {MAX_ENTRY_BYTES // 1024} KiB"
+        submission.unreadable[pid] = f"{file.label} is larger than {MAX_ENTRY_BYTES // 1024} KiB"
         return
     try:
-        data = file.read()  # type: ignore[operator]
+        data = file.read()
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
-        submission.unreadable[pid] = f"{file.path} could not be read ({exc})"
+        submission.unreadable[pid] = f"{file.label} could not be read ({exc})"
         return
     if len(data) > MAX_ENTRY_BYTES:
-        submission.unreadable[pid] = f"{file.path} is larger than {MAX_ENTRY_BYTES // 1024} KiB"
+        submission.unreadable[pid] = f"{file.label} is larger than {MAX_ENTRY_BYTES // 1024} KiB"
         return
     try:
         submission.sources[pid] = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        submission.unreadable[pid] = f"{file.path} is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        submission.unreadable[pid] = f"{file.label} is not UTF-8 text ({exc.reason} at byte {exc.start})"

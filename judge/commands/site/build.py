@@ -60,6 +60,7 @@ from ...core.errors import JudgeError
 from ...core.problem import Problem, ProblemError, discover_problems
 from ...engines import unfinished
 from . import pyodide_dist, pyodide_snapshot
+from .course import CourseText, apply_course_text, course_text
 from .markdown import render_markdown
 from .publish import write_headers
 
@@ -87,13 +88,14 @@ class BuildError(JudgeError, RuntimeError):
 
 
 def build_site(site_dir: Path, *, pyodide: str = "self", problems_dir: Path,
-               cache_dir: Path | None = None) -> None:
+               cache_dir: Path | None = None, course: CourseText | None = None) -> None:
     """Write the static site for the problems under ``problems_dir`` into ``site_dir``.
 
     ``pyodide="self"`` copies the trimmed Pyodide distribution into the site (cached on disk by
     :func:`judge.commands.site.pyodide_dist.ensure_distribution`, so a second build needs no network);
     ``pyodide="cdn"`` makes the page load the official distribution of the same version.
-    ``cache_dir`` is passed to ``ensure_distribution`` (default: its own cache folder).
+    ``cache_dir`` is passed to ``ensure_distribution`` (default: its own cache folder). ``course``
+    is the site's title and introduction (default: the problems folder's ``course.toml``, if any).
     """
     if pyodide not in PYODIDE_MODES:
         raise BuildError(f"--pyodide must be one of {', '.join(PYODIDE_MODES)}, got {pyodide!r}")
@@ -104,7 +106,7 @@ def build_site(site_dir: Path, *, pyodide: str = "self", problems_dir: Path,
     site_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{site_dir.name}.build-", dir=site_dir.parent))
     try:
-        _build_into(staging, web, problems, pyodide, cache_dir)
+        _build_into(staging, web, problems, pyodide, cache_dir, course or course_text(Path(problems_dir)))
         staging.chmod(0o755)
         _replace(staging, site_dir)
     finally:
@@ -138,7 +140,8 @@ def _load_problems(problems_dir: Path) -> list[Problem]:
     return problems
 
 
-def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_dir: Path | None) -> None:
+def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_dir: Path | None,
+                course: CourseText) -> None:
     _copy_web(web, out)
     assets = out / "assets"
     assets.mkdir(exist_ok=True)
@@ -160,7 +163,7 @@ def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_
     files = sorted(_site_files(out))
     build_id = _digest_files(out, files, extra=json.dumps(config, sort_keys=True).encode())[:16]
     config["build"] = build_id
-    _write_index(out, config)
+    _write_index(out, config, course)
     _write_service_worker(out, build_id,
                           [f for f in files if f not in ("sw.js", MARKER) and f not in engine.not_precached]
                           + ["index.html"],
@@ -448,9 +451,9 @@ def _hashed_name(stem: str, suffix: str, data: bytes) -> str:
     return f"{stem}-{hashlib.sha256(data).hexdigest()[:12]}{suffix}"
 
 
-def _write_index(out: Path, config: dict[str, Any]) -> None:
+def _write_index(out: Path, config: dict[str, Any], course: CourseText | None = None) -> None:
     index = out / "index.html"
-    text = index.read_text(encoding="utf-8")
+    text = apply_course_text(index.read_text(encoding="utf-8"), course or CourseText())
     if CONFIG_PLACEHOLDER not in text:
         raise BuildError(f"web/index.html lacks the {CONFIG_PLACEHOLDER} placeholder")
     payload = json.dumps(config, ensure_ascii=False).replace("</", "<\\/")

@@ -6,9 +6,11 @@ for the versioned and content-hashed folders (``pyodide/``, ``assets/``) and rev
 (``no-cache``) for everything else. No header is set by two rules that match the same path, so
 neither host has to merge values. The hosts do not serve the file itself.
 
-GitHub Pages sends no custom headers. The workflow (:func:`write_pages_workflow`) builds the site
-on GitHub and deploys it; there the service worker (``web/sw.js``) adds the isolation headers to
-every response it serves, so a learner's page is isolated from the second load on.
+GitHub Pages sends no custom headers. The workflow (:func:`write_pages_workflow`) installs the
+judge from its wheel, which ``judge build --github-pages-workflow`` writes into the repository
+(``.judge/wheels/``, without any solution), builds the site on GitHub and deploys it; there the
+service worker (``web/sw.js``) adds the isolation headers to every response it serves, so a learner's
+page is isolated from the second load on.
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ jobs:
         uses: actions/setup-node@v4
         with:
           node-version: "20"
-      - name: Install the judge
+      - name: Install the judge (its wheel, committed with the course; the dependencies from the package index)
         run: python -m pip install @@REQUIREMENT@@
       - name: Cache the Pyodide distribution
         uses: actions/cache@v4
@@ -124,15 +126,15 @@ jobs:
 """
 
 
-def pages_workflow(site: str, mode: str, problems: str | None, branch: str = "main") -> str:
+def pages_workflow(site: str, mode: str, problems: str | None, wheel: str, branch: str = "main") -> str:
     """The GitHub Actions workflow that checks the problems, builds ``site`` and deploys it.
 
-    ``site`` and ``problems`` are paths relative to the repository's root (``problems=None``: the
-    judge's default, ./problems).
+    ``site``, ``problems`` and ``wheel`` (the judge's wheel, committed with the course) are paths
+    relative to the repository's root (``problems=None``: the judge's default, ./problems).
     """
     values = {
         "@@BRANCH@@": branch, "@@VERSION@@": __version__, "@@PYODIDE_VERSION@@": PYODIDE_VERSION,
-        "@@REQUIREMENT@@": shlex.quote(f"pp-judge=={__version__}"),
+        "@@REQUIREMENT@@": shlex.quote(wheel),
         "@@PROBLEMS@@": f" {shlex.quote(problems)}" if problems else "",
         "@@PROBLEMS_OPTION@@": f" --problems {shlex.quote(problems)}" if problems else "",
         "@@SITE@@": shlex.quote(site), "@@SITE_YAML@@": json.dumps(site), "@@MODE@@": mode,
@@ -143,10 +145,10 @@ def pages_workflow(site: str, mode: str, problems: str | None, branch: str = "ma
     return text
 
 
-def write_pages_workflow(repo: Path, site: str, mode: str, problems: str | None) -> Path:
+def write_pages_workflow(repo: Path, site: str, mode: str, problems: str | None, wheel: str) -> Path:
     """Write ``repo/.github/workflows/pages.yml``; refuse to replace a different file there."""
     path = repo / WORKFLOW
-    text = pages_workflow(site, mode, problems)
+    text = pages_workflow(site, mode, problems, wheel)
     if path.exists() and path.read_text(encoding="utf-8") != text:
         raise FileExistsError(f"{path} exists and differs from the workflow this judge writes; "
                               "delete it (or move it away) to write a new one")

@@ -1,0 +1,112 @@
+"""``feedback/<student>.md``: what a student reads about their grade, short and worst first.
+
+The page opens with the total and one line per problem (points and a verdict: ``all tests
+passed``, ``3 of 7 tests passed``, ``error``, ``not attempted`` for an untouched starter, ``not
+submitted``), then what went wrong, problems that errored or timed out first, then those with
+failing tests. Per problem at most :data:`FAILURES_SHOWN` failing tests are shown, each message
+cut to :data:`MESSAGE_LINES` lines; the secret tests follow ``--feedback`` (``full``: names and
+messages, never a line of their code; ``names``: how many passed and the names of those that failed;
+``none``: nothing, the points say it).
+Passing problems, untouched starters and problems not submitted get their summary line only.
+"""
+
+from __future__ import annotations
+
+from ...core.problem import Problem
+from ...core.result import Result, TestResult
+from ...formats.points import text
+from . import ClassGrades, Graded
+from .outputs import secret_code_lines, without_code
+
+FAILURES_SHOWN = 5  # failing tests with their messages, per problem
+SECRET_NAMES_SHOWN = 10
+MESSAGE_LINES = 12  # lines of one message
+MESSAGE_CHARS = 1500
+_SEVERITY = {"error": 0, "timeout": 0, "failed": 1}
+
+
+def feedback_markdown(item: Graded, grades: ClassGrades) -> str:
+    """The student's page (see the module docstring)."""
+    late = grades.options.late
+    lines = [f"# Feedback for {item.student}", "",
+             f"Total: **{text(item.total(late))} / {text(grades.max_total)}** points."]
+    if late and item.penalty(late):
+        lines.append(f"{late.days_late(item.submission.submitted_at)} day(s) late: {text(item.penalty(late))} "
+                     f"points were taken off the {text(item.raw_points)} earned.")
+    if item.submission.error:
+        lines += ["", f"Your submission could not be read: {item.submission.error}."]
+    lines += ["", *(f"- {line}" for line in item.submission.notes)] if item.submission.notes else []
+    lines += ["", "| problem | points | verdict |", "|---|---|---|"]
+    pairs = list(zip(grades.problems, item.results))
+    lines += [f"| {p.id} | {text(r.points)} / {text(grades.max_points(p.id))} | {verdict(item, p, r)} |"
+              for p, r in pairs]
+    for problem, result in sorted(_needing_details(item, pairs), key=lambda pr: _SEVERITY[pr[1].status]):
+        lines += ["", *_details(problem, result, grades.options.feedback)]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def verdict(item: Graded, problem: Problem, result: Result) -> str:
+    """One problem's verdict in a few words."""
+    if item.submission.error:
+        return "not judged: the submission could not be read"
+    if problem.id in item.submission.unreadable:
+        return f"not judged: {item.submission.unreadable[problem.id]}"
+    if not item.submitted(problem.id):
+        return "not submitted"
+    if untouched(item, problem):
+        return "not attempted (the file is the starter as given)"
+    if result.status == "passed":
+        return "all tests passed"
+    if result.status in ("error", "timeout"):
+        first = result.message.splitlines()[0] if result.message else result.status
+        return f"{result.status}: {first[:120]}"
+    return f"{result.passed} of {result.total} tests passed"
+
+
+def untouched(item: Graded, problem: Problem) -> bool:
+    """Whether the submitted file is the problem's starter, unchanged (trailing white space aside)."""
+    source = item.submission.sources.get(problem.id)
+    return source is not None and source.rstrip() == problem.starter.rstrip()
+
+
+def _needing_details(item: Graded, pairs: list[tuple[Problem, Result]]) -> list[tuple[Problem, Result]]:
+    return [(p, r) for p, r in pairs if item.submitted(p.id) and p.id in item.submission.sources
+            and not untouched(item, p) and r.status in _SEVERITY]
+
+
+def _details(problem: Problem, result: Result, level: str) -> list[str]:
+    lines = [f"## {problem.id}: {problem.title}", ""]
+    if result.message:
+        lines += [_fenced(result.message), ""]
+    public = [t for t in result.tests if t.visibility == "public"]
+    failing = [t for t in public if t.outcome != "passed"]
+    if public:
+        lines.append(f"Public tests: {len(public) - len(failing)} of {len(public)} passed.")
+    for test in failing[:FAILURES_SHOWN]:
+        lines += ["", f"- {test.outcome}: {test.name}", "", _fenced(test.message or test.outcome, indent="  ")]
+    if len(failing) > FAILURES_SHOWN:
+        lines += ["", f"... and {len(failing) - FAILURES_SHOWN} more failing public tests: run the judge on "
+                  "your practice folder to see them all."]
+    return lines + [""] + _secret_lines(problem, [t for t in result.tests if t.visibility == "secret"], level)
+
+
+def _secret_lines(problem: Problem, secret: list[TestResult], level: str) -> list[str]:
+    if not secret or level == "none":
+        return []
+    failing = [t for t in secret if t.outcome != "passed"]
+    lines = [f"Secret tests: {len(secret) - len(failing)} of {len(secret)} passed."]
+    if not failing:
+        return lines
+    hidden = secret_code_lines(problem) if level == "full" else set()
+    for test in failing[:SECRET_NAMES_SHOWN if level == "names" else FAILURES_SHOWN]:
+        lines.append(f"- {test.outcome}: {test.name}")
+        if level == "full" and test.message:
+            lines += ["", _fenced(without_code(test, hidden).message, indent="  "), ""]
+    return lines
+
+
+def _fenced(message: str, indent: str = "") -> str:
+    kept = message.replace("```", "'''")[:MESSAGE_CHARS].splitlines()
+    cut = len(kept) > MESSAGE_LINES or len(message) > MESSAGE_CHARS
+    kept = kept[:MESSAGE_LINES] + (["..."] if cut else [])
+    return "\n".join(indent + line for line in ["```text", *kept, "```"])

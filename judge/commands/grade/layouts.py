@@ -1,0 +1,122 @@
+"""Who submitted what: the entries of a submissions folder, grouped into one :class:`Entry` per student.
+
+A submissions folder is laid out one of four ways, told apart by its names:
+
+- **plain**: ``NAME.zip`` or ``NAME/``, one per student (the student id is NAME);
+- **Canvas** (the assignment's "Download Submissions" zip, unpacked): every file a student
+  attached, flat, named ``<lastnamefirstname>[_LATE]_<user id>_<submission id>_<file name>``,
+  a resubmitted file's name ending in ``-1``, ``-2`` before its extension;
+- **Moodle** ("Download all submissions", unpacked): a folder per student and plugin,
+  ``<Full Name>_<participant id>_assignsubmission_file`` (or, downloaded without folders, files
+  named ``<Full Name>_<participant id>_assignsubmission_file_<file name>``);
+- **Blackboard** ("Download Assignment", unpacked): ``<assignment>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS>_<file
+  name>`` per file and a receipt ``<assignment>_<username>_attempt_<time>.txt`` per attempt; the
+  latest attempt of each student is graded, and its time is the submission time.
+
+A name that fits none of the LMS patterns is a plain entry. Two plain entries with the same
+student id (``alice.zip`` beside ``alice/``) are one :class:`Entry` with an ``error`` naming both:
+the judge never picks one, nor lets one overwrite the other's feedback.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+_CANVAS = re.compile(r"^(?P<name>[a-z0-9]+)(?P<late>_LATE)?_(?P<uid>\d+)_(?P<sid>\d+)_(?P<file>.+)$")
+_CANVAS_RESUBMITTED = re.compile(r"-\d+(?=\.[^.]+$|$)")
+_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<uid>\d+)_assignsubmission_(?P<plugin>[a-z]+)(?:_(?P<file>.*))?$")
+_BLACKBOARD = re.compile(r"^(?P<assignment>.+)_(?P<user>[^_]+)_attempt_(?P<time>\d{4}(?:-\d{2}){5})"
+                         r"(?:_(?P<file>.+)|\.txt)$")
+_BLACKBOARD_TIME = "%Y-%m-%d-%H-%M-%S"
+
+
+@dataclass
+class Entry:
+    """One student's submission as the folder holds it: one or more files or folders."""
+
+    student: str
+    paths: list[Path] = field(default_factory=list)
+    layout: str = "plain"  # plain | canvas | moodle | blackboard
+    names: dict[Path, str] = field(default_factory=dict)  # a loose file's original name, where the LMS renamed it
+    lms_id: str = ""  # the LMS's id for the student (Canvas user id, Moodle participant id, Blackboard username)
+    submitted_at: datetime | None = None  # when the layout says (Blackboard)
+    late_marked: bool = False  # the LMS marked it late without a time (Canvas)
+    error: str = ""  # why it cannot be graded as it is
+    notes: list[str] = field(default_factory=list)  # what of it was set aside, and why
+
+    @property
+    def origin(self) -> Path:
+        return self.paths[0]
+
+
+def discover_entries(folder: Path) -> list[Entry]:
+    """One :class:`Entry` per student in ``folder`` (hidden names skipped), sorted by student id."""
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: no such submissions folder")
+    entries: dict[str, Entry] = {}
+    attempts: dict[str, dict[datetime, list[Path]]] = {}
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith((".", "_")):
+            continue
+        blackboard = _BLACKBOARD.match(path.name)
+        if blackboard and not path.is_dir():
+            when = datetime.strptime(blackboard["time"], _BLACKBOARD_TIME)
+            attempts.setdefault(blackboard["user"], {}).setdefault(when, [])
+            if blackboard["file"]:
+                attempts[blackboard["user"]][when].append(path)
+            continue
+        _add(entries, path)
+    for user, by_time in attempts.items():
+        entries[user] = _latest_attempt(user, by_time)
+    return sorted(entries.values(), key=lambda e: e.student)
+
+
+def _add(entries: dict[str, Entry], path: Path) -> None:
+    canvas = _CANVAS.match(path.name) if not path.is_dir() else None
+    moodle = _MOODLE.match(path.name)
+    if canvas:
+        student = f"{canvas['name']}_{canvas['uid']}"
+        entry = entries.setdefault(student, Entry(student, layout="canvas", lms_id=canvas["uid"]))
+        entry.paths.append(path)
+        entry.names[path] = _CANVAS_RESUBMITTED.sub("", canvas["file"])
+        entry.late_marked = entry.late_marked or bool(canvas["late"])
+    elif moodle:
+        student = f"{moodle['name']}_{moodle['uid']}"
+        entry = entries.setdefault(student, Entry(student, layout="moodle", lms_id=moodle["uid"]))
+        entry.paths.append(path)
+        if moodle["file"] and not path.is_dir():
+            entry.names[path] = moodle["file"]
+    else:
+        student = student_name(path)
+        if student in entries:
+            first = entries[student]
+            first.paths.append(path)
+            shown = ", ".join(_shown(p) for p in first.paths)
+            first.error = f"two submissions for {student} ({shown}); none was judged: keep one"
+        else:
+            entries[student] = Entry(student, [path])
+
+
+def _latest_attempt(user: str, by_time: dict[datetime, list[Path]]) -> Entry:
+    latest = max(by_time)
+    entry = Entry(user, sorted(by_time[latest]), layout="blackboard", lms_id=user, submitted_at=latest)
+    entry.names = {p: m["file"] for p in entry.paths if (m := _BLACKBOARD.match(p.name)) and m["file"]}
+    older = sorted(t for t in by_time if t != latest)
+    if older:
+        entry.notes.append(f"{len(older)} earlier attempt(s) not graded (the latest, {latest:%Y-%m-%d %H:%M:%S}, is)")
+    if not entry.paths:
+        entry.paths = [Path(f"{user} (attempt {latest:%Y-%m-%d-%H-%M-%S})")]
+        entry.error = "the latest attempt has no file (only Blackboard's receipt)"
+    return entry
+
+
+def student_name(path: Path) -> str:
+    """A plain entry's student id: the file name without ``.zip``, or the folder name."""
+    return path.name[:-4] if path.name.lower().endswith(".zip") and not path.is_dir() else path.name
+
+
+def _shown(path: Path) -> str:
+    return path.name + ("/" if path.is_dir() else "")
