@@ -397,7 +397,7 @@ def test_feedback_is_short_errors_first_and_says_not_attempted(tmp_path, two_pro
     subs = _folder(tmp_path / "subs")
     _zip(subs / "ann.zip", {"fx-add/adder.py": starter})
     _zip(subs / "bob.zip", {"fx-add/adder.py": (SOLUTIONS / "partly_failing.py").read_text(),
-                            "fx-add2/adder.py": (SOLUTIONS / "crash.py").read_text()})
+                            "fx-add2/adder.py": (SOLUTIONS / "syntax_error.py").read_text()})
     out = tmp_path / "out"
     _grade(subs, out, two_problems)
     ann = (out / "feedback" / "ann.md").read_text()
