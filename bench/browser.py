@@ -65,8 +65,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import report  # noqa: E402
-from judge.commands.site import pyodide_dist  # noqa: E402
 from judge.core.problem import Problem, discover_problems  # noqa: E402
+from judge.engines import pyodide_dist  # noqa: E402
 
 CHROMIUM = Path("/usr/lib/chromium/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-dev-shm-usage"]

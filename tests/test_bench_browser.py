@@ -82,7 +82,7 @@ def test_bench_run_measures_native_and_browser_on_a_tiny_case(tmp_path: Path) ->
 import hashlib  # noqa: E402
 import zipfile  # noqa: E402
 
-from judge.commands.site import pyodide_dist as dist  # noqa: E402
+from judge.engines import pyodide_dist as dist  # noqa: E402
 
 IN_CI = os.environ.get("CI") == "true"
 
@@ -105,7 +105,7 @@ def test_compiled_twins_carry_pycs_beside_the_sources_and_honest_hashes(distribu
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     if not dist.node_available() and not IN_CI:
         pytest.skip("Node.js is not installed")
-    from judge.commands.site.build import judge_zip_bytes
+    from judge.engines.pyodide_files import judge_zip_bytes
 
     judge_zip = judge_zip_bytes()
     compiled, packages = dist.ensure_compiled(None, {"judge": judge_zip})
@@ -176,8 +176,8 @@ def test_self_site_ships_a_memory_snapshot_made_once_per_inputs(
         pytest.skip("Node.js is not installed")
     import gzip
 
-    from judge.commands.site import pyodide_snapshot
     from judge.commands.site.build import build_site
+    from judge.engines import pyodide_snapshot
 
     site = tmp_path / "site"
     build_site(site, pyodide="self", problems_dir=FIXTURE_PROBLEMS)

@@ -5,7 +5,7 @@ browser (Pyodide 0.27.7, Python 3.12, 32-bit wasm), durations aside. This module
 
 - :func:`run_in_pyodide` runs a list of :class:`Job` in Pyodide with one Node.js process and one
   Pyodide boot for all of them (``judge/engines/pyodide_harness/run_jobs.mjs``). The harness boots from a
-  site folder made by :func:`judge.commands.site.build.build_engine_site`: the files a ``self`` build ships
+  site folder made by :func:`judge.engines.pyodide_files.build_engine_site`: the files a ``self`` build ships
   (the pinned distribution's compiled twins, the judge zip and its bytecode) and the site's own
   ``js/boot.mjs``, so it exercises the engine the browser runs. A job that exceeds its time limit
   is interrupted (and, if the interrupt does not land, its worker is replaced): its Result is the
@@ -106,7 +106,7 @@ def run_harness(jobs: list[Job], *, dist: Path | None = None, site: Path | None 
 
     ``site`` is a site built with ``judge build --pyodide self`` to boot from; by default an
     engine-only site is built from this judge into a temporary folder (``dist`` is the cache folder
-    of the Pyodide distribution, as in :func:`judge.commands.site.pyodide_dist.ensure_distribution`). The
+    of the Pyodide distribution, as in :func:`judge.engines.pyodide_dist.ensure_distribution`). The
     harness restores the site's memory snapshot as the browser does; ``plain`` boots without it
     (the browser's fallback).
     """
@@ -149,8 +149,8 @@ def find_node() -> str:
 
 
 def _engine_site(folder: Path, dist: Path | None) -> Path:
-    from ..commands.site.build import build_engine_site
-    from ..commands.site.pyodide_dist import DistributionError
+    from .pyodide_dist import DistributionError
+    from .pyodide_files import build_engine_site
 
     try:
         build_engine_site(folder, dist)
@@ -374,6 +374,6 @@ def _solutions(problem: Any, stream: Any) -> list[tuple[str, str]]:
 
 
 def _pyodide_version() -> str:
-    from ..commands.site.pyodide_dist import PYODIDE_VERSION
+    from .pyodide_dist import PYODIDE_VERSION
 
     return PYODIDE_VERSION

@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING
 
 from ..core.result import Result, TestResult
 from .points import ZERO, exact, number, split
+from .secret_code import hide_code, secret_code_lines
 
 if TYPE_CHECKING:
     from ..core.problem import Problem
 
 OUTPUT_CAP = 2000  # characters of a test's captured output shown on a platform
 _TOLERANCE = 0.0001  # per test: what judge.core.scoring's rounding to 4 decimals can leave unaccounted for
-_HIDDEN_LINE = "(a line of the secret test's code is not shown)"
 
 
 @dataclass
@@ -61,7 +61,7 @@ def rows(result: Result, problem: Problem | None = None, feedback: str = "names"
         return [Row(result.problem, f"{result.problem}: {_unjudged_label(result)}", 0.0, number(result.max_points),
                     "error", "public", result.message or "no test ran", duration=result.duration,
                     whole_problem=True)]
-    hidden = _secret_code_lines(problem) if feedback == "full" else set()
+    hidden = secret_code_lines(problem) if feedback == "full" else set()
     out, secret_count = [], 0
     for test in result.tests:
         secret_count += test.visibility == "secret"
@@ -104,8 +104,7 @@ def _row(pid: str, test: TestResult, secret_number: int, feedback: str, hidden: 
         if feedback != "full":
             row.message, row.output = "", ""
         else:
-            row.message = "\n".join(_HIDDEN_LINE if _quotes_code(line, hidden) else line
-                                    for line in test.message.splitlines())
+            row.message = hide_code(test.message, hidden)
             row.output = ""
     return row
 
@@ -125,18 +124,6 @@ def _line(test: TestResult) -> int:
         if frame.file == test.file:
             return frame.line
     return 0
-
-
-def _secret_code_lines(problem: Problem | None) -> set[str]:
-    if problem is None:
-        return set()
-    from ..commands.grade.outputs import secret_code_lines
-
-    return secret_code_lines(problem)
-
-
-def _quotes_code(line: str, hidden: set[str]) -> bool:
-    return line.lstrip().startswith(("assert ", "where ")) or any(code in line for code in hidden)
 
 
 def total(all_rows: list[Row]) -> tuple[Decimal, Decimal]:

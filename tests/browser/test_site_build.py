@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.commands.site import pyodide_dist
 from judge.commands.site.build import MARKER, BuildError, build_site
 from judge.commands.site.markdown import render_markdown
 from judge.core.problem import discover_problems
+from judge.engines import pyodide_dist
 from tests.browser.conftest import Served
 from tests.conftest import FIXTURE_PROBLEMS, PROBLEMS
 
@@ -32,7 +32,7 @@ def _texts(site: Path) -> dict[str, str]:
     for path in sorted(site.rglob("*")):
         rel = path.relative_to(site).as_posix()
         if not path.is_file() or rel.startswith("pyodide/"):
-            continue  # the Pyodide files are pinned by sha256 in judge/commands/site/pyodide_dist.py
+            continue  # the Pyodide files are pinned by sha256 in judge/engines/pyodide_dist.py
         data = path.read_bytes()
         if path.suffix == ".zip":
             with zipfile.ZipFile(io.BytesIO(data)) as zf:

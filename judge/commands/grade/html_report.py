@@ -20,9 +20,8 @@ from statistics import mean, median
 from ...core.problem import Problem
 from ...core.result import Result
 from ...formats.points import text
-from . import ClassGrades, Graded
 from .feedback import verdict
-from .outputs import safe_name
+from .model import ClassGrades, Graded, safe_name
 from .similarity import INSTALL_HINT, Pair, identical_groups
 
 BINS = 11  # 0-9 %, 10-19 %, ..., 90-99 %, and 100 % alone

@@ -19,8 +19,7 @@ import csv
 import io
 
 from ...formats.points import text
-from . import ClassGrades, Graded
-from .outputs import cell
+from .model import ClassGrades, Graded, cell
 
 
 def canvas_csv(grades: ClassGrades) -> str:

@@ -10,21 +10,16 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import hashlib
 import io
 import json
-import re
 from pathlib import Path
 
 from ... import __version__
-from ...core.problem import Problem
-from ...core.result import Result, TestResult
+from ...core.result import Result
 from ...formats import points
-from . import ClassGrades, Graded, _write_atomic
 from .late import LatePolicy
+from .model import ClassGrades, Graded, cell, safe_name, write_atomic
 
-_UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9._@+-]")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 OUTPUT_KEPT = 2000  # characters of a test's stdout or stderr kept in results/<student>.json
 MESSAGE_KEPT = 4000  # characters of a message kept there
 TRACEBACK_KEPT = 4  # innermost frames kept there
@@ -41,23 +36,15 @@ def write_outputs(grades: ClassGrades, out_dir: Path) -> None:
         (out_dir / sub).mkdir(parents=True, exist_ok=True)
     late = grades.options.late
     for item in grades.graded:
-        _write_atomic(results_path(out_dir, item.student), results_json(item, late))
-        _write_atomic(out_dir / "feedback" / f"{safe_name(item.student)}.md", feedback_markdown(item, grades))
-    _write_atomic(out_dir / "grades.csv", grades_csv(grades))
-    _write_atomic(out_dir / "canvas.csv", canvas_csv(grades))
-    _write_atomic(out_dir / "moodle.csv", moodle_csv(grades))
+        write_atomic(results_path(out_dir, item.student), results_json(item, late))
+        write_atomic(out_dir / "feedback" / f"{safe_name(item.student)}.md", feedback_markdown(item, grades))
+    write_atomic(out_dir / "grades.csv", grades_csv(grades))
+    write_atomic(out_dir / "canvas.csv", canvas_csv(grades))
+    write_atomic(out_dir / "moodle.csv", moodle_csv(grades))
     pairs = similar_pairs(grades)
     if pairs is not None:
-        _write_atomic(out_dir / "similarity.csv", similarity_csv(pairs))
-    _write_atomic(out_dir / "report.html", render_report(grades, pairs))
-
-
-def safe_name(student: str) -> str:
-    """A file name for ``student``: unchanged when it is plain, else cleaned and made unique by a hash."""
-    cleaned = _UNSAFE_CHARS.sub("_", student).strip("._") or "student"
-    if cleaned == student:
-        return student
-    return f"{cleaned[:80]}-{hashlib.sha256(student.encode()).hexdigest()[:8]}"
+        write_atomic(out_dir / "similarity.csv", similarity_csv(pairs))
+    write_atomic(out_dir / "report.html", render_report(grades, pairs))
 
 
 def results_path(out_dir: Path, student: str) -> Path:
@@ -100,26 +87,3 @@ def grades_csv(grades: ClassGrades) -> str:
         writer.writerow([cell(item.student), *(points.text(by_problem.get(pid, 0.0)) for pid in ids), *timing,
                          points.text(item.total(late)), points.text(grades.max_total), cell(item.status)])
     return buffer.getvalue()
-
-
-def cell(text: str) -> str:
-    """Text a spreadsheet will not run as a formula."""
-    return "'" + text if text.startswith(_FORMULA_START) else text
-
-
-def secret_code_lines(problem: Problem) -> set[str]:
-    """The non-trivial lines of the problem's secret test files (never shown to a student)."""
-    lines: set[str] = set()
-    for path in problem.secret_test_files:
-        lines.update(line.strip() for line in path.read_text(encoding="utf-8").splitlines()
-                     if len(line.strip()) >= 8)
-    return lines
-
-
-def without_code(test: TestResult, hidden: set[str]) -> TestResult:
-    """``test`` with every message line that quotes secret test code replaced by a note."""
-    if not hidden:
-        return test
-    kept = [line if not any(code in line for code in hidden) and not line.lstrip(" +").startswith(("assert ", "where "))
-            else "(a line of the secret test's code is not shown)" for line in test.message.splitlines()]
-    return dataclasses.replace(test, message="\n".join(kept))

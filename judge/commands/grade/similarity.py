@@ -21,9 +21,8 @@ from typing import Any
 import numpy as np
 
 from ...core.problem import Problem
-from . import ClassGrades
 from .feedback import untouched
-from .outputs import cell
+from .model import ClassGrades, cell
 
 NOISE_CHARACTERS = 25  # copydetect's k: fingerprints span this many characters of tokenised code
 WINDOW = 1  # copydetect's winnowing window (1: every fingerprint)

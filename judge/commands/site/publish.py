@@ -20,7 +20,7 @@ import shlex
 from pathlib import Path
 
 from ... import __version__
-from .pyodide_dist import PYODIDE_VERSION
+from ...engines.pyodide_dist import PYODIDE_VERSION
 from .serve import IMMUTABLE_PREFIXES
 
 HEADERS_FILE = "_headers"

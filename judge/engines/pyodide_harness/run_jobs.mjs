@@ -4,7 +4,7 @@
 //   node run_jobs.mjs --site DIR --jobs JOBS.json --out RESULTS.jsonl [--grace S] [--plain] [--verbose]
 //
 // DIR is a site made by `judge build` (--pyodide self), or the engine-only site that
-// judge.commands.site.build.build_engine_site makes: the harness boots Pyodide from the site's own files
+// judge.engines.pyodide_files.build_engine_site makes: the harness boots Pyodide from the site's own files
 // (compiled twins and memory snapshot included) with the site's own js/boot.mjs, as the browser
 // does. --plain boots without the memory snapshot (the browser's fallback).
 //

@@ -1,4 +1,4 @@
-// Make the memory snapshot a site ships, under Node.js (see judge/commands/site/pyodide_snapshot.py).
+// Make the memory snapshot a site ships, under Node.js (see judge/engines/pyodide_snapshot.py).
 //
 //   node make_snapshot.mjs SPEC.json
 //

@@ -1,4 +1,4 @@
-"""Bytecode-compile archives inside Pyodide: the Python half of ``judge.commands.site.pyodide_dist.ensure_compiled``.
+"""Bytecode-compile archives inside Pyodide: the Python half of ``judge.engines.pyodide_dist.ensure_compiled``.
 
 ``compile_archives.cjs`` boots the cached Pyodide under Node.js, runs this file's text in it and
 calls :func:`compile_archive` for each archive (and :func:`used_modules` once). It must run on

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from ...core.errors import JudgeError
+from ..core.errors import JudgeError
 
 PYODIDE_VERSION = "0.27.7"
 CDN_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"

@@ -1,0 +1,122 @@
+"""What one class-grading run is made of: its options, each student's grade, the whole run.
+
+The types every part of ``judge grade`` reads (the gradebook, feedback, the report, the LMS files,
+the similarity report), and the small helpers they share for files: a safe file name per student,
+a spreadsheet cell that is never a formula, an atomic write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+from ...core.problem import Problem
+from ...core.result import Result
+from ...engines import Engine, Job, get_engine
+from ...formats.points import ZERO, add
+from .late import LatePolicy
+from .submissions import Submission
+
+_UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9._@+-]")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass
+class Options:
+    """How to grade (the command line's options)."""
+
+    parallel: int = 1
+    timeout: float | None = None
+    feedback: str = "names"
+    force: bool = False
+    late: LatePolicy | None = None  # deadline and penalty per day, applied to totals
+    similarity: float | None = 0.8  # report pairs at least this similar (None: no similarity report)
+    assignment: str = "judge"  # the LMS gradebooks' column name
+    engine: Engine | None = None  # the native engine at the run's sandbox level (default: the best one here)
+
+    def judge(self, jobs: list[Job], on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
+        return (self.engine or get_engine("native")).judge(jobs, self.parallel, on_result=on_result)
+
+
+@dataclass
+class Graded:
+    """One student's grade: the submission as read and its Results (one per problem of the set)."""
+
+    submission: Submission
+    results: list[Result] = field(default_factory=list)
+    digest: str = ""
+    reused: bool = False  # taken from the previous run's results/ file
+
+    @property
+    def student(self) -> str:
+        return self.submission.student
+
+    @property
+    def raw_points(self) -> Decimal:
+        """The problems' points added up (two decimals each, exactly)."""
+        return add(r.points for r in self.results)
+
+    def penalty(self, late: LatePolicy | None) -> Decimal:
+        """Points the late policy takes off (0 without a policy or a submission time)."""
+        return late.penalty(self.raw_points, self.submission.submitted_at) if late else ZERO
+
+    def total(self, late: LatePolicy | None) -> Decimal:
+        return self.raw_points - self.penalty(late)
+
+    def submitted(self, problem_id: str) -> bool:
+        """Whether the submission holds a file for this problem (judged or not)."""
+        return not self.submission.error and problem_id in self.submission.problems
+
+    @property
+    def status(self) -> str:
+        """``ok``, or what went wrong (``error: ...``) and what was set aside (``not judged: ...``)."""
+        reasons = self.submission.problem_statuses()
+        parts = (["error: " + "; ".join(reasons)] if reasons else []) + self.submission.notes
+        if self.submission.late_marked and not self.submission.submitted_at:
+            parts.append("marked late by the LMS, which gives no time (no late penalty applied)")
+        return "; ".join(parts) or "ok"
+
+
+@dataclass
+class ClassGrades:
+    """Everything one ``judge grade`` run produced."""
+
+    problems: list[Problem]
+    canonical: dict[str, Result]
+    graded: list[Graded]
+    judged: int = 0  # submissions judged in this run (the others were unchanged)
+    runs: int = 0  # problem runs this took (identical code for a problem runs once)
+    seconds: float = 0.0
+    options: Options = field(default_factory=Options)
+    regraded: str = ""  # the one student judged, when one submission was given
+
+    def max_points(self, problem_id: str) -> float:
+        return self.canonical[problem_id].max_points
+
+    @property
+    def max_total(self) -> Decimal:
+        return add(self.max_points(p.id) for p in self.problems)
+
+
+def safe_name(student: str) -> str:
+    """A file name for ``student``: unchanged when it is plain, else cleaned and made unique by a hash."""
+    cleaned = _UNSAFE_CHARS.sub("_", student).strip("._") or "student"
+    if cleaned == student:
+        return student
+    return f"{cleaned[:80]}-{hashlib.sha256(student.encode()).hexdigest()[:8]}"
+
+
+def cell(text: str) -> str:
+    """Text a spreadsheet will not run as a formula."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` all at once: a reader never sees half a file."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
