@@ -27,7 +27,7 @@ _REQUIRED = {
 }
 _OPTIONAL = {"memory_limit": int, "packages": list, "points": (int, float), "scoring": str,
              "test_time_limit": (int, float), "gradescope_secret_visibility": str, "boundary": dict}
-_BOUNDARY_KEYS = ("records", "exceptions", "lend")
+_BOUNDARY_KEYS = ("records", "exceptions", "lend", "fixed")
 GRADESCOPE_VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_TEST_TIME_LIMIT = 5.0  # seconds one test may run (natively) before it fails alone
 EQUIVALENT_MUTANTS = "equivalent-mutants.toml"  # in reference/: mutants accepted as equivalent (never published)
@@ -62,12 +62,14 @@ class Boundary:
     sides import: ``records`` (dataclasses, named tuples) cross by value and are rebuilt from their
     fields; ``exceptions`` cross by type and message like the builtin ones; ``lend`` maps a type the
     tests pass to the learner's code to the members the learner's code may use (its objects stay with
-    the tests; the learner's code holds proxies).
+    the tests; the learner's code holds proxies). ``fixed`` names, per lent type, attributes that never
+    change once an object is lent: they travel with the object, and reading one costs no message.
     """
 
     records: list[str] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
     lend: dict[str, list[str]] = field(default_factory=dict)
+    fixed: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def declarations(self) -> dict[str, list[str]]:
@@ -368,9 +370,10 @@ def _boundary_errors(table: dict[str, Any]) -> Iterator[str]:
         value = table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
             yield f"table 'boundary': '{key}' must be a list of 'module.Class' names"
-    lend = table.get("lend", {})
-    if not isinstance(lend, dict) or not all(isinstance(v, list) for v in lend.values()):
-        yield "table 'boundary': 'lend' must be a table of 'module.Class' = [member names]"
+    for key in ("lend", "fixed"):
+        value = table.get(key, {})
+        if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
+            yield f"table 'boundary': '{key}' must be a table of 'module.Class' = [member names]"
 
 
 def _check_files(problem: Problem) -> None:
@@ -392,9 +395,10 @@ def _check_files(problem: Problem) -> None:
 
 
 def _boundary(table: dict[str, Any]) -> Boundary:
-    lend = table.get("lend", {})
+    lend, fixed = table.get("lend", {}), table.get("fixed", {})
     return Boundary(records=list(table.get("records", [])), exceptions=list(table.get("exceptions", [])),
-                    lend={str(k): list(v) for k, v in lend.items()} if isinstance(lend, dict) else {})
+                    lend={str(k): list(v) for k, v in lend.items()} if isinstance(lend, dict) else {},
+                    fixed={str(k): list(v) for k, v in fixed.items()} if isinstance(fixed, dict) else {})
 
 
 def _check_boundary(problem: Problem) -> None:
@@ -419,6 +423,10 @@ def _check_boundary(problem: Problem) -> None:
     for name, members in boundary.lend.items():
         if not all(isinstance(m, str) and m.isidentifier() for m in members) or not members:
             raise ProblemError(f"{where} lend: {name!r} must list the names of the members it lends")
+    for name, attributes in boundary.fixed.items():
+        lent = boundary.lend.get(name)
+        if lent is None or not all(isinstance(a, str) and a in lent for a in attributes):
+            raise ProblemError(f"{where} fixed: {name!r} may name only attributes its lend entry lists")
 
 
 def _check_syntax(path: Path) -> None:

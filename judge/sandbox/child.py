@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Any
 
-from ..core import protocol
+from ..core import codec, protocol
 from . import guard
 from . import learner as endpoint
 
@@ -44,10 +44,10 @@ def main() -> None:
     side = endpoint.LearnerSide(module, registry, root) if module is not None else None
     channel_in, channel_out = config["fds"]
     connection = protocol.PipeConnection(side.handle if side else _refuse, channel_in, channel_out,
-                                         on_send=output.attach)
+                                         on_send=output.attach, loads=side.decoder.loads if side else codec.loads)
     if side is not None:
         side.connection = connection
-    connection.send({"op": "ready", "id": 0, "error": error})
+    connection.send({"op": "ready", "id": 0, "error": error, "bound": side.bindings() if side else {}})
     _serve(connection)
 
 

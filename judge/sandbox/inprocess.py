@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any
 
-from ..core import protocol
+from ..core import codec, protocol
 from . import guard
 from . import learner as endpoint
 from .standin import LearnerSpec, TestSide
@@ -40,12 +40,14 @@ class InProcessLearner:
         self._cwd = self.folder  # the learner's working directory between its calls
         with self.learner_running():
             module, self.import_error = endpoint.import_entry(spec.module, spec.entry, self.folder)
-        self.connection = protocol.DirectConnection(_unconfined(side.handle))
+        self.connection = protocol.DirectConnection(_unconfined(side.handle), loads=side.decoder.loads)
+        self.bound: dict[str, Any] = {}
         if module is not None:
             learner_side = endpoint.LearnerSide(module, registry, self.folder, interruptible=True)
-            here = protocol.DirectConnection(self._confined(learner_side.handle))
+            here = protocol.DirectConnection(self._confined(learner_side.handle), loads=learner_side.decoder.loads)
             learner_side.connection = here
             protocol.connect(self.connection, here)
+            self.bound = side.decoder.loads(codec.dumps(learner_side.bindings()))
 
     @contextlib.contextmanager
     def learner_running(self) -> Iterator[None]:

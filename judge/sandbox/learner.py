@@ -30,10 +30,11 @@ _LOCAL = "learner"
 class Lent:
     """A proxy for an object the tests lent; its class is made per declared type (:func:`lent_class`)."""
 
-    __slots__ = ("_judge_ref",)
+    __slots__ = ("_judge_ref", "_judge_fixed")
 
-    def __init__(self, ref: dict[str, Any]) -> None:
+    def __init__(self, ref: dict[str, Any], fixed: dict[str, Any] | None = None) -> None:
         object.__setattr__(self, "_judge_ref", ref)
+        object.__setattr__(self, "_judge_fixed", fixed or {})
 
     def __repr__(self) -> str:
         return str(_side(self).request_lent(self, {"op": "repr"}))
@@ -67,7 +68,7 @@ def lent_class(type_name: str, methods: list[str], attributes: list[str]) -> typ
     namespace["__getattr__"] = missing
     if "__iter__" in methods:
         namespace["__iter__"] = lambda self: iter(_side(self).request_lent(self, {"op": "method", "name": "__iter__",
-                                                                                  "args": [], "kwargs": []}))
+                                                                                  "args": [], "kwargs": {}}))
     cls = type(type_name.rpartition(".")[2], (Lent,), namespace)
     _PROXY_CLASSES[key] = cls
     return cls
@@ -84,6 +85,9 @@ def _method(name: str) -> Any:
 
 def _attribute(name: str) -> Any:
     def read(self: Lent) -> Any:
+        fixed = object.__getattribute__(self, "_judge_fixed")
+        if name in fixed:
+            return fixed[name]
         return _side(self).request_lent(self, {"op": "getattr", "name": name})
 
     return read
@@ -104,7 +108,37 @@ class LearnerSide:
         self.connection: protocol.Connection | None = None
         self.encoder = codec.Encoder(registry, self)
         self.decoder = codec.Decoder(registry, self)
+        self._bound: dict[str, int] = {}  # the module's functions as the test side last heard of them
         _SIDES[id(self)] = self
+
+    # --- the module's functions, known to the test side without asking ------------------------
+    def bindings(self) -> dict[str, Any]:
+        """``{name: reference}`` of every function of the module (sent once, when the side is ready)."""
+        found = self._functions()
+        self._bound = {name: ident for name, (ident, _) in found.items()}
+        return {name: tree for name, (_, tree) in found.items()}
+
+    def rebound(self) -> dict[str, Any]:
+        """The module's functions that changed since the test side last heard: ``{name: reference or None}``.
+
+        The stand-in calls functions it knows by reference, so a call costs one message; this keeps
+        it right when the learner's code (or a test, through the stand-in) rebinds a name."""
+        found = self._functions()
+        now = {name: ident for name, (ident, _) in found.items()}
+        if now == self._bound:
+            return {}
+        changes = {name: found[name][1] if name in found else None
+                   for name in set(now) | set(self._bound) if now.get(name) != self._bound.get(name)}
+        self._bound = now
+        return changes
+
+    def _functions(self) -> dict[str, tuple[int, Any]]:
+        found = {}
+        for name, value in list(vars(self.module).items()):
+            if isinstance(value, _FUNCTIONS) and not name.startswith("__"):
+                tree = self._export(value, "function", getattr(value, "__qualname__", name))
+                found[name] = (tree["id"], tree)
+        return found
 
     # --- the codec's references -------------------------------------------------------------
     def reference(self, value: Any) -> dict[str, Any] | None:
@@ -142,16 +176,17 @@ class LearnerSide:
             methods, attributes = tree.get("methods"), tree.get("attributes")
             if type(kind) is not str or type(methods) is not list or type(attributes) is not list:
                 raise codec.Malformed("a lent object without its type")
+            fixed = tree.get("fixed")
             cls = lent_class(kind, methods, attributes)
-            proxy = self._proxies[tree["id"]] = cls({"id": tree["id"], "conn": id(self)})
+            proxy = self._proxies[tree["id"]] = cls({"id": tree["id"], "conn": id(self)},
+                                                    fixed if type(fixed) is dict else None)
         return proxy
 
     # --- requests to the test side ----------------------------------------------------------
     def call_lent(self, proxy: Lent, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         __tracebackhide__ = True
         try:
-            encoded_args = [self.encoder.encode(a) for a in args]
-            encoded_kwargs = [[k, self.encoder.encode(v)] for k, v in kwargs.items()]
+            encoded_args, encoded_kwargs = self.encoder.encode(list(args)), self.encoder.encode(kwargs)
         except codec.NotPlain as exc:
             raise TypeError(exc.explain(f"{type(proxy).__name__}.{name}() was given")) from None
         return self.request_lent(proxy, {"op": "method", "name": name, "args": encoded_args,
@@ -163,8 +198,8 @@ class LearnerSide:
         ref = object.__getattribute__(proxy, "_judge_ref")
         reply = self.connection.request(dict(message, target=ref["id"]))
         if "ok" in reply:
-            return self.decoder.decode(reply["ok"])
-        raise codec.exception_from_tree(reply.get("raise"), self.decoder)
+            return reply["ok"]
+        raise codec.exception_from_tree(reply.get("raise"), self.registry)
 
     # --- serving the test side ----------------------------------------------------------------
     def handle(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -174,17 +209,21 @@ class LearnerSide:
         if serve is None:
             raise protocol.ProtocolViolation(f"the learner's side does not serve {op!r}")
         try:
-            return serve(self, message)
+            reply = serve(self, message)
         except codec.NotPlain as exc:
-            return {"refused": exc.explain("")}
+            reply = {"refused": exc.explain("")}
         except protocol.BoundaryError:
             raise
         except Exception as exc:  # noqa: BLE001 - the learner's exception, reported to the tests
-            return {"raise": self.exception(exc)}
+            reply = {"raise": self.exception(exc)}
         except BaseException as exc:  # exit(), Ctrl-C, pytest.skip(): never an ordinary exception there
             if isinstance(exc, KeyboardInterrupt) and self.interruptible:
                 raise  # the browser engine's Stop and time limit
-            return {"exit": self.exit_tree(exc)}
+            reply = {"exit": self.exit_tree(exc)}
+        changes = self.rebound()
+        if changes:
+            reply["bound"] = changes
+        return reply
 
     def exception(self, exc: BaseException) -> dict[str, Any]:
         """An exception of the learner's code as plain data, with its frames in the learner's files."""
@@ -216,14 +255,13 @@ class LearnerSide:
         return {"ok": self.encoder.encode(value)}
 
     def _setattr(self, message: dict[str, Any]) -> dict[str, Any]:
-        setattr(self.module, _name(message), self.decoder.decode(message.get("value")))
+        setattr(self.module, _name(message), message.get("value"))
         return {"ok": None}
 
     def _call(self, message: dict[str, Any]) -> dict[str, Any]:
         function = self._target(message, "function")
-        args = self.decoder.decode(message.get("args"))
-        kwargs = dict(self.decoder.decode(message.get("kwargs")))
-        if type(args) is not list or not all(type(k) is str for k in kwargs):
+        args, kwargs = message.get("args"), message.get("kwargs")
+        if type(args) is not list or type(kwargs) is not dict:
             raise protocol.ProtocolViolation("a call with malformed arguments")
         return {"ok": self.encoder.encode(function(*args, **kwargs))}
 
@@ -232,9 +270,9 @@ class LearnerSide:
         action = message.get("action")
         try:
             if action == "send":
-                value = generator.send(self.decoder.decode(message.get("value")))
+                value = generator.send(message.get("value"))
             elif action == "throw":
-                value = generator.throw(codec.exception_from_tree(message.get("exc"), self.decoder))
+                value = generator.throw(codec.exception_from_tree(message.get("exc"), self.registry))
             elif action == "close":
                 generator.close()
                 return {"ok": None}

@@ -35,6 +35,7 @@ class ProcessLearner:
         self.folder = tempfile.mkdtemp(prefix="judge-learner-", dir=os.path.dirname(sandbox.runtime))
         self._process: subprocess.Popen[bytes] | None = None
         self.import_error = ""
+        self.bound: dict[str, Any] = {}  # the module's functions, decoded (stand-ins of the learner's)
         try:
             self._start(spec, side)
         except BaseException:
@@ -72,7 +73,8 @@ class ProcessLearner:
         finally:
             for fd in (to_child_r, from_child_w, out, err):
                 os.close(fd)
-        self.connection = protocol.PipeConnection(side.handle, from_child_r, to_child_w, on_receive=_print_output)
+        self.connection = protocol.PipeConnection(side.handle, from_child_r, to_child_w, on_receive=_print_output,
+                                                  loads=side.decoder.loads)
         self._await_ready(spec.start_timeout)
 
     def _await_ready(self, timeout: float) -> None:
@@ -95,6 +97,8 @@ class ProcessLearner:
         if ready.get("op") != "ready" or not isinstance(ready.get("error"), str):
             raise protocol.ProtocolViolation("the learner's process did not start as expected")
         self.import_error = ready["error"]
+        bound = ready.get("bound")
+        self.bound = bound if isinstance(bound, dict) else {}
 
     def _stderr_tail(self, lines: int = 6) -> str:
         try:

@@ -23,7 +23,7 @@ import functools
 import inspect
 import sys
 import types
-from collections.abc import Callable, Generator, Iterator, MappingView
+from collections.abc import Callable, Generator, Iterator, MappingView, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -63,6 +63,11 @@ class Learner(Protocol):
         """Why the learner's module did not import (empty when it did)."""
         ...
 
+    @property
+    def bound(self) -> dict[str, Any]:
+        """The module's functions when it was ready: ``{name: RemoteFunction}``."""
+        ...
+
     def stop(self, ended: bool = False) -> str:
         """End it; a sentence on how it ended when that explains a crash (else empty). ``ended``: its
         channel closed, so it is ending by itself."""
@@ -71,13 +76,15 @@ class Learner(Protocol):
 
 @dataclass
 class Members:
-    """What a lent type offers the learner's code: methods to call, attributes to read."""
+    """What a lent type offers the learner's code: methods to call, attributes to read, and of those
+    the ``fixed`` ones, which never change once an object is lent (they travel with it)."""
 
     methods: list[str] = field(default_factory=list)
     attributes: list[str] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)
 
 
-def members_of(cls: type, names: list[str]) -> Members:
+def members_of(cls: type, names: list[str], fixed: Sequence[str] = ()) -> Members:
     """Sort the declared ``names`` of ``cls`` into methods and attributes (a name the class does not
     define is an attribute its instances set)."""
     members = Members()
@@ -90,6 +97,7 @@ def members_of(cls: type, names: list[str]) -> Members:
         is_method = callable(static) and not isinstance(static, property) or isinstance(
             static, (staticmethod, classmethod))
         (members.methods if is_method else members.attributes).append(name)
+    members.fixed = [name for name in fixed if name in members.attributes]
     return members
 
 
@@ -109,6 +117,7 @@ class TestSide:
         self.learner: Learner | None = None
         self.generation = 0
         self.module = StandInModule(module_name, self)
+        self.functions: dict[str, RemoteFunction] = {}  # the module's functions, called without asking first
         self._lent: dict[int, Any] = {}
         self._lent_ids: dict[int, int] = {}
         self._next_lent = 0
@@ -119,6 +128,7 @@ class TestSide:
         """Start the learner's side; the import error message, or '' when the module imported."""
         self.learner = self._start(self)
         self._described.clear()
+        self.functions = {name: f for name, f in self.learner.bound.items() if isinstance(f, RemoteFunction)}
         return self.learner.import_error
 
     def stop(self) -> None:
@@ -137,15 +147,24 @@ class TestSide:
         learner = self.learner
         assert learner is not None
         try:
-            return learner.connection.request(message)
+            reply = learner.connection.request(message)
         except BaseException as exc:
             self._replace(learner, exc)
             raise
+        changes = reply.get("bound")
+        if type(changes) is dict:
+            for name, function in changes.items():
+                if isinstance(function, RemoteFunction):
+                    self.functions[name] = function
+                else:
+                    self.functions.pop(name, None)
+        return reply
 
     def _replace(self, learner: Learner, exc: BaseException) -> None:
         """Drop a learner side whose call did not complete: the next call starts a fresh one."""
         how = learner.stop(ended=isinstance(exc, protocol.LearnerCrashed))
         self.learner = None
+        self.functions = {}
         self.generation += 1
         if isinstance(exc, protocol.LearnerCrashed) and how:
             exc.args = (how,)
@@ -154,7 +173,7 @@ class TestSide:
         """The value of a reply, or the exception it stands for, raised."""
         __tracebackhide__ = True
         if "ok" in reply:
-            return self._decode(reply["ok"])
+            return reply["ok"]  # values arrive decoded (the connection's loads is this side's decoder)
         if "raise" in reply:
             raise self.learner_exception(reply["raise"])
         if "refused" in reply:
@@ -163,16 +182,10 @@ class TestSide:
             raise protocol.BoundaryError(exit_message(reply["exit"]))
         raise protocol.ProtocolViolation(f"an unexpected reply to {context}")
 
-    def _decode(self, tree: Any) -> Any:
-        try:
-            return self.decoder.decode(tree)
-        except codec.Malformed as exc:
-            raise protocol.ProtocolViolation(f"the learner's side sent a malformed value ({exc})") from None
-
     def learner_exception(self, tree: Any) -> BaseException:
         """An exception of the learner's code, rebuilt here, with its frames in the learner's files."""
         try:
-            exc = codec.exception_from_tree(tree, self.decoder)
+            exc = codec.exception_from_tree(tree, self.registry)
         except codec.Malformed as error:
             return protocol.ProtocolViolation(f"the learner's side sent a malformed exception ({error})")
         frames = tree.get("frames")
@@ -202,6 +215,8 @@ class TestSide:
             self._lent[ident], self._lent_ids[id(value)] = value, ident
         tree: dict[str, Any] = {codec.TAG: "ref", "side": "test", "id": ident}
         tree.update(type=codec.qualified_name(type(value)), methods=members.methods, attributes=members.attributes)
+        if members.fixed:
+            tree["fixed"] = {name: self.encoder._encode(getattr(value, name)) for name in members.fixed}
         return tree
 
     def resolve(self, tree: dict[str, Any]) -> Any:
@@ -265,16 +280,10 @@ class TestSide:
         if name not in members.methods:
             raise AttributeError(f"{type(target).__name__} lends no method {name!r} to the learner's code "
                                  f"(it lends {', '.join(members.methods + members.attributes)})")
-        args = self.decoder.decode(message.get("args"))
-        kwargs = self.decoder.decode(message.get("kwargs"))
-        if type(args) is not list or type(kwargs) is not list:
+        args, kwargs = message.get("args"), message.get("kwargs")
+        if type(args) is not list or type(kwargs) is not dict:
             raise protocol.ProtocolViolation("a call with malformed arguments")
-        named = {}
-        for pair in kwargs:
-            if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not str:
-                raise protocol.ProtocolViolation("a call with malformed keyword arguments")
-            named[pair[0]] = pair[1]
-        result = getattr(target, str(name))(*args, **named)
+        result = getattr(target, str(name))(*args, **kwargs)
         return list(result) if isinstance(result, (Iterator, MappingView)) else result  # type: ignore[arg-type]
 
     def _exception_tree(self, exc: BaseException) -> dict[str, Any]:
@@ -387,9 +396,9 @@ class RemoteGenerator(RemoteObject, Generator):
         side = self._side
         reply = side.request(dict(message, op="gen", target=self._live_id()))
         if "yield" in reply:
-            return side._decode(reply["yield"])
+            return reply["yield"]
         if "stop" in reply:
-            raise StopIteration(side._decode(reply["stop"]))
+            raise StopIteration(reply["stop"])
         if "refused" in reply:
             raise protocol.ValueRefused(f"{self._name} yielded or returned{reply['refused']}")
         return side.outcome(reply, self._name)
@@ -412,6 +421,9 @@ class StandInModule(types.ModuleType):
         if name.startswith("__") and name.endswith("__") or name.startswith("_judge"):
             raise AttributeError(name)
         side: TestSide = object.__getattribute__(self, "_judge_side")
+        known = side.functions.get(name)
+        if known is not None and known._generation == side.generation:
+            return known
         reply = side.request({"op": "getattr", "name": name})
         if "missing" in reply:
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}", name=name, obj=self)
@@ -455,7 +467,9 @@ def session(problem: Problem, source: str, workdir: Path,
     lend = problem.boundary.lend
     registry = codec.Registry(records=[load_class(n) for n in problem.boundary.records],
                               exceptions=[load_class(n) for n in problem.boundary.exceptions])
-    lendable = {load_class(name): members_of(load_class(name), members) for name, members in lend.items()}
+    fixed = problem.boundary.fixed
+    lendable = {load_class(name): members_of(load_class(name), members, fixed.get(name, []))
+                for name, members in lend.items()}
     return TestSide(problem.module_name, lambda side: start(spec, side), registry, lendable)
 
 
