@@ -3,6 +3,10 @@
 - native (:mod:`bench.native`): ``python -m judge`` over every problem's reference against bare
   pytest over the same tests in one process, cold processes, median ratios (default ``-j``
   <= 1.0, ``-j 1`` <= 1.3);
+- boundary (:mod:`bench.boundary`): the codec's cost per value, a call across the trust boundary at
+  every sandbox level against a direct call, and per problem the round trips and their share;
+- class grading (:mod:`bench.grade`): ``judge grade`` on N synthetic submissions against a shell loop
+  of ``python -m judge`` (<= 0.4x), with the peak memory of each;
 - browser (:mod:`bench.browser`): the web app against a bare Pyodide page that loads the same
   files, cold and on a repeat visit, first verdicts, warm re-runs against bare ``pytest.main`` in
   the same engine, bytes, and the same app without its memory snapshot.
@@ -12,7 +16,8 @@ from (CPU count, load average before and after). Ratios are taken within one run
 on a shared machine are noisy.
 
     python -m bench.run [--problems DIR] [--native-repeats N] [--browser-repeats N] [--reruns N]
-                        [--only ID ...] [--skip-native] [--skip-browser] [--no-before] [--json FILE]
+                        [--grade-submissions N] [--only ID ...] [--skip-native] [--skip-boundary]
+                        [--skip-grade] [--skip-browser] [--no-before] [--json FILE]
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import browser, native  # noqa: E402
+from bench import boundary, browser, grade, native  # noqa: E402
 
 DEFAULT_JSON = ROOT / "bench" / "results" / "latest.json"
 
@@ -48,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reruns", type=int, default=10, help="warm re-runs per problem in the browser")
     parser.add_argument("--only", nargs="*", help="browser: only these problem ids")
     parser.add_argument("--skip-native", action="store_true")
+    parser.add_argument("--grade-submissions", type=int, default=200, help="class grading: submissions")
+    parser.add_argument("--skip-boundary", action="store_true")
+    parser.add_argument("--skip-grade", action="store_true")
     parser.add_argument("--skip-browser", action="store_true")
     parser.add_argument("--no-before", "--no-plain", dest="no_before", action="store_true",
                         help="browser: skip the same-run comparison with the app without the memory snapshot")
@@ -59,6 +67,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_native:
         progress(f"native: {args.native_repeats} repeats...")
         data["native"] = native.measure(args.problems, args.native_repeats)
+    if not args.skip_boundary:
+        progress("boundary: the codec, calls at each sandbox level, every problem's reference...")
+        data["boundary"] = boundary.measure(args.problems, 2000)
+    if not args.skip_grade:
+        progress(f"class grading: {args.grade_submissions} submissions, judge grade against a loop...")
+        data["grade"] = grade.measure(args.problems, args.grade_submissions)
     if not args.skip_browser:
         progress(f"browser: {args.browser_repeats} repeats (a cold boot takes a few seconds each)...")
         try:
@@ -74,8 +88,9 @@ def main(argv: list[str] | None = None) -> int:
           f"Python {m['python']}, {m['date']}")
     if "native" in data:
         native.print_table(data["native"])
-    if "browser" in data:
-        browser.print_table(data["browser"])
+    for name, module in (("boundary", boundary), ("grade", grade), ("browser", browser)):
+        if name in data:
+            module.print_table(data[name])
     print(summary_line(data))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(data, indent=2) + "\n")
@@ -88,6 +103,8 @@ def summary_line(data: dict[str, Any]) -> str:
     if "native" in data:
         meets["native"] = data["native"]["median_ratio"] <= data["native"]["target_ratio"]
         meets["native_serial"] = data["native"]["median_ratio_serial"] <= data["native"]["target_ratio_serial"]
+    if "grade" in data:
+        meets["grade"] = data["grade"]["ratio"] <= data["grade"]["target_ratio"]
     if "browser" in data:
         meets.update({f"browser.{k}": v for k, v in data["browser"]["meets"].items()})
     missed = [k for k, ok in meets.items() if not ok]

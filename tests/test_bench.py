@@ -18,3 +18,20 @@ def test_native_benchmark_runs_on_a_tiny_case(tmp_path):
     assert "median ratio" in result.stdout
     data = json.loads(out.read_text())
     assert data["problems"] == 1 and len(data["bare_pytest_s"]) == 1 and data["median_ratio"] > 0
+
+
+def test_boundary_benchmark_measures_the_codec_calls_and_each_problem(tmp_path):
+    out = tmp_path / "boundary.json"
+    result = subprocess.run([sys.executable, "-m", "bench.boundary", "--problems", str(FIXTURE_PROBLEMS),
+                             "--calls", "20", "--json", str(out)], cwd=ROOT, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(out.read_text())
+    assert {row["value"] for row in data["codec"]} >= {"an int", "a 64 x 64 float64 array"}
+    assert all(row["encode_us"] > 0 and row["decode_us"] > 0 for row in data["codec"])
+    hows = [row["how"] for row in data["calls"]]
+    assert hows[0] == "a direct call (no boundary)" and "one interpreter (the browser's transport)" in hows
+    assert any(how.startswith("learner process (") for how in hows), hows
+    (fx_add,) = data["problems"]
+    assert fx_add["problem"] == "fx-add" and fx_add["status"] == "passed"
+    assert fx_add["round_trips"] >= fx_add["tests"]  # every test calls the learner's add() at least once

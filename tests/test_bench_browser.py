@@ -41,17 +41,19 @@ def test_bench_run_measures_native_and_browser_on_a_tiny_case(tmp_path: Path) ->
     out = tmp_path / "latest.json"
     result = subprocess.run(
         [sys.executable, "-m", "bench.run", "--problems", str(FIXTURE_PROBLEMS), "--native-repeats", "1",
-         "--browser-repeats", "1", "--reruns", "1", "--json", str(out)],
+         "--browser-repeats", "1", "--reruns", "1", "--grade-submissions", "2", "--json", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     for line in ("Machine:", "median ratio", "floor: imported numpy+pytest, cold", "app: engine ready, cold",
                  "app: engine ready, repeat", "before (no snapshot): ready cold", "fx-add", "app, repeat visit",
-                 "first-visit bytes / before", "Targets:"):
+                 "first-visit bytes / before", "Codec:", "A call across the boundary", "Class grading:", "Targets:"):
         assert line in result.stdout, f"{line!r} missing from:\n{result.stdout}"
 
     data = json.loads(out.read_text())
     assert data["machine"]["nproc"] >= 1
     assert data["native"]["problems"] == 1 and data["native"]["median_ratio_serial"] > 0
+    assert [row["problem"] for row in data["boundary"]["problems"]] == ["fx-add"]
+    assert data["grade"]["submissions"] == 2 and data["grade"]["ratio"] > 0
     b = data["browser"]
     assert b["problems"] == ["fx-add"] and b["repeats"] == 1 and len(b["runs"]) == 1
     assert b["modes"] == ["snapshot"]  # the engine restored the site's memory snapshot, cold and on the repeat visit
