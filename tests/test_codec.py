@@ -7,6 +7,7 @@ import collections
 import dataclasses
 import json
 import math
+import sys
 import typing
 from fractions import Fraction
 
@@ -187,6 +188,21 @@ def test_deep_and_cyclic_values_are_refused():
     with pytest.raises(codec.NotPlain, match="nested too deeply"):
         codec.Encoder().encode(deep)
     assert codec.round_trip([[[[[1]]]]] * 3) == [[[[[1]]]]] * 3
+
+
+def test_nesting_is_refused_even_when_the_recursion_limit_was_raised():
+    """The learner's code (or an earlier test) may raise the limit: the codec counts depth itself."""
+    deep: list = []
+    for _ in range(codec.MAX_NESTING + 1):
+        deep = [deep, 0]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(100_000)
+    try:
+        with pytest.raises(codec.NotPlain, match="nested too deeply"):
+            codec.Encoder().encode(deep)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert codec.round_trip(deep[0]) == deep[0]  # MAX_NESTING levels cross
 
 
 def test_too_large_values_are_refused(monkeypatch):

@@ -35,6 +35,7 @@ from typing import Any, Protocol
 
 TAG = "~"
 MAX_DEPTH = 100  # nesting of containers where a refused value is looked for
+MAX_NESTING = 200  # containers inside containers a value may have (a list that contains itself has no end)
 MAX_MESSAGE = 32 * 1024 * 1024  # characters of one message's JSON text
 _SMALL_INT = 2**63
 _NUMERIC_KINDS = "biufc"  # numpy dtype kinds that cross: bool, signed, unsigned, float, complex
@@ -136,6 +137,7 @@ class Encoder:
         self.registry = registry or Registry()
         self.refs = refs or NoReferences()
         self._numpy: Any = None
+        self._depth = 0
 
     def encode(self, value: Any) -> Any:
         """The JSON tree of ``value``; raises :class:`NotPlain` naming the first value that cannot cross."""
@@ -162,14 +164,26 @@ class Encoder:
                 return value  # the JSON encoder writes it as it is
             if all(type(item) is tuple and _all_scalars(item) for item in value):
                 return {TAG: "T", "v": value}  # a list of tuples of scalars (schedules, timelines): one tag
-            return list(map(self._encode, value))
+            return self._nested(list, map(self._encode, value))
         if kind is tuple:
-            return {TAG: "t", "v": value if _all_scalars(value) else list(map(self._encode, value))}
+            return {TAG: "t", "v": value if _all_scalars(value) else self._nested(list, map(self._encode, value))}
         if kind is dict:
             if TAG not in value and all(type(key) is str for key in value):
-                return {key: self._encode(item) for key, item in value.items()}
-            return {TAG: "d", "v": [[self._encode(key), self._encode(item)] for key, item in value.items()]}
+                return self._nested(dict, ((key, self._encode(item)) for key, item in value.items()))
+            return {TAG: "d", "v": self._nested(list, ([self._encode(key), self._encode(item)]
+                                                        for key, item in value.items()))}
         return self._encode_other(value, kind)
+
+    def _nested(self, build: Callable[[Any], Any], items: Any) -> Any:
+        """``build(items)`` one level deeper; counted here, not left to the recursion limit, which the
+        learner's code or a test may have raised."""
+        self._depth += 1
+        try:
+            if self._depth > MAX_NESTING:
+                raise RecursionError
+            return build(items)
+        finally:
+            self._depth -= 1
 
     def _encode_other(self, value: Any, kind: type) -> Any:
         if kind is bytes:
@@ -181,7 +195,7 @@ class Encoder:
             return _encode_numpy(numpy, value)
         name = self.registry.record_name(kind)
         if name is not None:
-            return self._encode_record(name, value)
+            return self._nested(lambda _: self._encode_record(name, value), None)
         reference = self.refs.reference(value)
         if reference is not None:
             return reference
