@@ -377,8 +377,9 @@ def _b64(tree: dict[str, Any]) -> bytes:
 
 
 _DECODERS: dict[str, Callable[[Decoder, dict[str, Any]], Any]] = {
-    "t": Decoder._tuple, "T": Decoder._tuples, "d": Decoder._dict, "i": Decoder._int, "f": Decoder._float, "b": Decoder._bytes,
-    "q": Decoder._fraction, "a": Decoder._numpy, "s": Decoder._numpy, "r": Decoder._record, "ref": Decoder._ref,
+    "t": Decoder._tuple, "T": Decoder._tuples, "d": Decoder._dict, "i": Decoder._int, "f": Decoder._float,
+    "b": Decoder._bytes, "q": Decoder._fraction, "a": Decoder._numpy, "s": Decoder._numpy, "r": Decoder._record,
+    "ref": Decoder._ref,
 }
 
 
