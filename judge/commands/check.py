@@ -197,7 +197,8 @@ def _expect_nothing_earned(check: ProblemCheck, results: dict[str, Result]) -> N
                               "pass without the work (make each test check what the code produced, or put "
                               "argument checks in an objective that requires the others)")
     if results and not earning:
-        check.notes.append(f"degenerate solutions ({', '.join(l[len(DEGENERATE):] for l in results)}) earn 0 points")
+        kinds = ", ".join(label[len(DEGENERATE):] for label in results)
+        check.notes.append(f"degenerate solutions ({kinds}) earn 0 points")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -318,6 +319,8 @@ def _assess_reference(check: ProblemCheck, results: dict[str, Result]) -> set[st
             check.failures.append(f"{line} (more than {TIME_BUDGET:.0%}: raise time_limit or speed the tests up)")
         else:
             check.notes.append(line)
+        check.failures += [f"objective {o.id!r} ({o.title}) has no tests: no test matches its patterns"
+                           for o in reference.objectives if o.total == 0]
     if _verdicts(reference) != _verdicts(results["reference (second run)"]):
         check.failures.append("two runs of the reference gave different verdicts: the tests are not deterministic")
     return missing

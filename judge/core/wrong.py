@@ -131,7 +131,8 @@ def unmet(expectation: Expectation, result: Result, describe: Callable[[str], st
         elif all(t.outcome in ("passed", "skipped") for t in matching):
             problems.append(f"declares it is caught by {name}, but that test passes")
     if expectation.loses and result.max_points and result.points > result.max_points * (1 - expectation.loses) + 1e-9:
-        problems.append(f"keeps {result.points:g} of {result.max_points:g} points ({result.points / result.max_points:.0%}), "
+        share = result.points / result.max_points
+        problems.append(f"keeps {result.points:g} of {result.max_points:g} points ({share:.0%}), "
                         f"but it must lose at least {expectation.loses:.0%}: give the objective it gets wrong "
                         "more of the points, or test it more")
     return problems
