@@ -298,3 +298,25 @@ def test_a_test_name_cut_mid_sentence_is_pointed_out(tmp_path: Path) -> None:
                    "stops mid-sentence: 'Adding two numbers gives their sum, also when one of'; make that line a "
                    "short title and put the rest after a blank line"], found.notes
     assert not found.failures  # a note: the problem still works
+
+
+# --- points: degenerate solutions, wrong solutions that must lose points --------------------
+
+def test_check_fails_a_problem_where_a_degenerate_solution_earns_points(tmp_path: Path) -> None:
+    folder = fixture(tmp_path, {})
+    (folder / "tests" / "public" / "test_raises.py").write_text(
+        "import pytest\nimport adder\n\n\ndef test_text_raises():\n"
+        "    with pytest.raises(ValueError):\n        adder.add('1', 2)\n", encoding="utf-8")
+    code, out = check(folder)
+    assert code == 1, out
+    assert "x degenerate: raises earns" in out and "test_text_raises" in out, out
+    assert "degenerate: returns None" not in out, out
+
+
+def test_check_holds_a_wrong_solution_to_the_points_it_must_lose(tmp_path: Path) -> None:
+    keeps_most = "# judge: loses at-least 50%\ndef add(a, b):\n    return a + b if a < 100 else 0\n"
+    folder = fixture(tmp_path, {"big_numbers.py": keeps_most, "loses_enough.py": keeps_most.replace("50%", "20%")})
+    code, out = check(folder)
+    assert code == 1, out
+    assert "wrong/big_numbers.py" in out and "keeps 3 of 4 points (75%), but it must lose at least 50%" in out, out
+    assert "loses_enough.py fails as it should" in out, out

@@ -46,7 +46,7 @@ def scored(problem) -> dict[str, Result]:
     assert canonical.status == "passed"
     out = {}
     for case, result in zip(CASES, results):
-        result = rescore(result, canonical, problem.points, problem.scoring)
+        result = rescore(result, canonical, problem)
         result.max_points = canonical.max_points
         out[case] = result
     return out

@@ -116,13 +116,13 @@ def test_a_looping_test_fails_alone(tmp_path, problems):
     _edit_toml(problems / "fx-add", "test_time_limit = 0.5\n")
     subs = tmp_path / "subs"
     subs.mkdir()
-    loops = "def add(a, b):\n    while a == 5:\n        pass\n    return a + b\n"
+    loops = "def add(a, b):\n    while a == 7:\n        pass\n    return a + b\n"
     (_folder(subs / "looper" / "fx-add") / "adder.py").write_text(loops)
     rows = _grade(subs, tmp_path / "out", problems)
     result = json.loads((tmp_path / "out" / "results" / "looper.json").read_text())["results"][0]
     outcomes = {t["id"].split("::")[1]: (t["outcome"], t["message"]) for t in result["tests"]}
-    assert outcomes["test_zero[5--5]"][0] == "failed"
-    assert "ran longer than its 0.5 s limit" in outcomes["test_zero[5--5]"][1]
+    assert outcomes["test_zero[7-0]"][0] == "failed"
+    assert "ran longer than its 0.5 s limit" in outcomes["test_zero[7-0]"][1]
     assert [o for o, _ in outcomes.values()].count("passed") == 3
     assert rows["looper"]["fx-add"] == "7.5"
 

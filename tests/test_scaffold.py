@@ -45,7 +45,7 @@ def test_a_fresh_scaffold_fails_check_only_with_fill_ins_and_passes_once_they_ar
     assert all(": fill in: " in line for line in failures), result.stdout
     assert "reference passes 2/2 tests" in result.stdout
     assert "starter fails as it should (status failed): 2 of 2 tests failed" in result.stdout
-    assert "wrong/off_by_one.py fails as it should (status failed): 1 of 2 tests failed" in result.stdout
+    assert "wrong/off_by_one.py fails as it should (status failed): 2 of 2 tests failed" in result.stdout
 
     for path in folder.rglob("*"):
         if path.is_file() and path.suffix != ".svg":

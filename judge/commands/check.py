@@ -6,8 +6,10 @@ statement points at a file the learner has (the practice folder's layout, see
 :func:`practice_paths`) and ``assets/`` publishes nothing private (:mod:`judge.core.assets`); the
 reference passes every public and secret test (twice, with the same verdicts); the starter
 fails at least one test; every ``wrong/`` solution fails the way it should (status ``failed``
-unless it declares otherwise, caught by the tests it names; a ``.diff`` must still apply to the
-reference, see :mod:`judge.core.wrong`); the reference runs well inside the time limit. When the
+unless it declares otherwise, caught by the tests it names, losing the share of the points it
+declares; a ``.diff`` must still apply to the reference, see :mod:`judge.core.wrong`); the
+reference's degenerate variants (:mod:`judge.core.degenerate`: raising, returning a constant,
+doing nothing, skipping) earn no point; the reference runs well inside the time limit. When the
 tests cannot import a module (most often: they import the entry under another name), that is
 said once, and the starter and wrong solutions are not judged on it. Broken folders are
 reported and the others still checked.
@@ -27,13 +29,16 @@ from pathlib import Path
 from typing import TextIO
 
 from ..core import assets
+from ..core.degenerate import degenerate_sources
 from ..core.problem import Problem, ProblemError, discover_in
 from ..core.result import Result, TestResult
 from ..core.wrong import WrongSolution, WrongSolutionError, load_wrong, unmet
 from ..engines import Job, get_engine
 from ..formats.terminal import Painter, use_colour
+from .hints import unmet_hints
 
 TIME_BUDGET = 0.5  # the reference may use at most this fraction of the time limit
+DEGENERATE = "degenerate: "  # the label of a degenerate variant of the reference (judge.core.degenerate)
 FILL_IN = "FILL IN (instructor)"  # what `judge new` marks for the instructor to replace (a starter may
 # well say "FILL IN" to learners: the marker is distinct)
 MESSAGE_WIDTH = 150  # characters of a test's message shown without -v
@@ -114,11 +119,25 @@ def run_checks(problems: list[Problem], parallel: int = 1, verbose: bool = False
             for label, path in solutions:
                 jobs.append(Job(problem, path, include_secret=True))
                 plan.append((problem, label))
+            for label, source in _degenerate(problem).items():
+                jobs.append(Job(problem, source=source, include_secret=True))
+                plan.append((problem, label))
         results = get_engine("native").judge(jobs, parallel)
     by_problem: dict[str, dict[str, Result]] = {}
     for (problem, label), result in zip(plan, results, strict=True):
         by_problem.setdefault(problem.id, {})[label] = result
     return [assess(problem, by_problem[problem.id], wrongs[problem.id], verbose) for problem in problems]
+
+
+def _degenerate(problem: Problem) -> dict[str, str]:
+    """The reference's degenerate variants by label (none when it cannot be read or parsed: said elsewhere)."""
+    if problem.reference_path is None:
+        return {}
+    try:
+        sources = degenerate_sources(problem.reference_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return {}
+    return {f"{DEGENERATE}{label}": source for label, source in sources.items()}
 
 
 def _load_wrong(problem: Problem, path: Path) -> WrongSolution | WrongSolutionError:
@@ -164,7 +183,22 @@ def assess(problem: Problem, results: dict[str, Result],
                             "(e.g. raise NotImplementedError)")
         else:
             _expect_wrong(check, wrong_solution, result)
+    _expect_nothing_earned(check, {label: r for label, r in results.items() if label.startswith(DEGENERATE)})
     return check
+
+
+def _expect_nothing_earned(check: ProblemCheck, results: dict[str, Result]) -> None:
+    """Every degenerate variant of the reference earns 0 points (:mod:`judge.core.degenerate`)."""
+    earning = {label: r for label, r in results.items() if r.points > 0}
+    for label, result in earning.items():
+        passing = [t.id.split("::", 1)[-1] for t in result.tests if t.outcome == "passed"]
+        shown = ", ".join(passing[:3]) + (f" and {len(passing) - 3} more" if len(passing) > 3 else "")
+        check.failures.append(f"{label} earns {result.points:g} of {result.max_points:g} points: {shown} "
+                              "pass without the work (make each test check what the code produced, or put "
+                              "argument checks in an objective that requires the others)")
+    if results and not earning:
+        kinds = ", ".join(label[len(DEGENERATE):] for label in results)
+        check.notes.append(f"degenerate solutions ({kinds}) earn 0 points")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,6 +319,8 @@ def _assess_reference(check: ProblemCheck, results: dict[str, Result]) -> set[st
             check.failures.append(f"{line} (more than {TIME_BUDGET:.0%}: raise time_limit or speed the tests up)")
         else:
             check.notes.append(line)
+        check.failures += [f"objective {o.id!r} ({o.title}) has no tests: no test matches its patterns"
+                           for o in reference.objectives if o.total == 0]
     if _verdicts(reference) != _verdicts(results["reference (second run)"]):
         check.failures.append("two runs of the reference gave different verdicts: the tests are not deterministic")
     return missing
@@ -359,6 +395,7 @@ def _blocked_by(result: Result, missing: set[str]) -> str | None:
 
 
 def _expect_wrong(check: ProblemCheck, wrong: WrongSolution, result: Result) -> None:
+    check.failures += unmet_hints(wrong.path, result)
     if result.status == "passed":
         check.failures.append(f"{wrong.label} passes every test, but it must fail at least one: "
                               "add a test that catches this mistake")

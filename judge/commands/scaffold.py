@@ -124,10 +124,10 @@ FILL IN (instructor): the tests learners must not see (more sizes, edge cases), 
 import @@MODULE@@
 
 
-def test_one_stage_has_no_bubble():
-    """one stage: nothing to wait for"""
-    got = @@MODULE@@.bubble_fraction(1, 8)
-    assert got == 0, f"bubble_fraction(1, 8): with p = 1 no stage waits, expected 0, got {got!r}"
+def test_more_micro_batches_shrink_the_bubble():
+    """p = 4 stages, m = 12 micro-batches"""
+    got = @@MODULE@@.bubble_fraction(4, 12)
+    assert abs(got - 3 / 15) < 1e-12, f"bubble_fraction(4, 12): expected 3/15 = {3 / 15:.4f}, got {got!r}"
 '''
 
 _WRONG = '''"""Counts m + p time slots instead of m + p - 1 (an off-by-one in the schedule's length).

@@ -8,18 +8,21 @@ tests), captured output (capped) and the artifacts recorded with ``record_proper
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import linecache
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
 
 import pytest
 
+from .problem import Objective
 from .protocol import BoundaryError
 from .result import Frame, TestResult, cap_output
-from .scoring import MARKER, marker_weight
+from .scoring import MARKER, OBJECTIVE_MARKER, marker_weight
 
 MESSAGE_CAP = 4000
 OUTPUT_LIMIT = 2**20  # characters of stdout + stderr a test may print before it fails
@@ -31,8 +34,11 @@ _INTERRUPTED = "did not finish: the test session was interrupted during or befor
 class Collector:
     """Collects per-test results during one ``pytest.main`` call."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, objectives: Sequence[Objective] = ()) -> None:
         self.workdir = workdir.resolve()
+        self.objectives = list(objectives)
+        self.objective_of: dict[str, str] = {}  # test id -> the objective it belongs to
+        self.objective_errors: list[str] = []  # tests in no objective (or an unknown one)
         self.collected: list[str] = []
         self.collect_errors: list[TestResult] = []
         self.results: dict[str, TestResult] = {}
@@ -58,6 +64,27 @@ class Collector:
                     self.weights[item.nodeid] = marker_weight(marker.args, dict(marker.kwargs))
                 except ValueError as exc:
                     self.weight_errors.append(f"{item.nodeid}: {exc}")
+            if self.objectives:
+                self._assign_objective(item)
+
+    def _assign_objective(self, item: pytest.Item) -> None:
+        """The objective of a test: its ``@pytest.mark.objective(id)``, else the first whose patterns match."""
+        marker = item.get_closest_marker(OBJECTIVE_MARKER)
+        known = {o.id for o in self.objectives}
+        if marker is not None:
+            ident = marker.args[0] if marker.args else marker.kwargs.get("id")
+            if ident in known:
+                self.objective_of[item.nodeid] = str(ident)
+            else:
+                self.objective_errors.append(f"{item.nodeid}: @pytest.mark.objective({ident!r}) names no objective "
+                                             f"of problem.toml ({', '.join(sorted(known))})")
+            return
+        ident = objective_for(item.nodeid, self.objectives)
+        if ident:
+            self.objective_of[item.nodeid] = ident
+        else:
+            self.objective_errors.append(f"{item.nodeid} belongs to no objective: no pattern of problem.toml's "
+                                         "[[objectives]] matches it (nor an @pytest.mark.objective marker)")
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.collected = [item.nodeid for item in session.items]
@@ -107,6 +134,7 @@ class Collector:
         return TestResult(
             id=nodeid, name=self._names.get(nodeid, nodeid.split("::")[-1]), file=file,
             visibility=visibility(file), outcome=_UNFINISHED, message=_INTERRUPTED,
+            objective=self.objective_of.get(nodeid, ""),
         )
 
     def _record_failure(self, result: TestResult, report: pytest.TestReport) -> None:
@@ -126,6 +154,23 @@ class Collector:
             id=file, name=f"{Path(file).name} (could not be loaded)", file=file,
             visibility=visibility(file), outcome="error", message=_collect_message(text),
         )
+
+
+def objective_for(test_id: str, objectives: Sequence[Objective]) -> str:
+    """The first objective whose patterns match the test (its name with parameters, or its whole id
+    for a pattern holding ``::``); '' when none does. In a pattern ``*`` stands for any text and
+    ``?`` for one character; everything else, brackets included, is literal."""
+    name = test_id.split("::", 1)[-1]
+    for objective in objectives:
+        for pattern in objective.tests:
+            if _pattern(pattern).fullmatch(test_id if "::" in pattern else name):
+                return objective.id
+    return ""
+
+
+@functools.lru_cache(maxsize=512)
+def _pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern), re.S)
 
 
 def readable_name(item: pytest.Item) -> str:

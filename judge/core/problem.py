@@ -26,7 +26,8 @@ _REQUIRED = {
     "difficulty": str, "entry": str, "time_limit": (int, float), "tags": list,
 }
 _OPTIONAL = {"memory_limit": int, "packages": list, "points": (int, float), "scoring": str,
-             "test_time_limit": (int, float), "gradescope_secret_visibility": str, "boundary": dict}
+             "test_time_limit": (int, float), "gradescope_secret_visibility": str, "boundary": dict,
+             "objectives": list}
 _BOUNDARY_KEYS = ("records", "exceptions", "lend", "fixed")
 GRADESCOPE_VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_TEST_TIME_LIMIT = 5.0  # seconds one test may run (natively) before it fails alone
@@ -52,6 +53,34 @@ class EquivalentMutant:
     reason: str
     function: str | None = None
     number: int = 0  # its position in the file (1-based), to name it in messages
+
+
+OBJECTIVE_KINDS = ("concept", "checks", "types")  # checks and types together: at most DETAIL_SHARE
+DETAIL_SHARE = 0.2  # of a problem's points, for argument checks and return-type details
+_OBJECTIVE_KEYS = {"id": str, "title": str, "points": (int, float), "tests": list, "kind": str,
+                   "requires": list, "scoring": str}
+
+
+@dataclass
+class Objective:
+    """A learning objective of a problem, with its points; its tests are the ones ``tests`` matches.
+
+    ``tests`` holds patterns (``fnmatch``) matched against a test's name with its parameters
+    (``test_1f1b_order[4-8]``), or its whole id when a pattern holds ``::``; a test marked
+    ``@pytest.mark.objective("id")`` belongs to that objective whatever the patterns say. ``kind``
+    says what is learnt: the idea itself (``concept``), argument checks (``checks``) or return-type
+    details (``types``). ``requires``: objectives whose points this one's are scaled by (checks count
+    only as far as the function is right on valid input). ``scoring``: ``proportional`` to the tests
+    passed, or ``all-or-nothing``.
+    """
+
+    id: str
+    title: str
+    points: float
+    tests: list[str] = field(default_factory=list)
+    kind: str = "concept"
+    requires: list[str] = field(default_factory=list)
+    scoring: str = "proportional"
 
 
 @dataclass
@@ -104,6 +133,7 @@ class Problem:
     wrong_files: list[Path] = field(default_factory=list)
     reference_path: Path | None = None
     boundary: Boundary = field(default_factory=Boundary)
+    objectives: list[Objective] = field(default_factory=list)
     equivalent_mutants: list[EquivalentMutant] = field(default_factory=list)  # reference/equivalent-mutants.toml
 
     @property
@@ -154,6 +184,7 @@ def load_problem(path: str | Path, published: bool = False) -> Problem:
         support_files=_python_files(folder / "support"),
         wrong_files=_python_files(folder / "wrong", "*.py", "*.diff"),
         boundary=_boundary(meta.get("boundary", {})),
+        objectives=[_objective(table) for table in meta.get("objectives", [])],
     )
     reference = folder / "reference" / entry
     if reference.is_file():
@@ -358,6 +389,7 @@ def _value_errors(meta: dict[str, Any], folder: Path) -> Iterator[str]:
         if not all(isinstance(item, str) for item in meta.get(key, [])):
             yield f"field '{key}': every item must be a string"
     yield from _boundary_errors(meta.get("boundary", {}))
+    yield from _objective_errors(meta.get("objectives", []), meta.get("points"))
     for key in ("title", "summary"):
         if not meta[key].strip() or "\n" in meta[key]:
             yield f"field '{key}': must be one non-empty line"
@@ -374,6 +406,87 @@ def _boundary_errors(table: dict[str, Any]) -> Iterator[str]:
         value = table.get(key, {})
         if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
             yield f"table 'boundary': '{key}' must be a table of 'module.Class' = [member names]"
+
+
+def _objective(table: dict[str, Any]) -> Objective:
+    return Objective(id=table["id"], title=table["title"], points=float(table["points"]),
+                     tests=list(table.get("tests", [])), kind=table.get("kind", "concept"),
+                     requires=list(table.get("requires", [])), scoring=table.get("scoring", "proportional"))
+
+
+def _objective_errors(tables: list[Any], points: Any) -> Iterator[str]:
+    """The objectives' structure, ids, requirements, points and the share of checks and types."""
+    if not tables:
+        return
+    where = "[[objectives]]"
+    if not all(isinstance(t, dict) for t in tables):
+        yield f"{where}: every objective must be a table"
+        return
+    ids: list[str] = []
+    for number, table in enumerate(tables, 1):
+        name = f"{where} #{number} ({table.get('id', '?')})"
+        for key in sorted(set(table) - set(_OBJECTIVE_KEYS)):
+            yield f"{name}: unknown key {key!r} (allowed: {', '.join(_OBJECTIVE_KEYS)})"
+        for key, kind in _OBJECTIVE_KEYS.items():
+            if key in table and (isinstance(table[key], bool) or not isinstance(table[key], kind)):  # type: ignore[arg-type]
+                yield f"{name}: '{key}' has the wrong type ({type(table[key]).__name__})"
+        for key in ("id", "title", "points"):
+            if key not in table:
+                yield f"{name}: missing '{key}'"
+        ident = table.get("id")
+        if isinstance(ident, str):
+            if not ID_PATTERN.match(ident):
+                yield f"{name}: id {ident!r} must be lowercase letters, digits and '-'"
+            if ident in ids:
+                yield f"{name}: duplicate id {ident!r}"
+            ids.append(ident)
+        if isinstance(table.get("points"), (int, float)) and not table["points"] > 0:
+            yield f"{name}: points must be more than 0"
+        if table.get("kind", "concept") not in OBJECTIVE_KINDS:
+            yield f"{name}: kind {table.get('kind')!r} is not one of {', '.join(OBJECTIVE_KINDS)}"
+        if table.get("scoring", "proportional") not in ("proportional", "all-or-nothing"):
+            yield f"{name}: scoring {table.get('scoring')!r} is not one of proportional, all-or-nothing"
+        if not all(isinstance(p, str) for p in table.get("tests", [])):
+            yield f"{name}: tests must be a list of patterns"
+    yield from _requirement_errors(tables, ids)
+    yield from _points_errors(tables, points)
+
+
+def _requirement_errors(tables: list[dict[str, Any]], ids: list[str]) -> Iterator[str]:
+    requires = {t.get("id"): [r for r in t.get("requires", []) if isinstance(r, str)] for t in tables}
+    for ident, needed in requires.items():
+        for other in needed:
+            if other not in ids:
+                yield f"[[objectives]] {ident}: requires {other!r}, which is not an objective of this problem"
+    visiting: set[Any] = set()
+    done: set[Any] = set()
+
+    def cyclic(ident: Any) -> bool:
+        if ident in done:
+            return False
+        if ident in visiting:
+            return True
+        visiting.add(ident)
+        found = any(cyclic(other) for other in requires.get(ident, []) if other in requires)
+        visiting.discard(ident)
+        done.add(ident)
+        return found
+
+    if any(cyclic(ident) for ident in requires):
+        yield "[[objectives]]: the requirements form a cycle"
+
+
+def _points_errors(tables: list[dict[str, Any]], points: Any) -> Iterator[str]:
+    values = [t["points"] for t in tables if isinstance(t.get("points"), (int, float))]
+    if len(values) != len(tables):
+        return
+    total = sum(values)
+    if isinstance(points, (int, float)) and abs(total - points) > 1e-9:
+        yield f"[[objectives]]: the objectives' points add up to {total:g}, not the problem's points ({points:g})"
+    detail = sum(t["points"] for t in tables if t.get("kind") in ("checks", "types"))
+    if total and detail > DETAIL_SHARE * total + 1e-9:
+        yield (f"[[objectives]]: argument checks and type details carry {detail:g} of {total:g} points; at most "
+               f"{DETAIL_SHARE:.0%} ({DETAIL_SHARE * total:g}) may (points follow what is learnt)")
 
 
 def _check_files(problem: Problem) -> None:

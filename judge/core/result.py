@@ -45,6 +45,23 @@ class TestResult:
     artifacts: list[dict[str, Any]] = field(default_factory=list)
     points: float = 0.0  # what this test earned (see judge.core.scoring)
     max_points: float = 1.0  # what it is worth: its weight scaled to the problem's points
+    objective: str = ""  # the id of the learning objective it belongs to ("" when the problem declares none)
+
+
+@dataclass
+class ObjectiveResult:
+    """What a Result earned for one learning objective of its problem (see judge.core.scoring)."""
+
+    id: str
+    title: str
+    points: float  # earned
+    max_points: float  # what the objective is worth
+    passed: int  # its tests that passed
+    total: int  # its tests
+    kind: str = "concept"  # concept | checks | types
+    requires: list[str] = field(default_factory=list)
+    scoring: str = "proportional"
+    note: str = ""  # why points were lost: the first failure's first line, or what it waits for
 
 
 @dataclass
@@ -60,6 +77,7 @@ class Result:
     points: float = 0.0  # what the code earned for this problem (see judge.core.scoring)
     max_points: float = 0.0  # what the problem is worth; 0 when unknown (no test ran, no declared points)
     sandbox: str = ""  # where the learner's code ran: one of SANDBOXES ("" when not recorded)
+    objectives: list[ObjectiveResult] = field(default_factory=list)  # points per objective (when declared)
 
     @property
     def passed(self) -> int:
@@ -81,17 +99,20 @@ class Result:
     def to_json(self, indent: int | None = None) -> str:
         # the JSON of to_dict(), without its deep copy of every test's artifacts (a run's largest part)
         data = {name: getattr(self, name) for name in _RESULT_FIELDS}
-        data.update(tests=[_test_json(t) for t in self.tests], passed=self.passed, total=self.total, score=self.score)
+        data.update(tests=[_test_json(t) for t in self.tests], passed=self.passed, total=self.total, score=self.score,
+                    objectives=[asdict(o) for o in self.objectives])
         return json.dumps({key: data[key] for key in _FIELD_ORDER}, indent=indent, ensure_ascii=False)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:
-        """Read a Result; one written before points existed reads as one point per passed test."""
+        """Read a Result; one written before points existed reads as one point per passed test, one
+        written before objectives existed has none (its points are its tests')."""
         if data.get("schema_version") != SCHEMA_VERSION:
             raise ValueError(f"unsupported result schema_version {data.get('schema_version')!r}")
         tests = [_test_from_dict(t, data["status"]) for t in data.get("tests", [])]
         result = cls(problem=data["problem"], status=data["status"], message=data.get("message", ""),
-                     tests=tests, duration=data.get("duration", 0.0), sandbox=data.get("sandbox", ""))
+                     tests=tests, duration=data.get("duration", 0.0), sandbox=data.get("sandbox", ""),
+                     objectives=[ObjectiveResult(**o) for o in data.get("objectives", [])])
         result.max_points = data.get("max_points", float(sum(t.max_points for t in tests)))
         result.points = data.get("points", float(sum(t.points for t in tests)))
         return result
@@ -116,7 +137,7 @@ class Result:
 
 
 _FIELD_ORDER = ("schema_version", "problem", "status", "score", "points", "max_points", "passed", "total",
-                "message", "duration", "sandbox", "tests")
+                "message", "duration", "sandbox", "objectives", "tests")
 
 
 _RESULT_FIELDS = tuple(f.name for f in fields(Result))

@@ -25,7 +25,7 @@ from typing import Protocol
 import pytest
 
 from .collector import Collector
-from .problem import Problem, load_problem
+from .problem import Objective, Problem, load_problem
 from .protocol import BoundaryError, StartTimedOut
 from .result import Result, TestResult, cap_output
 from .scoring import score_result
@@ -102,7 +102,8 @@ def run_in_workdir(problem: Problem, workdir: Path, source: str, learner: Learne
             previous = sys.modules.get(problem.module_name)
             sys.modules[problem.module_name] = session.module
             try:
-                collector, exit_code = _run_pytest(workdir, test_names, keyword, [session.plugin, *plugins])
+                collector, exit_code = _run_pytest(workdir, test_names, keyword, [session.plugin, *plugins],
+                                                   problem.objectives)
             finally:
                 if previous is None:
                     sys.modules.pop(problem.module_name, None)
@@ -111,7 +112,7 @@ def run_in_workdir(problem: Problem, workdir: Path, source: str, learner: Learne
         finally:
             session.stop()
     result = _build_result(problem, collector, exit_code, workdir, keyword)
-    return score_result(result, collector.weights, problem.points, problem.scoring)
+    return score_result(result, collector.weights, problem)
 
 
 def syntax_error(entry: str, source: str) -> str:
@@ -132,8 +133,8 @@ def syntax_error(entry: str, source: str) -> str:
 
 
 def _run_pytest(workdir: Path, test_names: list[str], keyword: str | None,
-                plugins: Sequence[object] = ()) -> tuple[Collector, int]:
-    collector = Collector(workdir)
+                plugins: Sequence[object] = (), objectives: Sequence[Objective] = ()) -> tuple[Collector, int]:
+    collector = Collector(workdir, objectives)
     args = [*test_names, "-c", str(workdir / "pytest.ini"), "--rootdir", str(workdir),
             "--confcutdir", str(workdir), "--continue-on-collection-errors", "-p", "no:cacheprovider",
             "-p", "no:pastebin", "-p", "no:doctest", "-p", "no:debugging",
@@ -155,6 +156,9 @@ def _build_result(problem: Problem, collector: Collector, exit_code: int, workdi
     if collector.weight_errors:
         result.status = "error"
         result.message = "a test's points marker is invalid: " + "; ".join(collector.weight_errors[:3])
+    elif collector.objective_errors:
+        result.status = "error"
+        result.message = "a test is in no objective: " + "; ".join(collector.objective_errors[:3])
     elif collector.collect_errors:
         result.status = "error"
         result.message = collector.collect_errors[0].message
@@ -163,8 +167,8 @@ def _build_result(problem: Problem, collector: Collector, exit_code: int, workdi
     elif not tests:
         result.status = "error"
         result.message = f"no test matches -k {keyword!r}" if keyword else "no tests were collected"
-    elif any(t.outcome in ("failed", "error") for t in tests):
-        result.status = "failed"
+    elif any(t.outcome in ("failed", "error", "skipped") for t in tests):
+        result.status = "failed"  # a skipped test is not passed: the problem is not solved
     return result
 
 

@@ -1,30 +1,45 @@
-"""Points: what each test and each problem is worth, and what a Result earned.
+"""Points: what each objective, test and problem is worth, and what a Result earned.
 
-A problem declares ``points`` (what it is worth) and ``scoring`` in problem.toml; a test may carry a
-weight with the ``@pytest.mark.points(W)`` marker (default weight 1). A test is worth its weight
-scaled so that the problem's tests add up to the problem's points (without declared points, a
-problem is worth the sum of its weights: one point per unmarked test). Scoring policies:
+A problem declares ``points`` (what it is worth), ``scoring`` and, usually, its learning objectives
+(``[[objectives]]`` in problem.toml, :class:`judge.core.problem.Objective`): each objective carries
+points, and every test belongs to one. Within an objective a test weighs its
+``@pytest.mark.points(W)`` weight (default 1). An objective earns its points in proportion to the
+weight of its tests that passed (or all of them only when all passed, with ``scoring =
+"all-or-nothing"`` on the objective); one that ``requires`` others is scaled by the share of their
+points they earned, so argument checks count only as far as the function is right on valid input,
+and code that raises for every input earns nothing for raising. A test's points are its share of
+its objective's. Problem-level policies:
 
-- ``proportional`` (default): the points of the tests that passed;
+- ``proportional`` (default): the objectives' points as above;
 - ``all-or-nothing``: the problem's points when every test passed, else 0.
 
-A run that produced no test results (timeout, crash, tampering) earns 0. Runs in both engines.
+A problem without objectives is one objective of all its tests (the points are the tests'). A
+skipped test is not passed. A run that produced no test results (timeout, crash) earns 0. Runs in
+both engines.
 
 :func:`score_result` scores a Result on the tests it ran. :func:`rescore` scores it against a
 canonical Result (the reference solution's, with every test), which is what class grading uses:
-a test file that did not load in the learner's run then still counts for its full weight.
+a test that did not run in the learner's run (its file did not load) still counts, as failed.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from numbers import Real
+from typing import TYPE_CHECKING
 
-from .result import Result
+from .result import ObjectiveResult, Result, TestResult
+
+if TYPE_CHECKING:
+    from .problem import Problem
 
 PROPORTIONAL, ALL_OR_NOTHING = "proportional", "all-or-nothing"
 POLICIES = (PROPORTIONAL, ALL_OR_NOTHING)
 MARKER = "points"
 MARKER_HELP = "points(weight): the test's weight for scoring (default 1)"
+OBJECTIVE_MARKER = "objective"
+OBJECTIVE_MARKER_HELP = "objective(id): the learning objective the test belongs to (default: problem.toml's patterns)"
+NOTE_CAP = 160  # characters of an objective's note
 
 
 def marker_weight(args: tuple, kwargs: dict) -> float:
@@ -35,37 +50,155 @@ def marker_weight(args: tuple, kwargs: dict) -> float:
     return float(values[0])
 
 
-def score_result(result: Result, weights: dict[str, float], points: float | None, policy: str) -> Result:
-    """Set the points of ``result`` and of its tests from the tests' ``weights`` (by test id)."""
+@dataclass
+class _Objective:
+    id: str
+    title: str
+    points: float
+    kind: str = "concept"
+    requires: list[str] = field(default_factory=list)
+    scoring: str = PROPORTIONAL
+
+
+@dataclass
+class _Plan:
+    """What every test weighs and which objective it is in; the objectives in scoring order."""
+
+    tests: dict[str, tuple[float, str]]  # test id -> (weight, objective id)
+    objectives: list[_Objective]
+    declared: bool  # False: the problem declares no objectives (one implicit objective)
+
+
+def score_result(result: Result, weights: dict[str, float], problem: Problem) -> Result:
+    """Set the points of ``result``, its objectives and its tests (weights by test id, default 1)."""
     for test in result.tests:
         weights.setdefault(test.id, 1.0)
-    return _apply(result, {t.id: weights[t.id] for t in result.tests}, points, policy)
+    tests = {t.id: (weights[t.id], t.objective) for t in result.tests}
+    if problem.objectives:
+        objectives = [_Objective(o.id, o.title, o.points, o.kind, list(o.requires), o.scoring)
+                      for o in problem.objectives]
+        return _apply(result, _Plan(tests, objectives, True), problem.scoring)
+    return _apply(result, _implicit(tests, problem.points), problem.scoring)
 
 
-def rescore(result: Result, canonical: Result, points: float | None, policy: str) -> Result:
-    """Score ``result`` against every test of ``canonical`` (a tests missing from ``result`` earns 0)."""
-    weights = {t.id: t.max_points for t in canonical.tests}
-    return _apply(result, weights, points if points is not None else sum(weights.values()), policy)
+def rescore(result: Result, canonical: Result, problem: Problem) -> Result:
+    """Score ``result`` against every test and objective of ``canonical`` (a test missing from ``result``
+    earns nothing, and still counts)."""
+    tests = {t.id: (t.max_points, t.objective) for t in canonical.tests}
+    if canonical.objectives:
+        objectives = [_Objective(o.id, o.title, o.max_points, o.kind, list(o.requires), o.scoring)
+                      for o in canonical.objectives]
+        for test in result.tests:
+            if test.id in tests:
+                test.objective = tests[test.id][1]
+        return _apply(result, _Plan(tests, objectives, True), problem.scoring)
+    points = problem.points if problem.points is not None else sum(w for w, _ in tests.values())
+    return _apply(result, _implicit(tests, points), problem.scoring)
 
 
-def _apply(result: Result, weights: dict[str, float], points: float | None, policy: str) -> Result:
-    total_weight = sum(weights.values())
-    worth = float(points) if points is not None else total_weight
-    scale = worth / total_weight if total_weight else 0.0
+def _implicit(tests: dict[str, tuple[float, str]], points: float | None) -> _Plan:
+    total = sum(w for w, _ in tests.values())
+    worth = float(points) if points is not None else total
+    return _Plan({i: (w, "") for i, (w, _) in tests.items()}, [_Objective("", "", worth)], False)
+
+
+def _apply(result: Result, plan: _Plan, policy: str) -> Result:
     ran = result.status != "timeout" and bool(result.tests)
-    earned_all = result.status == "passed" and ran
-    earned = 0.0
-    for test in result.tests:
-        test.max_points = _round(weights.get(test.id, 0.0) * scale)
+    everything = result.status == "passed" and ran
+    by_objective: dict[str, list[str]] = {}
+    for ident, (_, owner) in plan.tests.items():
+        by_objective.setdefault(owner, []).append(ident)
+    outcomes = {t.id: t.outcome for t in result.tests}
+    earned: dict[str, float] = {}
+    scored: list[ObjectiveResult] = []
+    for objective in _in_order(plan.objectives):
+        members = by_objective.get(objective.id, [])
+        total = sum(plan.tests[i][0] for i in members)
+        passed = sum(plan.tests[i][0] for i in members if outcomes.get(i) == "passed")
+        fraction = (passed / total if objective.scoring == PROPORTIONAL else float(passed == total)) \
+            if ran and total else 0.0
+        factor = _factor(objective, plan.objectives, earned)
         if policy == ALL_OR_NOTHING:
-            test.points = test.max_points if earned_all else 0.0
-        else:
-            test.points = test.max_points if ran and test.outcome == "passed" else 0.0
-        earned += weights.get(test.id, 0.0) * scale if test.points else 0.0
-    result.max_points = _round(worth)
-    result.points = _round(worth if policy == ALL_OR_NOTHING and earned_all else
-                           (earned if policy == PROPORTIONAL and ran else 0.0))
+            fraction, factor = float(everything), 1.0
+        earned[objective.id] = objective.points * fraction * factor
+        whole = everything if policy == ALL_OR_NOTHING else (objective.scoring == PROPORTIONAL or passed == total)
+        _score_tests(result.tests, set(members), objective.points, plan, total, factor,
+                     ran and whole, policy == ALL_OR_NOTHING)
+        scored.append(ObjectiveResult(
+            id=objective.id, title=objective.title, points=_round(earned[objective.id]),
+            max_points=_round(objective.points), passed=sum(outcomes.get(i) == "passed" for i in members),
+            total=len(members), kind=objective.kind, requires=list(objective.requires), scoring=objective.scoring,
+            note=_note(result, objective, members, factor, plan.objectives)))
+    for test in result.tests:
+        if test.id not in plan.tests:
+            test.max_points = test.points = 0.0
+    result.objectives = _declared_order(scored, plan.objectives) if plan.declared else []
+    result.max_points = _round(sum(o.points for o in plan.objectives))
+    result.points = _round(sum(earned.values()))
     return result
+
+
+def _score_tests(tests: list[TestResult], members: set[str], points: float, plan: _Plan, total: float,
+                 factor: float, may_count: bool, whole_problem: bool) -> None:
+    """Each test's share of its objective's points, and what it earned: its share (scaled by the
+    objective's requirements) when it passed and its objective or problem counts it."""
+    for test in tests:
+        if test.id in members:
+            test.max_points = _round(points * plan.tests[test.id][0] / total) if total else 0.0
+            passed = whole_problem or test.outcome == "passed"
+            test.points = _round(test.max_points * factor) if may_count and passed else 0.0
+
+
+def _factor(objective: _Objective, objectives: list[_Objective], earned: dict[str, float]) -> float:
+    """The share of their points that the objectives ``objective`` requires earned (1 without any)."""
+    if not objective.requires:
+        return 1.0
+    worth = sum(o.points for o in objectives if o.id in objective.requires)
+    return sum(earned.get(r, 0.0) for r in objective.requires) / worth if worth else 0.0
+
+
+def _note(result: Result, objective: _Objective, members: list[str], factor: float,
+          objectives: list[_Objective]) -> str:
+    """Why points were lost: the first failing public test's first line (never a secret test's), a
+    run that did not finish, or what the objective waits for."""
+    wanted = set(members)
+    failing = [t for t in result.tests if t.id in wanted and t.outcome != "passed"]
+    public = next((t for t in failing if t.visibility != "secret"), None)
+    if public is not None:
+        first = (public.message or public.outcome).strip().splitlines()
+        return _cut(first[0] if first else public.outcome)
+    if failing:  # a secret test's message is shown only where secret tests are (judge grade's feedback)
+        return "a secret test did not pass"
+    if members and not (result.tests and result.status != "timeout"):
+        return _cut((result.message or result.status).strip().splitlines()[0] if (result.message or result.status)
+                    else "no test ran")
+    if factor < 1.0:
+        titles = ", ".join(o.title for o in objectives if o.id in objective.requires)
+        return _cut(f"counts as far as {titles} is right: {factor:.0%} of it")
+    return ""
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= NOTE_CAP else text[:NOTE_CAP - 1] + "…"
+
+
+def _in_order(objectives: list[_Objective]) -> list[_Objective]:
+    """The objectives with each one after those it requires (the declared order otherwise)."""
+    placed: list[_Objective] = []
+    remaining = list(objectives)
+    while remaining:
+        ready = [o for o in remaining if all(r in {p.id for p in placed} for r in o.requires)
+                 or not set(o.requires) & {r.id for r in remaining}]
+        if not ready:  # a cycle (refused when problem.toml loads): score in the declared order
+            ready = remaining[:1]
+        placed.append(ready[0])
+        remaining.remove(ready[0])
+    return placed
+
+
+def _declared_order(scored: list[ObjectiveResult], objectives: list[_Objective]) -> list[ObjectiveResult]:
+    position = {o.id: i for i, o in enumerate(objectives)}
+    return sorted(scored, key=lambda o: position[o.id])
 
 
 def _round(value: float) -> float:

@@ -6,10 +6,13 @@ stays one line, and cannot drift from the reference). Either may declare how it 
 
     # judge: expect status=error
     # judge: caught-by test_warmup_order, test_small
+    # judge: loses at-least 30%
 
 Without ``expect``, the status must be ``failed``: the code imports and runs, and a test
 catches the mistake. ``caught-by`` names tests (function names, or full test ids) of which at
-least one must fail or error. In a ``.diff`` the declarations go above the ``---`` line.
+least one must fail or error. ``loses at-least N%`` says the mistake must cost that share of
+the problem's points (a conceptual mistake should cost much, see docs/grading.md). In a
+``.diff`` the declarations go above the ``---`` line.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ class Expectation:
 
     status: str = "failed"
     caught_by: tuple[str, ...] = ()
+    loses: float = 0.0  # the least share of the problem's points the mistake must cost (0..1)
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ def wrong_source(problem: Problem, path: Path) -> str:
 
 def parse_expectation(text: str, label: str = "wrong solution") -> Expectation:
     """The ``# judge:`` declarations of ``text``; unknown or malformed ones are errors."""
-    status, caught_by = "failed", []
+    status, caught_by, loses = "failed", [], 0.0
     for number, line in enumerate(text.splitlines(), 1):
         match = _DIRECTIVE.match(line)
         if not match:
@@ -86,10 +90,20 @@ def parse_expectation(text: str, label: str = "wrong solution") -> Expectation:
             status = _expected_status(words[len("expect "):].strip(), f"{label}:{number}")
         elif words.startswith("caught-by "):
             caught_by += [name.strip() for name in words[len("caught-by "):].split(",") if name.strip()]
+        elif words.startswith("loses "):
+            loses = _share_lost(words[len("loses "):].strip(), f"{label}:{number}")
         else:
-            raise WrongSolutionError(f"{label}:{number}: unknown declaration {line.strip()!r} "
-                                     "(expected `# judge: expect status=...` or `# judge: caught-by TEST, ...`)")
-    return Expectation(status, tuple(caught_by))
+            raise WrongSolutionError(f"{label}:{number}: unknown declaration {line.strip()!r} (expected "
+                                     "`# judge: expect status=...`, `# judge: caught-by TEST, ...` or "
+                                     "`# judge: loses at-least N%`)")
+    return Expectation(status, tuple(caught_by), loses)
+
+
+def _share_lost(words: str, where: str) -> float:
+    match = re.fullmatch(r"at-least\s+(\d+(?:\.\d+)?)\s*%", words)
+    if not match or not 0 < float(match.group(1)) <= 100:
+        raise WrongSolutionError(f"{where}: `# judge: loses {words}` must be `loses at-least N%` with 0 < N <= 100")
+    return float(match.group(1)) / 100
 
 
 def _expected_status(words: str, where: str) -> str:
@@ -116,6 +130,11 @@ def unmet(expectation: Expectation, result: Result, describe: Callable[[str], st
             problems.append(f"declares it is caught by {name}, but no test has that name")
         elif all(t.outcome in ("passed", "skipped") for t in matching):
             problems.append(f"declares it is caught by {name}, but that test passes")
+    if expectation.loses and result.max_points and result.points > result.max_points * (1 - expectation.loses) + 1e-9:
+        share = result.points / result.max_points
+        problems.append(f"keeps {result.points:g} of {result.max_points:g} points ({share:.0%}), "
+                        f"but it must lose at least {expectation.loses:.0%}: give the objective it gets wrong "
+                        "more of the points, or test it more")
     return problems
 
 

@@ -44,6 +44,7 @@ from typing import Any
 from ..core.result import Result
 from . import FormatContext
 from ._platform import Row, rows, total
+from .objectives import objective_lines
 from .points import ZERO, exact, number, text
 
 ENCODED_BUDGET = 96 * 1024  # bytes of base64 per runner: under MAX_ARG_STRLEN (128 KiB) with room for its name
@@ -92,13 +93,25 @@ def _runner(results: list[Result], context: FormatContext, budget: int | None) -
         caps = {"error": error_cap, "failed": failed_cap}
         tests: list[dict[str, Any]] = []
         for result, problem_rows in by_problem:
-            tests += ([_problem_entry(result, problem_rows, error_cap)] if merge_all
-                      else _entries(problem_rows, caps, merge_passed))
+            entries = ([_problem_entry(result, problem_rows, error_cap)] if merge_all
+                       else _entries(problem_rows, caps, merge_passed))
+            tests += _with_objectives(entries, result)
         data = {"version": 1, "status": _status(results, all_rows, context),
                 "max_score": number(total(all_rows)[1]), "tests": tests}
         if budget is None or len(encode(data)) <= budget:
             break
     return data
+
+
+def _with_objectives(entries: list[dict[str, Any]], result: Result) -> list[dict[str, Any]]:
+    """The problem's points by objective at the top of the message of its first entry that did not
+    pass (the reporter prints messages of those only); nothing to say when every entry passed."""
+    lines = objective_lines(result)
+    first = next((e for e in entries if e["status"] != "pass"), None)
+    if first is not None and lines:
+        head = "Points by objective:\n" + "\n".join(f"  {line}" for line in lines)
+        first["message"] = head + (f"\n\n{first['message']}" if first["message"] else "")
+    return entries
 
 
 def _status(results: list[Result], all_rows: list[Row], context: FormatContext) -> str:

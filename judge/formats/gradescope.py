@@ -16,6 +16,7 @@ from typing import Any
 from ..core.result import Result
 from . import FormatContext, points
 from ._platform import Row, fence, rows, total
+from .objectives import objective_lines
 
 _WHEN = {"hidden": "not shown to students", "after_due_date": "shown after the due date",
          "after_published": "shown when the grades are published"}
@@ -71,4 +72,6 @@ def _summary(result: Result, problem_rows: list[Row], secret_visibility: str, ti
         text += f", secret tests {sum(r.passed for r in secret)} of {len(secret)} passed"
     elif secret:
         text += f"; {len(secret)} secret test(s), {_WHEN[secret_visibility]}"
-    return text
+    # points by objective would tell how hidden secret tests went: only when those are shown
+    shown = secret_visibility == "visible" or not secret
+    return "\n".join([text, *(f"  - {line}" for line in objective_lines(result) if shown)])

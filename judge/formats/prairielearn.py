@@ -15,6 +15,7 @@ from typing import Any
 from ..core.result import Result
 from . import FormatContext
 from ._platform import Row, rows, total
+from .objectives import objective_lines
 from .points import number
 
 
@@ -48,4 +49,5 @@ def _message(results: list[Result]) -> str:
                    "timeout": "timed out", "error": "could not be judged"}[result.status]
         reason = f" ({result.message.splitlines()[0]})" if result.message else ""
         lines.append(f"{result.problem}: {verdict}{reason}")
+        lines += [f"  {line}" for line in objective_lines(result)]
     return "\n".join(lines)

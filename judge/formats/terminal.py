@@ -53,6 +53,8 @@ def print_report(results: Sequence[Result], stream: TextIO = sys.stdout, verbose
         stream.write(_status_line(result, paint, options.keyword))
         if result.message:
             stream.write(_indent(result.message, 8) + "\n")
+        if result.objectives and (result.status != "passed" or options.verbose) and not options.keyword:
+            stream.write(_objectives(result, paint))
         shown = _first_of_each_function_first(
             [t for t in result.tests if t.outcome in ("failed", "error") or options.verbose])
         limit = len(shown) if options.verbose else MAX_FAILURES_SHOWN
@@ -73,6 +75,19 @@ def _status_line(result: Result, paint: Painter, keyword: str | None) -> str:
     points = f"{round(result.points, 2):g}/{round(result.max_points, 2):g} points" if result.max_points else ""
     return (f"{mark} {paint(result.problem, 'bold')}  {counts}  "
             f"{paint(f'score {result.score:.0%}', 'dim')}  {paint(points, 'dim')}".rstrip() + "\n")
+
+
+def _objectives(result: Result, paint: Painter) -> str:
+    """Points per objective: the ones earned in full dimmed, the others with why."""
+    width = max(len(o.title) for o in result.objectives)
+    lines = []
+    for objective in result.objectives:
+        points = f"{objective.title:<{width}}  {round(objective.points, 2):g} / {round(objective.max_points, 2):g}"
+        if objective.points >= objective.max_points:
+            lines.append(paint(f"        {points}", "dim"))
+        else:
+            lines.append(f"        {points}" + (f"  {objective.note}" if objective.note else ""))
+    return "\n".join(lines) + "\n"
 
 
 def _first_of_each_function_first(tests: list[TestResult]) -> list[TestResult]:

@@ -69,7 +69,7 @@ def grade(bundle: Bundle, submission_path: Path, sandbox: Sandbox | None = None,
     for problem in bundle.problems:
         result = judged.get(problem.id) or Result.error(problem.id, _why_not_judged(submission, problem.id))
         canonical = bundle.canonical[problem.id]
-        result = rescore(result, canonical, problem.points, problem.scoring)
+        result = rescore(result, canonical, problem)
         result.max_points = canonical.max_points
         results.append(result)
     return Graded(results, _unreadable(submission), time.monotonic() - started)

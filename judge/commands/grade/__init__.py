@@ -148,7 +148,7 @@ def _not_judged(problem: Problem, submission: Submission) -> Result:
 
 def _score(result: Result, canonical: Result, problems: list[Problem]) -> Result:
     problem = next(p for p in problems if p.id == result.problem)
-    scored = rescore(result, canonical, problem.points, problem.scoring)
+    scored = rescore(result, canonical, problem)
     scored.max_points = canonical.max_points
     return scored
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ...core.problem import Problem
 from ...core.result import Result, TestResult
+from ...formats.objectives import objective_lines
 from ...formats.points import text
 from ...formats.secret_code import secret_code_lines, without_code
 from .model import ClassGrades, Graded
@@ -78,6 +79,8 @@ def _details(problem: Problem, result: Result, level: str) -> list[str]:
     lines = [f"## {problem.id}: {problem.title}", ""]
     if result.message:
         lines += [_fenced(result.message), ""]
+    if result.objectives:
+        lines += ["Points by objective:", *(f"- {line}" for line in objective_lines(result)), ""]
     public = [t for t in result.tests if t.visibility == "public"]
     failing = [t for t in public if t.outcome != "passed"]
     if public:

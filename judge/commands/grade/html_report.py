@@ -19,6 +19,7 @@ from statistics import mean, median
 
 from ...core.problem import Problem
 from ...core.result import Result
+from ...formats.objectives import objective_lines
 from ...formats.points import text
 from .feedback import verdict
 from .model import ClassGrades, Graded, safe_name
@@ -87,7 +88,24 @@ def _problem_section(problem: Problem, results: list[Result], max_points: float)
     shares = [r.points / max_points if max_points else 0.0 for r in results]
     intro = (f"<p>{len(results)} submitted; mean {text(mean(r.points for r in results))} of "
              f"{text(max_points)} points; {sum(r.status == 'passed' for r in results)} passed every test.</p>")
-    return "\n".join([head, intro, histogram(shares), _test_rates(results), _messages(results)])
+    return "\n".join([head, intro, histogram(shares), _objective_means(results), _test_rates(results),
+                      _messages(results)])
+
+
+def _objective_means(results: list[Result]) -> str:
+    """The class's mean points per learning objective (nothing when the problem declares none)."""
+    earned: dict[str, list[float]] = {}
+    worth: dict[str, tuple[str, float]] = {}
+    for result in results:
+        for objective in result.objectives:
+            earned.setdefault(objective.id, []).append(objective.points)
+            worth[objective.id] = (objective.title, objective.max_points)
+    if not worth:
+        return ""
+    rows = "".join(f"<tr><td>{html.escape(title)}</td><td class=\"num\">{text(mean(earned[key]))} / "
+                   f"{text(points)}</td></tr>" for key, (title, points) in worth.items())
+    return ("<p>Mean points per objective:</p><table style=\"width:auto\"><tr><th>objective</th>"
+            f"<th class=\"num\">mean</th></tr>{rows}</table>")
 
 
 def bin_of(share: float) -> int:
@@ -233,6 +251,8 @@ def _student(item: Graded, grades: ClassGrades) -> str:
 def _result_side(item: Graded, problem: Problem, result: Result, grades: ClassGrades) -> str:
     lines = [f"<p><b>{text(result.points)} / {text(grades.max_points(problem.id))}</b>: "
              f"{html.escape(verdict(item, problem, result))}</p>"]
+    if result.objectives:
+        lines.append("<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in objective_lines(result)) + "</ul>")
     failing = [t for t in result.tests if t.outcome != "passed"]
     lines += [f"<p><code>{html.escape(t.name)}</code>{' (secret)' if t.visibility == 'secret' else ''}: "
               f"{html.escape((t.message or t.outcome).splitlines()[0][:300])}</p>" for t in failing[:8]]

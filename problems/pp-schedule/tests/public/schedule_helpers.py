@@ -155,6 +155,25 @@ def check_schedule(got: Any, expected: list[list[tuple[str, int]]], kind: str, p
                                            if isinstance(op, (list, tuple)) else f" (a {type(op).__name__})"))
 
 
+def check_every_operation_once(got: Any, kind: str, p: int, m: int) -> None:
+    """Assert that `got` has p stages, each running F0..F(m-1) and B0..B(m-1) once (in any order):
+    what the tests of a property check first, so that an empty or partial answer passes none."""
+    where = f"schedule({kind!r}, p={p}, m={m})"
+    assert isinstance(got, list) and len(got) == p, (
+        f"{where} must return one list per stage ({p} lists), got {fmt_value(got)}")
+    want = sorted([("F", i) for i in range(m)] + [("B", i) for i in range(m)])
+    for s, stage in enumerate(got):
+        ops = as_ops(stage) if isinstance(stage, list) else None
+        assert ops is not None and sorted(map(repr, ops)) == sorted(map(repr, want)), (
+            f"{where}, stage {s}: must run every F0..F{m - 1} and B0..B{m - 1} exactly once, got "
+            f"{fmt(ops) if ops is not None else fmt_value(stage)}")
+
+
+def fmt_value(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 80 else text[:77] + '...'}"
+
+
 def _raises_value_error(kind: Any, p: Any, m: Any) -> bool:
     import pp_sim
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pp_sim
 import pytest
-from schedule_helpers import as_ops, attach, check_schedule, expect_value_error, fmt
+from schedule_helpers import as_ops, attach, check_every_operation_once, check_schedule, expect_value_error, fmt
 
 
 def ops(text: str) -> list[tuple[str, int]]:
@@ -70,6 +70,7 @@ def test_single_microbatch(record_property, kind):
 def test_operations_are_tuples_of_str_and_int(record_property, kind):
     got = pp_sim.schedule(kind, 2, 3)
     attach(record_property, got, f"{kind}, p=2, m=3")
+    check_every_operation_once(got, kind, 2, 3)
     for s, stage in enumerate(got):
         for op in stage:
             assert isinstance(op, tuple) and len(op) == 2, (
@@ -83,6 +84,7 @@ def test_1f1b_keeps_at_most_p_minus_s_microbatches_in_flight(record_property):
     p, m = 4, 8
     got = pp_sim.schedule("1f1b", p, m)
     attach(record_property, got, f"1F1B, p={p}, m={m}")
+    check_every_operation_once(got, "1f1b", p, m)
     for s, stage in enumerate(got):
         live = peak = 0
         for op, _ in as_ops(stage):

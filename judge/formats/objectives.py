@@ -1,0 +1,23 @@
+"""Points per learning objective, as every report says them: ``1F1B order 0.72 / 4.5: <why>``.
+
+A Result of a problem that declares objectives carries one entry per objective (what it earned,
+what it is worth, and a note on why points were lost); older Results and problems without
+objectives have none, and the reports then say points per test as before.
+"""
+
+from __future__ import annotations
+
+from ..core.result import ObjectiveResult, Result
+from .points import text
+
+
+def objective_line(objective: ObjectiveResult, with_note: bool = True) -> str:
+    """``title earned / worth`` and, when points were lost, ``: note``."""
+    line = f"{objective.title} {text(objective.points)} / {text(objective.max_points)}"
+    lost = objective.points < objective.max_points
+    return f"{line}: {objective.note}" if with_note and lost and objective.note else line
+
+
+def objective_lines(result: Result, with_notes: bool = True) -> list[str]:
+    """One line per objective of ``result`` (empty when its problem declares none)."""
+    return [objective_line(o, with_notes) for o in result.objectives]
