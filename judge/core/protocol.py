@@ -135,6 +135,22 @@ def connect(a: DirectConnection, b: DirectConnection) -> None:
     a.peer, b.peer = b, a
 
 
+_load_checked = [0.0, True]  # when the load was last read, and whether a core was idle then
+
+
+def _idle_cores() -> bool:
+    """Whether the machine had a core to spare at the last look (the 1-minute load average, read at
+    most once a second; True where it cannot be read)."""
+    now = time.monotonic()
+    if now - _load_checked[0] > 1.0:
+        try:
+            _load_checked[1] = os.getloadavg()[0] < (os.cpu_count() or 1) - 0.5
+        except (OSError, AttributeError):  # no load average on this system
+            _load_checked[1] = True
+        _load_checked[0] = now
+    return bool(_load_checked[1])
+
+
 class PipeConnection(Connection):
     """One JSON message per line over a pair of pipes (file descriptors) to another process."""
 
@@ -185,8 +201,10 @@ class PipeConnection(Connection):
 
     def _spin_readable(self) -> bool:
         """Poll for a while before sleeping: the peer usually answers within microseconds, and waking a
-        sleeping process costs far more than that (most of all in a virtual machine)."""
-        if SPIN_SECONDS <= 0:
+        sleeping process costs far more than that (most of all in a virtual machine). Not on a busy
+        machine: there the spinning side takes the core the peer needs (measured at load 9 on 2
+        cores: 1.7 ms a call with the spin, 1.0 ms without)."""
+        if SPIN_SECONDS <= 0 or not _idle_cores():
             return False
         until = time.perf_counter() + SPIN_SECONDS
         while True:
