@@ -312,6 +312,24 @@ def test_every_file_is_judged_or_named_in_the_status(tmp_path, two_problems):
     assert "README.md" not in status and "MACOSX" not in status, "the practice folder's copies and litter pass"
 
 
+def test_a_stray_entry_file_in_a_class_folder_is_a_row_of_its_own(tmp_path, two_problems):
+    """A loose adder.py beside the students' folders and zips: the class is still graded, the file named."""
+    subs = _folder(tmp_path / "subs")
+    (subs / "adder.py").write_text(REFERENCE)
+    shutil.copy(SOLUTIONS / "partly_failing.py", _folder(subs / "carl" / "fx-add") / "adder.py")
+    _zip(subs / "dana.zip", {"fx-add/adder.py": REFERENCE})
+    rows = _grade(subs, tmp_path / "out", two_problems)
+    assert sorted(rows) == ["adder.py", "carl", "dana"]
+    assert (rows["carl"]["fx-add"], rows["dana"]["fx-add"]) == ("7.5", "10")
+    assert rows["adder.py"]["status"] == ("error: adder.py is neither a .zip file nor a folder (a loose file of no "
+                                          "student: put it in a student's folder or zip)")
+    one = _folder(tmp_path / "one")  # a student's own folder with its entry file loose is still one submission
+    (one / "adder.py").write_text(REFERENCE)
+    (one / "notes.txt").write_text("my notes")
+    rows = _grade(one, tmp_path / "out-one", two_problems)
+    assert list(rows) == ["one"] and "adder.py (the entry file of fx-add and fx-add2" in rows["one"]["status"]
+
+
 def test_the_same_student_twice_is_an_error_naming_both(tmp_path, problems):
     subs = _folder(tmp_path / "subs")
     _zip(subs / "alice.zip", {"fx-add/adder.py": REFERENCE})

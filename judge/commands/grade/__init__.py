@@ -32,7 +32,7 @@ from ...core.problem import Problem
 from ...core.result import Result
 from ...core.scoring import rescore
 from ...engines import Job
-from .layouts import Entry, student_name
+from .layouts import Entry, is_lms_name, student_name
 from .model import ClassGrades, Graded, Options, write_atomic
 from .submissions import Submission, discover, read_entry
 
@@ -75,17 +75,30 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
 
 
 def is_one_submission(path: Path, problems: list[Problem]) -> bool:
-    """Whether ``path`` is one student's submission (a zip, a practice-like folder), not a folder of them."""
+    """Whether ``path`` is one student's submission (a zip, a practice-like folder), not a folder of them.
+
+    A folder is one submission when it holds a problem's folder, is ``practice/<problem-id>/...`` as
+    the web app's zip has it, or holds an entry file and nothing that looks like a submission of
+    its own (a folder, a zip, an LMS-named file): a class folder with a stray ``adder.py`` in it is
+    still a class folder, and that file a row of its own.
+    """
     if path.is_file():
         return True
     if not path.is_dir():
         return False
     ids, entries = {p.id for p in problems}, {p.entry for p in problems}
     children = [c for c in path.iterdir() if not c.name.startswith((".", "_"))]
-    if any(c.name in ids or (c.is_file() and c.name in entries) for c in children):
+    if any(c.name in ids and c.is_dir() for c in children):
         return True
     wrapper = children[0] if len(children) == 1 else None  # practice/<problem-id>/..., as the web app's zip has it
-    return wrapper is not None and wrapper.name == "practice" and any((wrapper / pid).is_dir() for pid in ids)
+    if wrapper is not None and wrapper.name == "practice" and any((wrapper / pid).is_dir() for pid in ids):
+        return True
+    return (any(c.is_file() and c.name in entries for c in children)
+            and not any(_a_submission_of_its_own(c) for c in children))
+
+
+def _a_submission_of_its_own(child: Path) -> bool:
+    return child.is_dir() or child.suffix.lower() == ".zip" or is_lms_name(child.name)
 
 
 def stored_grades(out_dir: Path, problems: list[Problem]) -> list[Graded]:

@@ -113,6 +113,11 @@ def _latest_attempt(user: str, by_time: dict[datetime, list[Path]]) -> Entry:
     return entry
 
 
+def is_lms_name(name: str) -> bool:
+    """Whether ``name`` is named as a Canvas, Moodle or Blackboard download names a student's file or folder."""
+    return any(pattern.match(name) for pattern in (_CANVAS, _MOODLE, _BLACKBOARD))
+
+
 def student_name(path: Path) -> str:
     """A plain entry's student id: the file name without ``.zip``, or the folder name."""
     return path.name[:-4] if path.name.lower().endswith(".zip") and not path.is_dir() else path.name

@@ -172,7 +172,8 @@ class _Reader:
             self._take(_File(PurePosixPath(original_name), path.stat().st_size, _opener(path), original_name),
                        inner_zips=False)
         else:
-            raise _Unsafe(f"{path.name} is neither a .zip file nor a folder")
+            raise _Unsafe(f"{path.name} is neither a .zip file nor a folder (a loose file of no student: put it in "
+                          "a student's folder or zip)")
 
     def _add_zip(self, archive: zipfile.ZipFile, prefix: str) -> None:
         self._archives.append(archive)
