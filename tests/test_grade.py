@@ -303,7 +303,8 @@ def two_problems(problems) -> Path:
 def test_every_file_is_judged_or_named_in_the_status(tmp_path, two_problems):
     subs = _folder(tmp_path / "subs")
     _zip(subs / "ann.zip", {"adder.py": REFERENCE, "fx-add/adder.py": REFERENCE, "notes.txt": "my notes",
-                            "fx-add/README.md": "the statement", "__MACOSX/._adder.py": "litter"})
+                            "fx-add/README.md": "the statement", "__MACOSX/._adder.py": "litter",
+                            "README.md": "the GitHub Classroom template's README"})
     rows = _grade(subs, tmp_path / "out", two_problems)
     status = rows["ann"]["status"]
     assert rows["ann"]["fx-add"] == "10" and rows["ann"]["fx-add2"] == "0"
