@@ -158,6 +158,32 @@ def _bad_submissions(subs: Path, outside: Path) -> dict[str, str]:
             "notes.txt": "neither a .zip file nor a folder", "folder-link": "symbolic link"}
 
 
+class _SlowWhenCrowded:
+    """An engine whose jobs time out when judged beside others (a slow machine under -j 2), not alone."""
+
+    def __init__(self) -> None:
+        from judge.engines import get_engine
+
+        self.native, self.calls = get_engine("native"), []
+
+    def judge(self, jobs, parallel=1, on_result=None):
+        self.calls.append((len(jobs), parallel))
+        results = self.native.judge(jobs, parallel, on_result=on_result)
+        if parallel > 1 and len(jobs) > 1:
+            return [Result(r.problem, "timeout", message="timed out after 10 s") for r in results]
+        return results
+
+
+def test_a_time_out_beside_other_jobs_is_judged_again_alone(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": REFERENCE})
+    _zip(subs / "bob.zip", {"fx-add/adder.py": (SOLUTIONS / "partly_failing.py").read_text()})
+    engine = _SlowWhenCrowded()
+    rows = _grade(subs, tmp_path / "out", problems, parallel=2, engine=engine)
+    assert (rows["ann"]["total"], rows["bob"]["total"]) == ("10", "7.5")
+    assert engine.calls == [(1, 2), (2, 2), (1, 1), (1, 1)]  # the reference; both students; each again alone
+
+
 def test_bad_submissions_get_a_row_and_write_nothing_outside(tmp_path, problems):
     outside = _folder(tmp_path / "outside")
     (outside / "adder.py").write_text(REFERENCE)
