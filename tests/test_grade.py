@@ -184,6 +184,18 @@ def test_a_time_out_beside_other_jobs_is_judged_again_alone(tmp_path, problems):
     assert engine.calls == [(1, 2), (2, 2), (1, 1), (1, 1)]  # the reference; both students; each again alone
 
 
+def test_a_reference_that_did_not_pass_is_not_kept_for_the_next_run(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": REFERENCE})
+    reference = problems / "fx-add" / "reference" / "adder.py"
+    reference.write_text((SOLUTIONS / "partly_failing.py").read_text())
+    _grade(subs, tmp_path / "out", problems)
+    assert not (tmp_path / "out" / ".canonical.json").exists()
+    reference.write_text(REFERENCE)
+    _grade(subs, tmp_path / "out", problems)
+    assert (tmp_path / "out" / ".canonical.json").is_file()
+
+
 def test_bad_submissions_get_a_row_and_write_nothing_outside(tmp_path, problems):
     outside = _folder(tmp_path / "outside")
     (outside / "adder.py").write_text(REFERENCE)

@@ -186,8 +186,9 @@ def _canonical_results(problems: list[Problem], out_dir: Path, set_digest: str,
                   "points still define the grade, but check the problem (judge check)", file=sys.stderr)
         canonical[problem.id] = result
     out_dir.mkdir(parents=True, exist_ok=True)
-    payload = {"digest": set_digest, "results": {pid: r.to_dict() for pid, r in canonical.items()}}
-    write_atomic(cache, json.dumps(payload, ensure_ascii=False))
+    if all(r.status == "passed" for r in canonical.values()):  # a reference that failed is judged again next run
+        payload = {"digest": set_digest, "results": {pid: r.to_dict() for pid, r in canonical.items()}}
+        write_atomic(cache, json.dumps(payload, ensure_ascii=False))
     return canonical
 
 
