@@ -478,6 +478,21 @@ def test_results_files_stay_small_when_the_code_prints_a_lot(tmp_path, problems)
     assert data["submission"]["sources"]["fx-add"] == flood, "the code is kept, for regrading and the report"
 
 
+def test_an_untouched_starter_is_stored_briefly_and_reruns_give_the_same_report(tmp_path, problems):
+    starter = (FIXTURE_PROBLEMS / "fx-add" / "starter" / "adder.py").read_text()
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": starter})
+    _zip(subs / "bob.zip", {"fx-add/adder.py": (SOLUTIONS / "partly_failing.py").read_text()})
+    out = tmp_path / "out"
+    _grade(subs, out, problems)
+    first = (out / "report.html").read_bytes(), (out / "feedback" / "ann.md").read_bytes()
+    ann = json.loads((out / "results" / "ann.json").read_text())["results"][0]["tests"]
+    assert ann and all(not t["traceback"] and "\n" not in t["message"] for t in ann)
+    assert any(t["traceback"] for t in json.loads((out / "results" / "bob.json").read_text())["results"][0]["tests"])
+    _grade(subs, out, problems)  # both read back from results/
+    assert ((out / "report.html").read_bytes(), (out / "feedback" / "ann.md").read_bytes()) == first
+
+
 def test_report_counts_submissions_and_puts_full_marks_in_their_own_bin(tmp_path, problems):
     from judge.commands.grade.html_report import bin_of, failure_keys
     from judge.core.result import TestResult
