@@ -94,8 +94,7 @@ def render(results: list[Result], context: FormatContext) -> str:
 def runner_outputs(results: list[Result], context: FormatContext) -> dict[str, str]:
     """Per problem, its two runner names and the base64 values of their ``<NAME>_RESULTS`` variables."""
     problems = [_split(result, context) for result in results]
-    earned = [_fitting(_earned_runner(p, merged=False), lambda p=p: _earned_runner(p, merged=True))
-              for p in problems]
+    earned = [_earned_fitting(p) for p in problems]
     left = TOTAL_BUDGET - sum(len(encode(runner)) for runner in earned)
     budget = min(ENCODED_BUDGET, max(0, left) // max(1, len(problems)))
     lost = [_lost_runner(p, budget) for p in problems]
@@ -113,13 +112,16 @@ def encode(data: dict[str, Any]) -> str:
 
 def _split(result: Result, context: FormatContext) -> _Problem:
     problem_rows = rows(result, context.problems.get(result.problem), context.feedback)
-    earned = [row for row in problem_rows if row.points > 0 or (row.passed and not row.max_points)]
-    lost = [row for row in problem_rows if row not in earned]
+    earned: list[Row] = []
+    lost: list[Row] = []
+    for row in problem_rows:
+        (earned if row.points > 0 or (row.passed and not row.max_points) else lost).append(row)
     return _Problem(result, earned, lost, _status([result], problem_rows, context))
 
 
-def _fitting(runner: dict[str, Any], smaller: Any) -> dict[str, Any]:
-    return runner if len(encode(runner)) <= ENCODED_BUDGET else smaller()
+def _earned_fitting(problem: _Problem) -> dict[str, Any]:
+    runner = _earned_runner(problem, merged=False)
+    return runner if len(encode(runner)) <= ENCODED_BUDGET else _earned_runner(problem, merged=True)
 
 
 def _earned_runner(problem: _Problem, merged: bool) -> dict[str, Any]:
@@ -131,7 +133,7 @@ def _earned_runner(problem: _Problem, merged: bool) -> dict[str, Any]:
     elif merged:
         tests = [_placeholder(f"{pid}: {len(earned)} test(s) passed, {text(points)} points", "pass", points)]
     else:
-        tests = [_test(row, 0) for row in earned]
+        tests = [{**_test(row, 0), "status": "pass"} for row in earned]  # what earned points, passed
     return {"version": 1, "status": "pass" if earned else tests[0]["status"], "max_score": number(points),
             "tests": tests}
 
