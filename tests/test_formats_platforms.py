@@ -345,6 +345,13 @@ def test_github_classroom_log_total_is_the_points_classroom_reads():
     results = [_weighted("w1", [3, 1, 1, 1], {0}), _weighted("w2", [1, 2, 3], {1, 2}), _weighted("w3", [1], {0}),
                _weighted("w4", [1, 1], set())]
     assert _reporter(_env(runner_outputs(results, FormatContext()))) == ("23.33/40", "23.33/40")
+    # a test that passed but earns nothing until an objective it requires does: lost, and said so
+    blocked = _weighted("w5", [1, 1], {0, 1})
+    blocked.tests[1].points, blocked.points = 0.0, 5.0
+    outputs = runner_outputs([blocked], FormatContext())
+    assert _reporter(_env(outputs)) == ("5/10", "5/10")
+    [entry] = json.loads(base64.b64decode(outputs["w5_lost"]))["tests"]
+    assert entry["status"] == "fail" and entry["message"].startswith("passed, but earned none of its points")
 
 
 def test_github_classroom_total_is_exact_where_doubles_do_not_add_up():
