@@ -29,6 +29,7 @@ import yaml
 from judge.commands.export import ExportError
 from judge.commands.export.wheels import Target, check_judge_wheel, prepare_wheels
 from judge.core.problem import load_problem
+from tests.classroom_reporter import reporter
 from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, run_cli
 
 FX = FIXTURE_PROBLEMS / "fx-add"
@@ -297,6 +298,9 @@ def test_github_classroom_with_private_tests(tmp_path, wheelhouse):
     result = _run_step(steps["judge"], out, tmp_path)
     assert result["status"] == "fail" and result["max_score"] == 4.0
     assert sum(t["score"] for t in result["tests"]) == 3.0
+    # then the reporter's step, with the grading step's outputs as its environment (one exec, as on a runner)
+    outputs = dict(line.split("=", 1) for line in (tmp_path / "github_output").read_text().splitlines())
+    assert reporter({f"{k.upper()}_RESULTS": v for k, v in outputs.items()}) == ("3/4", "3/4")
 
 
 def _check_workflow(workflow: dict, out: Path) -> dict[str, dict]:

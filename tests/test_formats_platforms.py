@@ -10,10 +10,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-import os
-import re
 import shutil
-import subprocess
 from decimal import Decimal
 
 import jsonschema
@@ -24,6 +21,7 @@ from judge.core.result import Result
 from judge.core.scoring import rescore
 from judge.engines.native import Job, judge_many
 from judge.formats import FORMATS, FormatContext
+from tests.classroom_reporter import ENV_STRING_LIMIT, reporter
 from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, run_cli
 
 SCHEMAS = {name: json.loads((ROOT / "tests" / "schemas" / file).read_text()) for name, file in (
@@ -233,57 +231,6 @@ def test_gradescope_total_is_the_sum_of_the_problems_not_of_rounded_tests(proble
     assert repr(data["score"]) == "21.42"
 
 
-NODE_REPORTER_MIRROR = r"""
-// What classroom-resources/autograding-grading-reporter@v1 (dist/main.js, built from src/) does with the
-// runners' results: main.js reads <RUNNER>_RESULTS (base64 -> UTF-8 JSON) for each name of the comma-separated
-// runners; console-results.js logs per runner S = (entries with status pass / entries) x max_score, and
-// aggregate-results.js a table whose Total row adds up every S and every max_score; notify-classroom.js adds up
-// max_score and the tests' score of the runners whose max_score is not 0 and records `Points X/Y`.
-const runners = process.argv[1].split(",").map((runner) => {
-  const encoded = process.env[`${runner.trim().toUpperCase()}_RESULTS`];
-  return { runner, results: JSON.parse(Buffer.from(encoded, "base64").toString("utf-8")) };
-});
-const logged = runners.map(({ runner, results }) => {
-  const passed = results.tests.reduce((n, { status }) => (status === "pass" ? n + 1 : n), 0);
-  const score = (passed / results.tests.length) * (results.max_score || 0);
-  if (results.max_score !== 0) console.log(`Total points for ${runner}: ${score.toFixed(2)}/${results.max_score}`);
-  return { score, maxScore: results.max_score || 0 };
-});
-const logScore = logged.reduce((n, { score }) => n + score, 0);
-const logMax = logged.reduce((n, { maxScore }) => n + maxScore, 0);
-console.log(`Total: ${logScore}/${logMax}`);
-const { totalPoints, maxPoints } = runners.reduce((acc, { results }) => {
-  if (!results.max_score) return acc;
-  acc.maxPoints += results.max_score;
-  results.tests.forEach(({ score }) => { acc.totalPoints += score; });
-  return acc;
-}, { totalPoints: 0, maxPoints: 0 });
-console.log(`Points ${totalPoints}/${maxPoints}`);
-"""
-ENV_STRING_LIMIT = 128 * 1024  # Linux's MAX_ARG_STRLEN: one NAME=value string of a process's environment
-# the reporter's own dist/main.js, where a checkout of it is at hand (it is not on npm): run as well as the mirror
-REAL_REPORTER = os.environ.get("JUDGE_CLASSROOM_REPORTER", "")
-
-
-def _reporter(env: dict[str, str]) -> tuple[str, str]:
-    """Run the reporter's reading of the results in node, with ``env`` as the step's environment (execve
-    refuses an environment string over MAX_ARG_STRLEN, as on GitHub's runners): its log's Total and Points."""
-    runners = ",".join(name[: -len("_RESULTS")].lower() for name in env)
-    node = shutil.which("node")
-    assert node, "node is needed to run the reporter's reading of the results (.ci/setup installs it)"
-    done = subprocess.run([node, "-e", NODE_REPORTER_MIRROR, runners], env=dict(os.environ, **env),
-                          capture_output=True, text=True, timeout=60, check=True)
-    *_, total, points = done.stdout.splitlines()
-    if REAL_REPORTER:
-        real = subprocess.run([node, REAL_REPORTER], env=dict(os.environ, INPUT_RUNNERS=runners, **env),
-                              capture_output=True, text=True, timeout=60, check=False).stdout
-        real = re.sub(r"\x1b\[[0-9;]*m", "", real)  # the log's colours
-        [row] = [line for line in real.splitlines() if "Total: " in line]
-        assert row.split("│")[2].strip() == total.split(" ")[1].split("/")[0], real
-        assert f"::notice title=Autograding complete::{points}" in real, real
-    return total.split(" ")[1], points.split(" ")[1]
-
-
 def _weighted(problem_id: str, weights: list[float], passed: set[int], worth: float = 10.0) -> Result:
     """A problem whose tests weigh ``weights`` (4 decimals each, as judge.core.scoring gives), ``passed`` passing."""
     from judge.core.result import TestResult
@@ -315,14 +262,14 @@ def test_github_classroom_runners_fit_the_environment_and_the_reporter_reads_the
     whole = base64.b64encode(render(results, FormatContext()).encode()).decode()
     assert len(whole) > ENV_STRING_LIMIT  # as one variable, the reporter's node would never start:
     with pytest.raises(OSError, match="Argument list too long"):
-        _reporter({"JUDGE_RESULTS": whole})
+        reporter({"JUDGE_RESULTS": whole})
     outputs = runner_outputs(results, FormatContext())
     env = _env(outputs)
     assert list(outputs) == [f"pp_problem_{i}_{half}" for i in range(8) for half in ("earned", "lost")]
     assert all(len(f"{k}={v}") + 1 <= ENV_STRING_LIMIT and len(v) <= ENCODED_BUDGET for k, v in env.items())
     assert sum(map(len, outputs.values())) <= TOTAL_BUDGET
     judge_total = text(add(r.points for r in results))
-    assert _reporter(env) == (f"{judge_total}/80", f"{judge_total}/80")  # the log's Total is Classroom's Points
+    assert reporter(env) == (f"{judge_total}/80", f"{judge_total}/80")  # the log's Total is Classroom's Points
     decoded = [json.loads(base64.b64decode(value)) for value in outputs.values()]
     for result, earned, lost in zip(results, decoded[::2], decoded[1::2]):
         for data in (earned, lost):
@@ -344,12 +291,12 @@ def test_github_classroom_log_total_is_the_points_classroom_reads():
 
     results = [_weighted("w1", [3, 1, 1, 1], {0}), _weighted("w2", [1, 2, 3], {1, 2}), _weighted("w3", [1], {0}),
                _weighted("w4", [1, 1], set())]
-    assert _reporter(_env(runner_outputs(results, FormatContext()))) == ("23.33/40", "23.33/40")
+    assert reporter(_env(runner_outputs(results, FormatContext()))) == ("23.33/40", "23.33/40")
     # a test that passed but earns nothing until an objective it requires does: lost, and said so
     blocked = _weighted("w5", [1, 1], {0, 1})
     blocked.tests[1].points, blocked.points = 0.0, 5.0
     outputs = runner_outputs([blocked], FormatContext())
-    assert _reporter(_env(outputs)) == ("5/10", "5/10")
+    assert reporter(_env(outputs)) == ("5/10", "5/10")
     [entry] = json.loads(base64.b64decode(outputs["w5_lost"]))["tests"]
     assert entry["status"] == "fail" and entry["message"].startswith("passed, but earned none of its points")
 
@@ -360,8 +307,8 @@ def test_github_classroom_total_is_exact_where_doubles_do_not_add_up():
     from judge.formats.points import add, text
 
     tenths = [_sevenths("a", passed=1, tests=10, worth=1.0), _sevenths("b", passed=2, tests=10, worth=1.0)]
-    assert _reporter(_env(runner_outputs(tenths, FormatContext()))) == ("0.3/2", "0.3/2")
+    assert reporter(_env(runner_outputs(tenths, FormatContext()))) == ("0.3/2", "0.3/2")
     mixed = [_sevenths(f"p{i}", passed=p) for i, p in enumerate((7, 7, 7, 7, 7, 7, 5, 7, 7, 6))]
     expected = "95.71/100"  # 8 * 10 + 7.14 + 8.57: the judge's two-decimal points, added
     assert f"{text(add(r.points for r in mixed))}/100" == expected
-    assert _reporter(_env(runner_outputs(mixed, FormatContext()))) == (expected, expected)
+    assert reporter(_env(runner_outputs(mixed, FormatContext()))) == (expected, expected)
