@@ -445,6 +445,31 @@ def test_regrading_one_submission_updates_its_row_only(tmp_path, problems):
     assert {s: r["total"] for s, r in _rows(out).items()} == {"ann": "0", "bob": "10"}
 
 
+def test_regrading_one_lms_submission_updates_that_students_row(tmp_path, problems):
+    """A Canvas file, a Moodle folder, a Blackboard attempt's file, given on their own: the student the layout
+    names (with their other files: the Canvas note, the Blackboard receipt's attempt), never a new row."""
+    subs = _folder(tmp_path / "subs")
+    _lms_download(subs)
+    out = tmp_path / "out"
+    found, _ = discover_problems(problems)
+    grade_class(subs, out, found, Options())
+    before = _rows(out)
+    wrong = (SOLUTIONS / "partly_failing.py").read_text()
+    _zip(subs / "lovelaceada_LATE_1234_5679_practice.zip", {"fx-add/adder.py": wrong})
+    moodle = subs / "Grace Hopper_7654321_assignsubmission_file"
+    _zip(moodle / "practice.zip", {"practice/fx-add/adder.py": wrong})
+    for given, student in (("lovelaceada_LATE_1234_5679_practice.zip", "lovelaceada_1234"),
+                           (moodle.name, "Grace Hopper_7654321"),
+                           ("HW1_blinus_attempt_2026-12-02-10-30-00_adder.py", "blinus")):
+        again = grade_class(subs / given, out, found, Options())
+        assert again.regraded == student, given
+    rows = _rows(out)
+    assert sorted(rows) == sorted(before)
+    assert rows["lovelaceada_1234"]["total"] == rows["Grace Hopper_7654321"]["total"] == "7.5"
+    assert "notes.txt (not a file of any problem)" in rows["lovelaceada_1234"]["status"]
+    assert rows["blinus"] == before["blinus"] and rows["Alan Turing_1111111"] == before["Alan Turing_1111111"]
+
+
 # ---------------------------------------------------------------------------------------------
 # feedback a student can read (issue 23: 6) and a report that counts right (5, 9)
 

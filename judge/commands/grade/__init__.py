@@ -32,7 +32,7 @@ from ...core.problem import Problem
 from ...core.result import Result
 from ...core.scoring import rescore
 from ...engines import Job
-from .layouts import Entry, is_lms_name, student_name
+from .layouts import entry_of, is_lms_name
 from .model import ClassGrades, Graded, Options, write_atomic
 from .submissions import Submission, discover, read_entry
 
@@ -50,7 +50,7 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
 
     started = time.monotonic()
     single = is_one_submission(submissions, problems)
-    entries = [Entry(student_name(submissions), [submissions])] if single else discover(submissions)
+    entries = [entry_of(submissions)] if single else discover(submissions)
     set_digest = _problem_set_digest(problems, options)
     canonical = _canonical_results(problems, out_dir, set_digest, options)
     graded = [Graded(read_entry(entry, problems)) for entry in entries]
@@ -82,7 +82,7 @@ def is_one_submission(path: Path, problems: list[Problem]) -> bool:
     its own (a folder, a zip, an LMS-named file): a class folder with a stray ``adder.py`` in it is
     still a class folder, and that file a row of its own.
     """
-    if path.is_file():
+    if path.is_file() or (path.is_dir() and is_lms_name(path.name)):  # a Moodle folder is one student's
         return True
     if not path.is_dir():
         return False
