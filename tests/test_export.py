@@ -29,6 +29,7 @@ import yaml
 from judge.commands.export import ExportError
 from judge.commands.export.wheels import Target, check_judge_wheel, prepare_wheels
 from judge.core.problem import load_problem
+from tests.classroom_reporter import reporter
 from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, run_cli
 
 FX = FIXTURE_PROBLEMS / "fx-add"
@@ -297,6 +298,9 @@ def test_github_classroom_with_private_tests(tmp_path, wheelhouse):
     result = _run_step(steps["judge"], out, tmp_path)
     assert result["status"] == "fail" and result["max_score"] == 4.0
     assert sum(t["score"] for t in result["tests"]) == 3.0
+    # then the reporter's step, with the grading step's outputs as its environment (one exec, as on a runner)
+    outputs = dict(line.split("=", 1) for line in (tmp_path / "github_output").read_text().splitlines())
+    assert reporter({f"{k.upper()}_RESULTS": v for k, v in outputs.items()}) == ("3/4", "3/4")
 
 
 def _check_workflow(workflow: dict, out: Path) -> dict[str, dict]:
@@ -307,8 +311,10 @@ def _check_workflow(workflow: dict, out: Path) -> dict[str, dict]:
     steps = workflow["jobs"]["run-autograding-tests"]["steps"]
     [judge] = [s for s in steps if s.get("id") == "judge"]
     [reporter] = [s for s in steps if s.get("uses", "").startswith("classroom-resources/autograding-grading-reporter")]
-    assert reporter["with"]["runners"] == "fx_add"  # one runner per problem, each read from <RUNNER>_RESULTS
-    assert reporter["env"] == {"FX_ADD_RESULTS": "${{ steps.judge.outputs.fx_add }}"}
+    # two runners per problem (the tests that earned points, the others), each read from <RUNNER>_RESULTS
+    assert reporter["with"]["runners"] == "fx_add_earned,fx_add_lost"
+    assert reporter["env"] == {"FX_ADD_EARNED_RESULTS": "${{ steps.judge.outputs.fx_add_earned }}",
+                               "FX_ADD_LOST_RESULTS": "${{ steps.judge.outputs.fx_add_lost }}"}
     [install] = [s for s in steps if "pip install" in s.get("run", "")]
     assert (out / install["run"].split()[-1]).is_file(), "the workflow installs the wheel shipped in the template"
     private = [s for s in steps if s.get("with", {}).get("token")]
@@ -323,12 +329,15 @@ def _run_step(step: dict, cwd: Path, tmp_path: Path) -> dict:
     done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    [line] = output.read_text().splitlines()
-    assert line.startswith("fx_add=")
-    result = json.loads(base64.b64decode(line[len("fx_add="):]))
-    jsonschema.validate(result, schema("github-classroom-result.schema.json"))
-    assert json.loads((tmp_path / "judge-result.json").read_text())["max_score"] == result["max_score"]
-    return result
+    runners = dict(line.split("=", 1) for line in output.read_text().splitlines())
+    assert list(runners) == ["fx_add_earned", "fx_add_lost"]
+    earned, lost = (json.loads(base64.b64decode(value)) for value in runners.values())
+    for data in (earned, lost):
+        jsonschema.validate(data, schema("github-classroom-result.schema.json"))
+    whole = json.loads((tmp_path / "judge-result.json").read_text())
+    assert whole["max_score"] == earned["max_score"] + lost["max_score"]
+    assert sum(t["score"] for t in whole["tests"]) == earned["max_score"] and not any(t["score"] for t in lost["tests"])
+    return whole
 
 
 def test_a_judge_wheel_with_solutions_is_refused_and_repacked_by_an_export(tmp_path, wheelhouse):

@@ -10,9 +10,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-import os
 import shutil
-import subprocess
 from decimal import Decimal
 
 import jsonschema
@@ -23,6 +21,7 @@ from judge.core.result import Result
 from judge.core.scoring import rescore
 from judge.engines.native import Job, judge_many
 from judge.formats import FORMATS, FormatContext
+from tests.classroom_reporter import ENV_STRING_LIMIT, reporter
 from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, run_cli
 
 SCHEMAS = {name: json.loads((ROOT / "tests" / "schemas" / file).read_text()) for name, file in (
@@ -232,32 +231,17 @@ def test_gradescope_total_is_the_sum_of_the_problems_not_of_rounded_tests(proble
     assert repr(data["score"]) == "21.42"
 
 
-NODE_REPORTER_MIRROR = r"""
-// What autograding-grading-reporter's src/main.js (parseRunnerResults) and src/notify-classroom.js do with
-// the runners' results: read <RUNNER>_RESULTS, base64 -> UTF-8 JSON, add up max_score and tests' score.
-const runners = process.argv[1].split(",").map((runner) => {
-  const encoded = process.env[`${runner.trim().toUpperCase()}_RESULTS`];
-  return { runner: runner.trim(), results: JSON.parse(Buffer.from(encoded, "base64").toString("utf-8")) };
-});
-const { totalScore, maxScore } = runners.reduce((acc, { results }) => {
-  if (!results.max_score) return acc;
-  acc.maxScore += results.max_score;
-  results.tests.forEach(({ score }) => { acc.totalScore += score; });
-  return acc;
-}, { totalScore: 0, maxScore: 0 });
-console.log(`Points ${totalScore}/${maxScore}`);
-"""
-ENV_STRING_LIMIT = 128 * 1024  # Linux's MAX_ARG_STRLEN: one NAME=value string of a process's environment
+def _weighted(problem_id: str, weights: list[float], passed: set[int], worth: float = 10.0) -> Result:
+    """A problem whose tests weigh ``weights`` (4 decimals each, as judge.core.scoring gives), ``passed`` passing."""
+    from judge.core.result import TestResult
 
-
-def _reporter(env: dict[str, str]) -> subprocess.CompletedProcess:
-    """Run the reporter's reading of the results in node, with ``env`` as the step's environment (execve
-    refuses an environment string over MAX_ARG_STRLEN, as on GitHub's runners)."""
-    runners = ",".join(name[: -len("_RESULTS")].lower() for name in env)
-    node = shutil.which("node")
-    assert node, "node is needed to run the reporter's reading of the results (.ci/setup installs it)"
-    return subprocess.run([node, "-e", NODE_REPORTER_MIRROR, runners], env=dict(os.environ, **env),
-                          capture_output=True, text=True, timeout=60, check=True)
+    each = [round(worth * w / sum(weights), 4) for w in weights]
+    cases = [TestResult(id=f"test_{i}", name=f"test {i}", file="tests/public/test_x.py", visibility="public",
+                        outcome="passed" if i in passed else "failed", points=each[i] if i in passed else 0.0,
+                        max_points=each[i]) for i in range(len(weights))]
+    points = round(sum(each[i] for i in passed), 4)
+    return Result(problem_id, "passed" if len(passed) == len(weights) else "failed", tests=cases, points=points,
+                  max_points=worth)
 
 
 def _large_class_results() -> list[Result]:
@@ -266,41 +250,65 @@ def _large_class_results() -> list[Result]:
     return [_sevenths(f"pp-problem-{i}", passed=i * 7, message=message, tests=150) for i in range(8)]
 
 
+def _env(outputs: dict[str, str]) -> dict[str, str]:
+    return {f"{name.upper()}_RESULTS": value for name, value in outputs.items()}
+
+
 def test_github_classroom_runners_fit_the_environment_and_the_reporter_reads_the_judges_total():
-    from judge.formats.github_classroom import ENCODED_BUDGET, encode, render, runner_outputs
+    from judge.formats.github_classroom import ENCODED_BUDGET, TOTAL_BUDGET, encode, render, runner_outputs
     from judge.formats.points import add, text
 
     results = _large_class_results()
     whole = base64.b64encode(render(results, FormatContext()).encode()).decode()
     assert len(whole) > ENV_STRING_LIMIT  # as one variable, the reporter's node would never start:
     with pytest.raises(OSError, match="Argument list too long"):
-        _reporter({"JUDGE_RESULTS": whole})
+        reporter({"JUDGE_RESULTS": whole})
     outputs = runner_outputs(results, FormatContext())
-    env = {f"{name.upper()}_RESULTS": value for name, value in outputs.items()}
-    assert list(outputs) == [f"pp_problem_{i}" for i in range(8)]
+    env = _env(outputs)
+    assert list(outputs) == [f"pp_problem_{i}_{half}" for i in range(8) for half in ("earned", "lost")]
     assert all(len(f"{k}={v}") + 1 <= ENV_STRING_LIMIT and len(v) <= ENCODED_BUDGET for k, v in env.items())
-    done = _reporter(env)
-    assert done.stdout.strip() == f"Points {text(add(r.points for r in results))}/{text(80)}"
-    for result, value in zip(results, outputs.values()):
-        data = json.loads(base64.b64decode(value))
-        jsonschema.validate(data, SCHEMAS["github-classroom"])
-        assert data["max_score"] == 10.0 and encode(data) == value
+    assert sum(map(len, outputs.values())) <= TOTAL_BUDGET
+    judge_total = text(add(r.points for r in results))
+    assert reporter(env) == (f"{judge_total}/80", f"{judge_total}/80")  # the log's Total is Classroom's Points
+    decoded = [json.loads(base64.b64decode(value)) for value in outputs.values()]
+    for result, earned, lost in zip(results, decoded[::2], decoded[1::2]):
+        for data in (earned, lost):
+            jsonschema.validate(data, SCHEMAS["github-classroom"])
+        assert encode(earned) == outputs[f"{result.problem.replace('-', '_')}_earned"]
+        assert abs(Decimal(repr(earned["max_score"])) + Decimal(repr(lost["max_score"])) - 10) < Decimal("1e-12")
         # to the cent (the last nonzero score may sit a few units in the last place off, so the doubles add up)
-        assert abs(_decimal_sum(t["score"] for t in data["tests"]) - add([result.points])) < 1e-12
-        # one entry per test still (the reporter's log counts passed entries), messages dropped to fit
-        assert len(data["tests"]) == 150 and sum(t["status"] == "pass" for t in data["tests"]) == result.passed
+        assert abs(_decimal_sum(t["score"] for t in earned["tests"]) - add([result.points])) < 1e-12
+        assert not any(t["score"] for t in lost["tests"]) and all(t["status"] == "fail" for t in lost["tests"])
+        # one entry per test still, messages dropped to fit
+        entries = [t for t in earned["tests"] + lost["tests"] if "no points" not in t["name"]]
+        assert len(entries) == 150 and sum(t["status"] == "pass" for t in entries) == result.passed
+
+
+def test_github_classroom_log_total_is_the_points_classroom_reads():
+    """Tests of unequal weights: counting passed entries per problem would log 9.17 where Classroom reads 13.33
+    (w1 passes its test of weight 3 of 6: 5 points; w2 two of weights 2 and 3 of 6: 8.33)."""
+    from judge.formats.github_classroom import runner_outputs
+
+    results = [_weighted("w1", [3, 1, 1, 1], {0}), _weighted("w2", [1, 2, 3], {1, 2}), _weighted("w3", [1], {0}),
+               _weighted("w4", [1, 1], set())]
+    assert reporter(_env(runner_outputs(results, FormatContext()))) == ("23.33/40", "23.33/40")
+    # a test that passed but earns nothing until an objective it requires does: lost, and said so
+    blocked = _weighted("w5", [1, 1], {0, 1})
+    blocked.tests[1].points, blocked.points = 0.0, 5.0
+    outputs = runner_outputs([blocked], FormatContext())
+    assert reporter(_env(outputs)) == ("5/10", "5/10")
+    [entry] = json.loads(base64.b64decode(outputs["w5_lost"]))["tests"]
+    assert entry["status"] == "fail" and entry["message"].startswith("passed, but earned none of its points")
 
 
 def test_github_classroom_total_is_exact_where_doubles_do_not_add_up():
-    """0.1 + 0.2 is 0.30000000000000004 in doubles: the reporter must still read 0.3 (and 95.25, not 95.2501)."""
+    """0.1 + 0.2 is 0.30000000000000004 in doubles: the reporter must still read 0.3 (and 95.71, not 95.7142857)."""
     from judge.formats.github_classroom import runner_outputs
+    from judge.formats.points import add, text
 
     tenths = [_sevenths("a", passed=1, tests=10, worth=1.0), _sevenths("b", passed=2, tests=10, worth=1.0)]
-    outputs = runner_outputs(tenths, FormatContext())
-    assert _reporter({f"{k.upper()}_RESULTS": v for k, v in outputs.items()}).stdout.strip() == "Points 0.3/2"
+    assert reporter(_env(runner_outputs(tenths, FormatContext()))) == ("0.3/2", "0.3/2")
     mixed = [_sevenths(f"p{i}", passed=p) for i, p in enumerate((7, 7, 7, 7, 7, 7, 5, 7, 7, 6))]
-    outputs = runner_outputs(mixed, FormatContext())
-    expected = "Points 95.71/100"  # 8 * 10 + 7.14 + 8.57: the judge's two-decimal points, added
-    from judge.formats.points import add, text
-    assert f"Points {text(add(r.points for r in mixed))}/100" == expected
-    assert _reporter({f"{k.upper()}_RESULTS": v for k, v in outputs.items()}).stdout.strip() == expected
+    expected = "95.71/100"  # 8 * 10 + 7.14 + 8.57: the judge's two-decimal points, added
+    assert f"{text(add(r.points for r in mixed))}/100" == expected
+    assert reporter(_env(runner_outputs(mixed, FormatContext()))) == (expected, expected)

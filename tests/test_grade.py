@@ -158,6 +158,44 @@ def _bad_submissions(subs: Path, outside: Path) -> dict[str, str]:
             "notes.txt": "neither a .zip file nor a folder", "folder-link": "symbolic link"}
 
 
+class _SlowWhenCrowded:
+    """An engine whose jobs time out when judged beside others (a slow machine under -j 2), not alone."""
+
+    def __init__(self) -> None:
+        from judge.engines import get_engine
+
+        self.native, self.calls = get_engine("native"), []
+
+    def judge(self, jobs, parallel=1, on_result=None):
+        self.calls.append((len(jobs), parallel))
+        results = self.native.judge(jobs, parallel, on_result=on_result)
+        if parallel > 1 and len(jobs) > 1:
+            return [Result(r.problem, "timeout", message="timed out after 10 s") for r in results]
+        return results
+
+
+def test_a_time_out_beside_other_jobs_is_judged_again_alone(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": REFERENCE})
+    _zip(subs / "bob.zip", {"fx-add/adder.py": (SOLUTIONS / "partly_failing.py").read_text()})
+    engine = _SlowWhenCrowded()
+    rows = _grade(subs, tmp_path / "out", problems, parallel=2, engine=engine)
+    assert (rows["ann"]["total"], rows["bob"]["total"]) == ("10", "7.5")
+    assert engine.calls == [(1, 2), (2, 2), (1, 1), (1, 1)]  # the reference; both students; each again alone
+
+
+def test_a_reference_that_did_not_pass_is_not_kept_for_the_next_run(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": REFERENCE})
+    reference = problems / "fx-add" / "reference" / "adder.py"
+    reference.write_text((SOLUTIONS / "partly_failing.py").read_text())
+    _grade(subs, tmp_path / "out", problems)
+    assert not (tmp_path / "out" / ".canonical.json").exists()
+    reference.write_text(REFERENCE)
+    _grade(subs, tmp_path / "out", problems)
+    assert (tmp_path / "out" / ".canonical.json").is_file()
+
+
 def test_bad_submissions_get_a_row_and_write_nothing_outside(tmp_path, problems):
     outside = _folder(tmp_path / "outside")
     (outside / "adder.py").write_text(REFERENCE)
@@ -303,13 +341,32 @@ def two_problems(problems) -> Path:
 def test_every_file_is_judged_or_named_in_the_status(tmp_path, two_problems):
     subs = _folder(tmp_path / "subs")
     _zip(subs / "ann.zip", {"adder.py": REFERENCE, "fx-add/adder.py": REFERENCE, "notes.txt": "my notes",
-                            "fx-add/README.md": "the statement", "__MACOSX/._adder.py": "litter"})
+                            "fx-add/README.md": "the statement", "__MACOSX/._adder.py": "litter",
+                            "README.md": "the GitHub Classroom template's README"})
     rows = _grade(subs, tmp_path / "out", two_problems)
     status = rows["ann"]["status"]
     assert rows["ann"]["fx-add"] == "10" and rows["ann"]["fx-add2"] == "0"
     assert "not judged: adder.py (the entry file of fx-add and fx-add2: put it in its problem's folder" in status
     assert "notes.txt (not a file of any problem)" in status
     assert "README.md" not in status and "MACOSX" not in status, "the practice folder's copies and litter pass"
+
+
+def test_a_stray_entry_file_in_a_class_folder_is_a_row_of_its_own(tmp_path, two_problems):
+    """A loose adder.py beside the students' folders and zips: the class is still graded, the file named."""
+    subs = _folder(tmp_path / "subs")
+    (subs / "adder.py").write_text(REFERENCE)
+    shutil.copy(SOLUTIONS / "partly_failing.py", _folder(subs / "carl" / "fx-add") / "adder.py")
+    _zip(subs / "dana.zip", {"fx-add/adder.py": REFERENCE})
+    rows = _grade(subs, tmp_path / "out", two_problems)
+    assert sorted(rows) == ["adder.py", "carl", "dana"]
+    assert (rows["carl"]["fx-add"], rows["dana"]["fx-add"]) == ("7.5", "10")
+    assert rows["adder.py"]["status"] == ("error: adder.py is neither a .zip file nor a folder (a loose file of no "
+                                          "student: put it in a student's folder or zip)")
+    one = _folder(tmp_path / "one")  # a student's own folder with its entry file loose is still one submission
+    (one / "adder.py").write_text(REFERENCE)
+    (one / "notes.txt").write_text("my notes")
+    rows = _grade(one, tmp_path / "out-one", two_problems)
+    assert list(rows) == ["one"] and "adder.py (the entry file of fx-add and fx-add2" in rows["one"]["status"]
 
 
 def test_the_same_student_twice_is_an_error_naming_both(tmp_path, problems):
@@ -388,6 +445,31 @@ def test_regrading_one_submission_updates_its_row_only(tmp_path, problems):
     assert {s: r["total"] for s, r in _rows(out).items()} == {"ann": "0", "bob": "10"}
 
 
+def test_regrading_one_lms_submission_updates_that_students_row(tmp_path, problems):
+    """A Canvas file, a Moodle folder, a Blackboard attempt's file, given on their own: the student the layout
+    names (with their other files: the Canvas note, the Blackboard receipt's attempt), never a new row."""
+    subs = _folder(tmp_path / "subs")
+    _lms_download(subs)
+    out = tmp_path / "out"
+    found, _ = discover_problems(problems)
+    grade_class(subs, out, found, Options())
+    before = _rows(out)
+    wrong = (SOLUTIONS / "partly_failing.py").read_text()
+    _zip(subs / "lovelaceada_LATE_1234_5679_practice.zip", {"fx-add/adder.py": wrong})
+    moodle = subs / "Grace Hopper_7654321_assignsubmission_file"
+    _zip(moodle / "practice.zip", {"practice/fx-add/adder.py": wrong})
+    for given, student in (("lovelaceada_LATE_1234_5679_practice.zip", "lovelaceada_1234"),
+                           (moodle.name, "Grace Hopper_7654321"),
+                           ("HW1_blinus_attempt_2026-12-02-10-30-00_adder.py", "blinus")):
+        again = grade_class(subs / given, out, found, Options())
+        assert again.regraded == student, given
+    rows = _rows(out)
+    assert sorted(rows) == sorted(before)
+    assert rows["lovelaceada_1234"]["total"] == rows["Grace Hopper_7654321"]["total"] == "7.5"
+    assert "notes.txt (not a file of any problem)" in rows["lovelaceada_1234"]["status"]
+    assert rows["blinus"] == before["blinus"] and rows["Alan Turing_1111111"] == before["Alan Turing_1111111"]
+
+
 # ---------------------------------------------------------------------------------------------
 # feedback a student can read (issue 23: 6) and a report that counts right (5, 9)
 
@@ -419,6 +501,21 @@ def test_results_files_stay_small_when_the_code_prints_a_lot(tmp_path, problems)
     assert size < 60_000, size
     data = json.loads((out / "results" / "ann.json").read_text())
     assert data["submission"]["sources"]["fx-add"] == flood, "the code is kept, for regrading and the report"
+
+
+def test_an_untouched_starter_is_stored_briefly_and_reruns_give_the_same_report(tmp_path, problems):
+    starter = (FIXTURE_PROBLEMS / "fx-add" / "starter" / "adder.py").read_text()
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": starter})
+    _zip(subs / "bob.zip", {"fx-add/adder.py": (SOLUTIONS / "partly_failing.py").read_text()})
+    out = tmp_path / "out"
+    _grade(subs, out, problems)
+    first = (out / "report.html").read_bytes(), (out / "feedback" / "ann.md").read_bytes()
+    ann = json.loads((out / "results" / "ann.json").read_text())["results"][0]["tests"]
+    assert ann and all(not t["traceback"] and "\n" not in t["message"] for t in ann)
+    assert any(t["traceback"] for t in json.loads((out / "results" / "bob.json").read_text())["results"][0]["tests"])
+    _grade(subs, out, problems)  # both read back from results/
+    assert ((out / "report.html").read_bytes(), (out / "feedback" / "ann.md").read_bytes()) == first
 
 
 def test_report_counts_submissions_and_puts_full_marks_in_their_own_bin(tmp_path, problems):

@@ -51,6 +51,9 @@ def test_report_renders_offline_without_errors(browser, tmp_path):
     hardest = page.locator("h2 ~ table").filter(has=page.locator("td.rate")).first.locator("tr").count()
     rest = page.locator("details:not([id]) table tr").count()
     assert (hardest, rest) == (1 + 10, 1 + 2), "the 10 hardest quiz tests shown, the other 2 folded"
+    lines = page.evaluate("""() => [...document.querySelectorAll('td.rate')].filter((td) => td.offsetParent)
+        .map((td) => td.getClientRects()[0].height / parseFloat(getComputedStyle(td).lineHeight || '20'))""")
+    assert lines and max(lines) < 2, f"a pass rate wraps onto a second line: {lines}"
     page.close()
 
 

@@ -6,7 +6,8 @@
     DIR/.judge/problems, canonical.json      the bundle with the public tests only
     DIR/.github/workflows/classroom.yml      install the judge, grade, report through
                                              classroom-resources/autograding-grading-reporter
-                                             (one runner per problem; see judge.formats.github_classroom)
+                                             (two runners per problem, the tests that earned points
+                                             and the others; see judge.formats.github_classroom)
 
 Everything in the template is readable by students, so the secret tests never go in it. Without
 ``--private-tests`` the workflow grades with the public tests only. With ``--private-tests
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from ... import __version__
 from ...core.problem import Problem, discover_problems
-from ...formats.github_classroom import runner_name
+from ...formats.github_classroom import runner_names
 from ..practice import create_practice
 from . import ExportOptions, size_text, template
 from .bundle import ExportError, canonical_results, write_bundle
@@ -79,8 +80,8 @@ def _student_readme(options: ExportOptions, values: dict[str, str], graded_priva
 
 
 def _reporter_values(problems: list[Problem]) -> dict[str, str]:
-    """The reporter step's ``runners`` input and its ``<RUNNER>_RESULTS`` variables, one per problem."""
-    names = [runner_name(p.id) for p in problems]
+    """The reporter step's ``runners`` input and its ``<RUNNER>_RESULTS`` variables, two per problem."""
+    names = [name for p in problems for name in runner_names(p.id)]
     env = "\n".join(f'          {name.upper()}_RESULTS: "${{{{ steps.judge.outputs.{name} }}}}"' for name in names)
     return {"runners": ",".join(names), "runner_env": env}
 

@@ -5,7 +5,7 @@
 
 With ``--github-output`` (GitHub Classroom), each problem's runner result, base64, is also
 appended to ``$GITHUB_OUTPUT`` as ``<runner>=<value>`` (:func:`judge.formats.github_classroom.runner_outputs`:
-one runner per problem, each within the limits of a step's environment), which the workflow hands
+two runners per problem, each within the limits of a step's environment), which the workflow hands
 to the grading reporter as ``<RUNNER>_RESULTS``.
 
 FORMAT is gradescope, prairielearn or github-classroom (a format of :mod:`judge.formats`). The

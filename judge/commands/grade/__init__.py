@@ -32,7 +32,7 @@ from ...core.problem import Problem
 from ...core.result import Result
 from ...core.scoring import rescore
 from ...engines import Job
-from .layouts import Entry, student_name
+from .layouts import entry_of, is_lms_name
 from .model import ClassGrades, Graded, Options, write_atomic
 from .submissions import Submission, discover, read_entry
 
@@ -50,7 +50,7 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
 
     started = time.monotonic()
     single = is_one_submission(submissions, problems)
-    entries = [Entry(student_name(submissions), [submissions])] if single else discover(submissions)
+    entries = [entry_of(submissions)] if single else discover(submissions)
     set_digest = _problem_set_digest(problems, options)
     canonical = _canonical_results(problems, out_dir, set_digest, options)
     graded = [Graded(read_entry(entry, problems)) for entry in entries]
@@ -75,17 +75,30 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
 
 
 def is_one_submission(path: Path, problems: list[Problem]) -> bool:
-    """Whether ``path`` is one student's submission (a zip, a practice-like folder), not a folder of them."""
-    if path.is_file():
+    """Whether ``path`` is one student's submission (a zip, a practice-like folder), not a folder of them.
+
+    A folder is one submission when it holds a problem's folder, is ``practice/<problem-id>/...`` as
+    the web app's zip has it, or holds an entry file and nothing that looks like a submission of
+    its own (a folder, a zip, an LMS-named file): a class folder with a stray ``adder.py`` in it is
+    still a class folder, and that file a row of its own.
+    """
+    if path.is_file() or (path.is_dir() and is_lms_name(path.name)):  # a Moodle folder is one student's
         return True
     if not path.is_dir():
         return False
     ids, entries = {p.id for p in problems}, {p.entry for p in problems}
     children = [c for c in path.iterdir() if not c.name.startswith((".", "_"))]
-    if any(c.name in ids or (c.is_file() and c.name in entries) for c in children):
+    if any(c.name in ids and c.is_dir() for c in children):
         return True
     wrapper = children[0] if len(children) == 1 else None  # practice/<problem-id>/..., as the web app's zip has it
-    return wrapper is not None and wrapper.name == "practice" and any((wrapper / pid).is_dir() for pid in ids)
+    if wrapper is not None and wrapper.name == "practice" and any((wrapper / pid).is_dir() for pid in ids):
+        return True
+    return (any(c.is_file() and c.name in entries for c in children)
+            and not any(_a_submission_of_its_own(c) for c in children))
+
+
+def _a_submission_of_its_own(child: Path) -> bool:
+    return child.is_dir() or child.suffix.lower() == ".zip" or is_lms_name(child.name)
 
 
 def stored_grades(out_dir: Path, problems: list[Problem]) -> list[Graded]:
@@ -173,8 +186,9 @@ def _canonical_results(problems: list[Problem], out_dir: Path, set_digest: str,
                   "points still define the grade, but check the problem (judge check)", file=sys.stderr)
         canonical[problem.id] = result
     out_dir.mkdir(parents=True, exist_ok=True)
-    payload = {"digest": set_digest, "results": {pid: r.to_dict() for pid, r in canonical.items()}}
-    write_atomic(cache, json.dumps(payload, ensure_ascii=False))
+    if all(r.status == "passed" for r in canonical.values()):  # a reference that failed is judged again next run
+        payload = {"digest": set_digest, "results": {pid: r.to_dict() for pid, r in canonical.items()}}
+        write_atomic(cache, json.dumps(payload, ensure_ascii=False))
     return canonical
 
 

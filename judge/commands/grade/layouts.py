@@ -113,6 +113,22 @@ def _latest_attempt(user: str, by_time: dict[datetime, list[Path]]) -> Entry:
     return entry
 
 
+def entry_of(path: Path) -> Entry:
+    """The :class:`Entry` of one submission given on its own (regrading one student): a plain zip or
+    folder is ``NAME``; an LMS-named file or folder is the student its folder's layout maps it to,
+    with that student's other files beside it (Canvas attachments, the Blackboard attempt)."""
+    if is_lms_name(path.name) and path.parent.is_dir():
+        for entry in discover_entries(path.parent):
+            if path in entry.paths:
+                return entry
+    return Entry(student_name(path), [path])
+
+
+def is_lms_name(name: str) -> bool:
+    """Whether ``name`` is named as a Canvas, Moodle or Blackboard download names a student's file or folder."""
+    return any(pattern.match(name) for pattern in (_CANVAS, _MOODLE, _BLACKBOARD))
+
+
 def student_name(path: Path) -> str:
     """A plain entry's student id: the file name without ``.zip``, or the folder name."""
     return path.name[:-4] if path.name.lower().endswith(".zip") and not path.is_dir() else path.name

@@ -39,7 +39,15 @@ class Options:
     engine: Engine | None = None  # the native engine at the run's sandbox level (default: the best one here)
 
     def judge(self, jobs: list[Job], on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
-        return (self.engine or get_engine("native")).judge(jobs, self.parallel, on_result=on_result)
+        """Judge ``jobs``, ``parallel`` at a time; a job that timed out among others is judged again alone,
+        so that a grade never depends on ``-j`` (on 2 cores, a reference taking 6 s of a 10 s limit timed
+        out beside another job)."""
+        engine = self.engine or get_engine("native")
+        results = engine.judge(jobs, self.parallel, on_result=on_result)
+        again = [i for i, result in enumerate(results) if result.status == "timeout"] if self.parallel > 1 else []
+        for index in again:
+            [results[index]] = engine.judge([jobs[index]], 1)
+        return results
 
 
 @dataclass

@@ -12,9 +12,11 @@ import csv
 import dataclasses
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from ... import __version__
+from ...core.problem import Problem
 from ...core.result import Result
 from ...formats import points
 from .late import LatePolicy
@@ -36,7 +38,7 @@ def write_outputs(grades: ClassGrades, out_dir: Path) -> None:
         (out_dir / sub).mkdir(parents=True, exist_ok=True)
     late = grades.options.late
     for item in grades.graded:
-        write_atomic(results_path(out_dir, item.student), results_json(item, late))
+        write_atomic(results_path(out_dir, item.student), results_json(item, late, grades.problems))
         write_atomic(out_dir / "feedback" / f"{safe_name(item.student)}.md", feedback_markdown(item, grades))
     write_atomic(out_dir / "grades.csv", grades_csv(grades))
     write_atomic(out_dir / "canvas.csv", canvas_csv(grades))
@@ -51,21 +53,35 @@ def results_path(out_dir: Path, student: str) -> Path:
     return out_dir / "results" / f"{safe_name(student)}.json"
 
 
-def results_json(item: Graded, late: LatePolicy | None = None) -> str:
-    """The student's record: the submission as read (with its code), the points, and compact Results."""
+def results_json(item: Graded, late: LatePolicy | None = None, problems: Sequence[Problem] = ()) -> str:
+    """The student's record: the submission as read (with its code), the points, and compact Results
+    (briefer still for an untouched starter of ``problems``: its feedback is one line)."""
+    from .feedback import untouched
+
+    starters = {p.id for p in problems if untouched(item, p)}
     data = {"judge_version": __version__, "student": item.student, "input_digest": item.digest,
             "status": item.status, "points": points.number(item.total(late)),
             "penalty": points.number(item.penalty(late)), "submission": item.submission.to_dict(),
-            "results": [compact(r).to_dict() for r in item.results]}
+            "results": [compact(r, brief=r.problem in starters).to_dict() for r in item.results]}
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
-def compact(result: Result) -> Result:
-    """``result`` without what only a live run needs: artifacts (timelines), long output, deep tracebacks."""
-    tests = [dataclasses.replace(t, artifacts=[], stdout=_cut(t.stdout), stderr=_cut(t.stderr),
-                                 message=_cut(t.message, MESSAGE_KEPT), traceback=t.traceback[-TRACEBACK_KEPT:])
-             for t in result.tests]
+def compact(result: Result, brief: bool = False) -> Result:
+    """``result`` without what only a live run needs: artifacts (timelines), long output, deep tracebacks;
+    ``brief``: each test's outcome and the first line of its message only."""
+    if brief:
+        tests = [dataclasses.replace(t, artifacts=[], stdout="", stderr="", traceback=[],
+                                     message=_cut(_first_line(t.message), MESSAGE_KEPT)) for t in result.tests]
+    else:
+        tests = [dataclasses.replace(t, artifacts=[], stdout=_cut(t.stdout), stderr=_cut(t.stderr),
+                                     message=_cut(t.message, MESSAGE_KEPT), traceback=t.traceback[-TRACEBACK_KEPT:])
+                 for t in result.tests]
     return dataclasses.replace(result, tests=tests, message=_cut(result.message, MESSAGE_KEPT))
+
+
+def _first_line(text: str) -> str:
+    """The line the report counts a failure by (``html_report.failure_keys``)."""
+    return text.splitlines()[0] if text.strip() else text
 
 
 def _cut(text: str, limit: int = OUTPUT_KEPT) -> str:

@@ -172,7 +172,8 @@ class _Reader:
             self._take(_File(PurePosixPath(original_name), path.stat().st_size, _opener(path), original_name),
                        inner_zips=False)
         else:
-            raise _Unsafe(f"{path.name} is neither a .zip file nor a folder")
+            raise _Unsafe(f"{path.name} is neither a .zip file nor a folder (a loose file of no student: put it in "
+                          "a student's folder or zip)")
 
     def _add_zip(self, archive: zipfile.ZipFile, prefix: str) -> None:
         self._archives.append(archive)
@@ -299,7 +300,7 @@ def _problem_for(path: PurePosixPath, problems: list[Problem]) -> Problem | None
 def _practice_copy(path: PurePosixPath, problems: list[Problem]) -> bool:
     """A file the practice folder holds beside the entry (statement, public tests, support, assets)."""
     by_id = {p.id: p for p in problems}
-    if path.name == LAUNCHER and len(path.parts) <= 2:  # practice/judge.py, the launcher
+    if path.name in (LAUNCHER, "README.md") and len(path.parts) <= 2:  # practice/judge.py, a Classroom README
         return True
     for index, part in enumerate(path.parts[:-1]):
         if part in by_id and index <= 1:
