@@ -3,7 +3,6 @@ compute the full-batch reference gradients, the expected 1F1B order, and timelin
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,8 +83,10 @@ def _linears(layers: list[list[Any]]) -> list[Any]:
 
 
 def run_pipeline(loop: Callable[..., Any], p: int, M: int, seed: int = 0, rows: int = 2,
-                 blocking: bool = False) -> PipelineRun:
-    """Run ``loop`` (the learner's ``stage_loop``) on p ranks. Raises what the run raises."""
+                 blocking: bool | None = False) -> PipelineRun:
+    """Run ``loop`` (the learner's ``stage_loop``) on p ranks. Raises what the run raises.
+
+    ``blocking=None`` calls it without the argument (its default)."""
     __tracebackhide__ = True
     layers, x, y = make_problem(p, M, seed, rows)
     params = [(lin.W.copy(), lin.b.copy()) for lin in _linears(layers)]
@@ -94,24 +95,44 @@ def run_pipeline(loop: Callable[..., Any], p: int, M: int, seed: int = 0, rows: 
 
     def program(comm: p2p.Comm) -> Any:
         stage = mlp.Stage(comm, layers[comm.rank])
+        chosen = {} if blocking is None else {"blocking": blocking}
         return _recorded(loop(comm, stage, M,
                               inputs=xs if comm.rank == 0 else None,
                               targets=ys if comm.rank == p - 1 else None,
-                              blocking=blocking), comm, logs[comm.rank])
+                              **chosen), comm, logs[comm.rank])
 
     world = p2p.run(p, program)
-    return PipelineRun(p, M, world, layers, params, x, y, blocking, logs)
+    return PipelineRun(p, M, world, layers, params, x, y, bool(blocking), logs)
 
 
-@functools.cache
+_RUNS: dict[tuple[Any, ...], Any] = {}  # good_run's runs, and what the failed ones raised
+
+
 def good_run(loop: Callable[..., Any], p: int, M: int, seed: int = 0, rows: int = 2) -> PipelineRun:
-    """A non-blocking run that must not deadlock (fails the test with an explanation if it does)."""
+    """A non-blocking run that must not deadlock (fails the test with an explanation if it does).
+
+    Each size runs once: the tests that share it share its run, or what it raised."""
     __tracebackhide__ = True
-    try:
-        return run_pipeline(loop, p, M, seed, rows, blocking=False)
-    except p2p.DeadlockError as e:
-        pytest.fail(f"p={p}, m={M}: your loop deadlocked with blocking=False.\n{e}{_deadlock_hint(e.world)}",
-                    pytrace=False)
+    key = (loop, p, M, seed, rows)
+    if key not in _RUNS:
+        try:
+            _RUNS[key] = run_pipeline(loop, p, M, seed, rows, blocking=False)
+        except p2p.DeadlockError as e:
+            _RUNS[key] = _Deadlocked(f"p={p}, m={M}: your loop deadlocked with blocking=False.\n{e}"
+                                     f"{_deadlock_hint(e.world)}")
+        except Exception as e:  # noqa: BLE001 - raised again, with its traceback, in every test of the size
+            _RUNS[key] = (e, e.__traceback__)
+    found = _RUNS[key]
+    if isinstance(found, _Deadlocked):
+        pytest.fail(found.message, pytrace=False)
+    if isinstance(found, tuple):
+        raise found[0].with_traceback(found[1])
+    return found
+
+
+@dataclass(frozen=True)
+class _Deadlocked:
+    message: str
 
 
 def _deadlock_hint(world: p2p.World | None) -> str:

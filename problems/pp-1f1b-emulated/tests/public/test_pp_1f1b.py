@@ -88,3 +88,17 @@ def test_other_ranks_return_none(p: int, M: int) -> None:
     assert not bad, (f"p={p}, m={M}: stage_loop must return None on every rank but the last; rank(s) "
                      f"{sorted(bad)} returned {[bad[s] for s in sorted(bad)]!r} (only the last rank computes "
                      f"the loss: return None on the other ranks)")
+
+
+def test_blocking_defaults_to_false() -> None:
+    """Called without blocking=, stage_loop runs the non-blocking loop.
+
+    The signature's default is blocking=False, and the statement's example calls stage_loop without it."""
+    import pp_1f1b
+    try:
+        run = h.run_pipeline(pp_1f1b.stage_loop, 2, 2, blocking=None)
+    except Exception as e:  # noqa: BLE001 - reported to the learner
+        pytest.fail(f"p=2, m=2: stage_loop called without blocking= (as in the statement's example) raised "
+                    f"{type(e).__name__}: {e}\nThe signature's default is blocking=False: the non-blocking loop.",
+                    pytrace=False)
+    h.assert_communication(run)
