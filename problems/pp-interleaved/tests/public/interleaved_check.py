@@ -90,12 +90,13 @@ def rank_hint(p: int, m: int, v: int, rank: int, expected: list, got: list) -> s
     """The likely mistake behind a wrong per-rank list, or '' when no known pattern matches."""
     bad_chunks = [c for c, _, _ in got if not 0 <= c < v]
     if bad_chunks:
-        return (f"local chunk {bad_chunks[0]} does not exist (chunks are 0..{v - 1}): the k-th forward "
-                f"runs chunk (k mod p*v) // p; k // p without the 'mod p*v' keeps growing")
+        return f"local chunk {bad_chunks[0]} does not exist (chunks are 0..{v - 1})" + _without_mod(p, got)
     bad_mbs = [mb for _, _, mb in got if not 0 <= mb < m]
     if bad_mbs:
-        return (f"micro-batch {bad_mbs[0]} does not exist (micro-batches are 0..{m - 1}): is the "
-                f"warm-up count capped at m * v = {m * v}?")
+        lead = leading_forwards(got)
+        return (f"micro-batch {bad_mbs[0]} does not exist (micro-batches are 0..{m - 1})"
+                + (f": the list starts with {lead} forwards, more than the m * v = {m * v} there are; is the "
+                   f"warm-up count capped at m * v = {m * v}?" if lead > m * v else ""))
     if len(got) != len(expected):
         return f"each rank runs 2 * m * v = {len(expected)} ops (one F and one B per chunk and micro-batch)"
     want_w = warmup_formula(p, m, v, rank)
@@ -140,12 +141,19 @@ def chunk_sequence(kind: str, p: int, m: int, v: int) -> list[tuple[int, str, in
     return out
 
 
+def _without_mod(p: int, ops: list) -> str:
+    """The diagnosis 'k // p without mod p*v' when the forwards' chunks are exactly k // p, else ''."""
+    chunks = [c for c, kind, _ in ops if kind == "F"]
+    if chunks and chunks == [k // p for k in range(len(chunks))]:
+        return ": the k-th forward runs chunk (k mod p*v) // p; k // p without the 'mod p*v' keeps growing"
+    return ""
+
+
 def _order_hint(kind: str, p: int, m: int, v: int, got: list) -> str:
     """The mistake behind a wrong sequence of forwards or backwards, when ``got`` is exactly what it makes."""
     if any(not 0 <= c < v for c, _, _ in got):
         c = next(c for c, _, _ in got if not 0 <= c < v)
-        return (f"local chunk {c} does not exist (chunks are 0..{v - 1}): the chunk is (k mod p*v) // p; k // p "
-                "without the 'mod p*v' keeps growing after the first group")
+        return f"local chunk {c} does not exist (chunks are 0..{v - 1})" + _without_mod(p, got)
     if len(got) != m * v:
         return f"a rank runs m * v = {m * v} {'forwards' if kind == 'F' else 'backwards'}, one per chunk and micro-batch"
     if kind == "B" and v > 1 and got == [(c, "B", mb) for c, _, mb in chunk_sequence("F", p, m, v)]:
