@@ -363,3 +363,23 @@ def test_activation_saved_inside_a_tuple_counts_as_saved():
     result = judge_isolated(Job(problem, None, include_secret=True, source=source))
     failing = [(t.name, t.message[:300]) for t in result.tests if t.outcome != "passed"]
     assert result.status == "passed", (result.status, result.message, failing[:3])
+
+
+def test_deadlock_hints_only_say_what_the_run_shows():
+    """The prefetching loop (the gradient of B_i received before the forward that precedes it) is told that
+    its receive is misplaced, never that its order is GPipe's (for p = 2, m = 2 rank 0's 1F1B order is
+    GPipe's) nor that it uses isend with blocking=True (it does not)."""
+    from judge.core.problem import load_problem
+    from judge.core.wrong import load_wrong
+    from judge.engines.native import Job, judge_isolated
+
+    problem = load_problem(PROBLEM)
+    wrong = load_wrong(problem, PROBLEM / "wrong" / "recv_grad_before_forward.diff")
+    result = judge_isolated(Job(problem, None, include_secret=True, source=wrong.source))
+    failing = {t.id.rsplit("::", 1)[-1]: t.message for t in result.tests if t.outcome != "passed"}
+    deadlock = [m for name, m in failing.items() if "test_blocking_sends_deadlock" in name]
+    assert deadlock and all("belongs right before its" in m for m in deadlock), failing
+    assert not any("GPipe" in m or "every send must be the blocking" in m for m in failing.values()), failing
+    assert {name.split("[")[0] for name in failing} == {
+        "test_messages_at_their_compute", "test_messages_at_their_compute_more", "test_blocking_sends_deadlock",
+        "test_blocking_sends_deadlock_more"}, sorted(failing)

@@ -26,7 +26,7 @@ def num_warmup(p: int, m: int, v: int, rank: int) -> int:
     """
     _check_sizes(p, m, v)
     if not 0 <= rank < p:
-        raise ValueError(f"rank must be in 0..{p - 1}, got {rank}")
+        raise ValueError(f"rank {rank} is not one of the p = {p} ranks (0 up to p - 1)")
     if v == 1:
         return min(p - rank - 1, m)
     return min(2 * (p - rank - 1) + (v - 1) * p, m * v)
@@ -96,9 +96,12 @@ def simulate_interleaved(sched: list[list[Op]], p: int, v: int,
                     needs = (stage + 1, "B", mb) if stage < last else (stage, "F", mb)
                 else:
                     raise ValueError(f"rank {rank}: unknown op {op!r} (expected 'F' or 'B')")
-                if needs is not None and needs not in finished:
+                if needs is None:
+                    start = free_at[rank]
+                elif needs in finished:
+                    start = max(free_at[rank], finished[needs])
+                else:
                     break
-                start = max(free_at[rank], finished[needs] if needs is not None else 0.0)
                 end = start + duration[op]
                 finished[(stage, op, mb)] = end
                 free_at[rank] = end
@@ -109,7 +112,7 @@ def simulate_interleaved(sched: list[list[Op]], p: int, v: int,
     if stuck:
         detail = "; ".join(f"rank {r} waits at {sched[r][position[r]]}" for r in stuck)
         raise ValueError(f"deadlock: the schedule cannot finish ({detail})")
-    total = max(free_at, default=0.0)
+    total = max(free_at)
     busy = sum(end - start for row in timeline for _, _, _, start, end in row)
-    bubble = 1.0 - busy / (p * total) if total > 0 else 0.0
+    bubble = 1.0 - busy / (p * total)
     return timeline, total, bubble

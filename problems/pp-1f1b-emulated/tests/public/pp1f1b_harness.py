@@ -3,7 +3,6 @@ compute the full-batch reference gradients, the expected 1F1B order, and timelin
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,11 +18,13 @@ from judge.artifacts import timeline
 @dataclass(frozen=True)
 class CommRecord:
     """One operation a rank yielded: its kind ("send", "isend", "recv", "wait"), its description
-    (``send(to=1, tag='act 3')``) and how many compute operations the rank had run before it."""
+    (``send(to=1, tag='act 3')``), how many compute operations the rank had run before it, and the
+    rank it sends to or receives from (None for a wait)."""
 
     kind: str
     text: str
     computes_before: int
+    peer: int | None = None
 
 
 def _recorded(gen: Any, comm: p2p.Comm, log: list[CommRecord]) -> Any:
@@ -42,7 +43,9 @@ def _recorded(gen: Any, comm: p2p.Comm, log: list[CommRecord]) -> Any:
                 return stop.value
             describe = getattr(op, "describe", None)
             text = describe() if getattr(op, "_is_p2p_op", False) and callable(describe) else repr(op)
-            log.append(CommRecord(str(getattr(op, "kind", "?")), text, len(comm.trace)))
+            peer = getattr(op, "peer", None) if getattr(op, "_is_p2p_op", False) else None
+            log.append(CommRecord(str(getattr(op, "kind", "?")), text, len(comm.trace),
+                                  peer if isinstance(peer, int) else None))
             value = yield op
 
     return relay()
@@ -80,8 +83,10 @@ def _linears(layers: list[list[Any]]) -> list[Any]:
 
 
 def run_pipeline(loop: Callable[..., Any], p: int, M: int, seed: int = 0, rows: int = 2,
-                 blocking: bool = False) -> PipelineRun:
-    """Run ``loop`` (the learner's ``stage_loop``) on p ranks. Raises what the run raises."""
+                 blocking: bool | None = False) -> PipelineRun:
+    """Run ``loop`` (the learner's ``stage_loop``) on p ranks. Raises what the run raises.
+
+    ``blocking=None`` calls it without the argument (its default)."""
     __tracebackhide__ = True
     layers, x, y = make_problem(p, M, seed, rows)
     params = [(lin.W.copy(), lin.b.copy()) for lin in _linears(layers)]
@@ -90,25 +95,57 @@ def run_pipeline(loop: Callable[..., Any], p: int, M: int, seed: int = 0, rows: 
 
     def program(comm: p2p.Comm) -> Any:
         stage = mlp.Stage(comm, layers[comm.rank])
+        chosen = {} if blocking is None else {"blocking": blocking}
         return _recorded(loop(comm, stage, M,
                               inputs=xs if comm.rank == 0 else None,
                               targets=ys if comm.rank == p - 1 else None,
-                              blocking=blocking), comm, logs[comm.rank])
+                              **chosen), comm, logs[comm.rank])
 
     world = p2p.run(p, program)
-    return PipelineRun(p, M, world, layers, params, x, y, blocking, logs)
+    return PipelineRun(p, M, world, layers, params, x, y, bool(blocking), logs)
 
 
-@functools.cache
+_RUNS: dict[tuple[Any, ...], Any] = {}  # good_run's runs, and what the failed ones raised
+
+
 def good_run(loop: Callable[..., Any], p: int, M: int, seed: int = 0, rows: int = 2) -> PipelineRun:
-    """A non-blocking run that must not deadlock (fails the test with an explanation if it does)."""
+    """A non-blocking run that must not deadlock (fails the test with an explanation if it does).
+
+    Each size runs once: the tests that share it share its run, or what it raised."""
     __tracebackhide__ = True
-    try:
-        return run_pipeline(loop, p, M, seed, rows, blocking=False)
-    except p2p.DeadlockError as e:
-        pytest.fail(f"p={p}, m={M}: your loop deadlocked with blocking=False.\n{e}\n"
-                    "With blocking=False every send must be a non-blocking comm.isend, and each "
-                    "rank must receive in the order the neighbour sends.", pytrace=False)
+    key = (loop, p, M, seed, rows)
+    if key not in _RUNS:
+        try:
+            _RUNS[key] = run_pipeline(loop, p, M, seed, rows, blocking=False)
+        except p2p.DeadlockError as e:
+            _RUNS[key] = _Deadlocked(f"p={p}, m={M}: your loop deadlocked with blocking=False.\n{e}"
+                                     f"{_deadlock_hint(e.world)}")
+        except Exception as e:  # noqa: BLE001 - raised again, with its traceback, in every test of the size
+            _RUNS[key] = (e, e.__traceback__)
+    found = _RUNS[key]
+    if isinstance(found, _Deadlocked):
+        pytest.fail(found.message, pytrace=False)
+    if isinstance(found, tuple):
+        raise found[0].with_traceback(found[1])
+    return found
+
+
+@dataclass(frozen=True)
+class _Deadlocked:
+    message: str
+
+
+def _deadlock_hint(world: p2p.World | None) -> str:
+    """What the operations the ranks are blocked in say about a deadlock with blocking=False."""
+    pending = [op for op in getattr(world, "_pending", []) if op is not None]
+    kinds = {getattr(op, "kind", "") for op in pending}
+    if "send" in kinds:
+        return ("\nSome rank is blocked in a blocking send: with blocking=False every send must be a "
+                "non-blocking comm.isend.")
+    if "wait" in kinds:
+        return ("\nSome rank is blocked waiting for an isend handle: with blocking=False wait for the "
+                "handles only at the end, after the last backward.")
+    return ""
 
 
 def full_batch_reference(params: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray,
@@ -172,6 +209,26 @@ def is_gpipe_order(order: list[str], M: int) -> bool:
 def world_timeline(world: p2p.World, title: str) -> dict[str, Any]:
     return timeline([[(e.op, e.mb, e.start, e.end) for e in comm.trace] for comm in world.ranks],
                     title=title)
+
+
+def missing_computes(run: PipelineRun) -> str:
+    """'' when every stage ran each forward F0..F(m-1) and each backward B0..B(m-1) once (in any order);
+    else a sentence naming the first stage that did not."""
+    M = run.M
+    want = sorted([f"F{i}" for i in range(M)] + [f"B{i}" for i in range(M)])
+    for s, comm in enumerate(run.world.ranks):
+        got = comm.order()
+        if sorted(got) != want:
+            return (f"stage {s} ran {fmt(got)}, not each of F0..F{M - 1} and B0..B{M - 1} once: every stage "
+                    f"runs the forward and the backward of every micro-batch")
+    return ""
+
+
+def assert_complete(run: PipelineRun, what: str) -> None:
+    """The run did the whole step (what the other checks of the test are about needs it)."""
+    __tracebackhide__ = True
+    missing = missing_computes(run)
+    assert not missing, f"p={run.p}, m={run.M}: {missing} ({what} is checked on a complete step)."
 
 
 def fmt(order: list[str]) -> str:
@@ -251,9 +308,17 @@ def assert_order(run: PipelineRun) -> None:
                    "micro-batch order 0, 1, 2, ..., each with the oldest activation still saved")
         else:
             warm = next((i for i, o in enumerate(got) if o.startswith("B")), len(got))
-            why = (f"stage {s} should do min(p - s - 1, m) = {min(p - s - 1, M)} warm-up forwards "
-                   f"before its first backward (yours did {warm}), then alternate one forward and "
-                   f"one backward, then drain the remaining backwards")
+            wanted = min(p - s - 1, M)
+            first = f"F{wanted}" if wanted < M else None  # the steady state's first forward, before B0
+            lead = wanted + (first is not None)
+            if warm != lead:
+                why = (f"stage {s} should run min(p - s - 1, m) = {wanted} warm-up forward{'' if wanted == 1 else 's'}"
+                       + (f", then {first}, before its first backward" if first else " before its first backward")
+                       + f" ({lead} forwards first; yours ran {warm}), then alternate one forward and one "
+                         f"backward, then drain the remaining backwards")
+            else:
+                why = (f"the warm-up is right ({lead} forwards first); after it, alternate one forward and one "
+                       f"backward, then drain the remaining backwards")
         pytest.fail(f"p={p}, m={M}, stage {s}: expected {fmt(want)}, got {fmt(got)} ({why})",
                     pytrace=False)
 
@@ -270,6 +335,7 @@ def order_peak(order: list[str]) -> int:
 def assert_memory(run: PipelineRun) -> None:
     __tracebackhide__ = True
     p, M = run.p, run.M
+    assert_complete(run, "the activation memory")
     for s, comm in enumerate(run.world.ranks):
         if comm.peak_live > p - s:
             order = comm.order()
@@ -296,12 +362,76 @@ def _where(comm: p2p.Comm, record: CommRecord) -> str:
     return f"after {comm.trace[k - 1]}" if k else "before any compute"
 
 
+def _sends(log: list[CommRecord], dst: int) -> list[CommRecord]:
+    return [r for r in log if r.kind in ("send", "isend") and r.peer == dst]
+
+
+def _recvs(log: list[CommRecord], src: int) -> list[CommRecord]:
+    return [r for r in log if r.kind == "recv" and r.peer == src]
+
+
+def message_counts(run: PipelineRun) -> list[str]:
+    """Sentences naming each rank that did not send (or receive) one message per micro-batch and link."""
+    p, M = run.p, run.M
+    found = []
+    for s, log in enumerate(run.logs):
+        for peer, what, needed in ((s + 1, "activation", s < p - 1), (s - 1, "gradient", s > 0)):
+            if not needed:
+                continue
+            for verb, got in (("sent", _sends(log, peer)), ("received", _recvs(log, peer))):
+                if len(got) != M:
+                    direction = "to" if verb == "sent" else "from"
+                    found.append(f"rank {s} {verb} {len(got)} message(s) {direction} rank {peer}, not m = {M} "
+                                 f"(one {what} per micro-batch)")
+    return found
+
+
+def placement_problems(run: PipelineRun) -> list[str]:
+    """Where a rank's messages are not at the compute they belong to: the k-th receive from rank s - 1
+    right before the rank's k-th forward, the k-th from rank s + 1 right before its k-th backward, the
+    k-th send to rank s + 1 right after its k-th forward, the k-th to rank s - 1 right after its k-th
+    backward (one sentence per rank, at its first misplaced message)."""
+    p = run.p
+    found = []
+    for s, (comm, log) in enumerate(zip(run.world.ranks, run.logs)):
+        computes = {kind: [i for i, e in enumerate(comm.trace) if e.op == kind] for kind in "FB"}
+        rules = []
+        if s > 0:
+            rules += [(_recvs(log, s - 1), "F", 0, "right before"), (_sends(log, s - 1), "B", 1, "right after")]
+        if s < p - 1:
+            rules += [(_recvs(log, s + 1), "B", 0, "right before"), (_sends(log, s + 1), "F", 1, "right after")]
+        first = None
+        for records, kind, offset, rule in rules:
+            for k, (record, index) in enumerate(zip(records, computes[kind])):
+                if record.computes_before != index + offset and (first is None or record.computes_before < first[0]):
+                    name = "forward" if kind == "F" else "backward"
+                    first = (record.computes_before,
+                             f"rank {s} yielded {record.text} {_where(comm, record)}, but it belongs {rule} its "
+                             f"{k + 1}{_ordinal(k + 1)} {name}, {comm.trace[index]}")
+                    break
+        if first is not None:
+            found.append(first[1])
+    return found
+
+
+def _ordinal(n: int) -> str:
+    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+PLACEMENT_RULE = ("receive each message right before the compute that uses it (the activation right before its "
+                  "forward, the gradient right before its backward) and send each result right after the compute "
+                  "that made it")
+
+
 def assert_communication(run: PipelineRun) -> None:
-    """The statement's pattern: every send an isend when blocking=False (every send a blocking
-    send when blocking=True), and the isend handles waited for only at the end, after the last
-    compute operation of the rank."""
+    """The statement's pattern: one message per micro-batch on every link, every send an isend when
+    blocking=False (every send a blocking send when blocking=True), and the isend handles waited for
+    only at the end, after the last compute operation of the rank."""
     __tracebackhide__ = True
     p, M = run.p, run.M
+    assert_complete(run, "how the ranks communicate")
+    counts = message_counts(run)
+    assert not counts, f"p={p}, m={M}: {counts[0]}."
     for s, (comm, log) in enumerate(zip(run.world.ranks, run.logs)):
         last = len(comm.trace)
         for record in log:
@@ -320,6 +450,20 @@ def assert_communication(run: PipelineRun) -> None:
                     f"p={p}, m={M}: rank {s} yielded {record.text} {_where(comm, record)}, before its last "
                     f"compute operation {comm.trace[-1]}. The statement: wait for the isend handles only at "
                     f"the end, after the last backward (yield comm.waitall(handles)).", pytrace=False)
+
+
+def assert_placement(run: PipelineRun) -> None:
+    """Every receive right before the compute that uses it, every send right after the compute that
+    made it (the statement's rule, which decides who waits for whom)."""
+    __tracebackhide__ = True
+    assert_complete(run, "where the messages go")
+    counts = message_counts(run)
+    assert not counts, f"p={run.p}, m={run.M}: {counts[0]}."
+    problems = placement_problems(run)
+    assert not problems, (
+        f"p={run.p}, m={run.M}: {problems[0]}. The statement: {PLACEMENT_RULE}. Where the receives and "
+        f"sends go decides which rank waits for which (and whether blocking sends deadlock)."
+        + (f"\n(and {len(problems) - 1} more rank(s) like it)" if len(problems) > 1 else ""))
 
 
 def assert_blocking_runs_without_a_cycle(loop: Callable[..., Any], p: int, M: int) -> PipelineRun:
@@ -350,11 +494,33 @@ def assert_blocking_deadlocks(loop: Callable[..., Any], p: int, M: int, record_p
             f"no rank is blocked in a send:\n{msg}")
         return
     record_property("timeline", world_timeline(run.world, f"blocking sends, p={p}, m={M}"))
-    gpipe = all(is_gpipe_order(c.order(), M) for c in run.world.ranks[:-1])
-    note = (" (Your order is GPipe's: with all forwards before any backward, blocking sends do "
-            "not deadlock; 1F1B's interleaving of forwards and backwards is what does.)" if gpipe else "")
     pytest.fail(
-        f"p={p}, m={M}: with blocking=True (every send a blocking comm.send, placed where the "
-        f"non-blocking loop puts its isend) the 1F1B loop should deadlock, but it finished. "
-        f"Check that blocking=True really uses `yield comm.send(dst, x)` for every send.{note}",
+        f"p={p}, m={M}: with blocking=True (every send a blocking comm.send, where the non-blocking loop "
+        f"puts its isend) the 1F1B loop should deadlock, but it finished. {_why_no_deadlock(run)}",
         pytrace=False)
+
+
+def _why_no_deadlock(run: PipelineRun) -> str:
+    """Why a blocking run finished: only what the run shows (isends, misplaced messages, another order)."""
+    p, M = run.p, run.M
+    for s, (comm, log) in enumerate(zip(run.world.ranks, run.logs)):
+        isend = next((r for r in log if r.kind == "isend"), None)
+        if isend is not None:
+            return (f"Rank {s} yielded {isend.text} {_where(comm, isend)}: with blocking=True every send must be "
+                    f"the blocking `yield comm.send(dst, x)`.")
+    orders = [comm.order() for comm in run.world.ranks]
+    wanted = [expected_order(p, s, M) for s in range(p)]
+    if orders != wanted:
+        if all(is_gpipe_order(order, M) for order in orders):
+            return ("Your order is GPipe's: with all forwards before any backward, blocking sends do not "
+                    "deadlock; 1F1B's interleaving of forwards and backwards is what does.")
+        s = next(s for s in range(p) if orders[s] != wanted[s])
+        return (f"Your order is not 1F1B's (stage {s}: expected {fmt(wanted[s])}, got {fmt(orders[s])}); the "
+                f"deadlock comes from 1F1B's order.")
+    problems = placement_problems(run) or message_counts(run)
+    if problems:
+        return (f"Your messages are not where the statement puts them: {problems[0]}. The statement: "
+                f"{PLACEMENT_RULE}; a message moved elsewhere changes who waits for whom, and here it lets "
+                f"the blocking sends complete.")
+    return ("Your order is 1F1B's and every send is blocking: compare where your loop sends, receives and "
+            "waits with the statement's loop.")

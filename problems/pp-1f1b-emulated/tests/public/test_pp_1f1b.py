@@ -43,6 +43,16 @@ def test_isend_and_wait_at_the_end(p: int, M: int) -> None:
     h.assert_communication(h.good_run(pp_1f1b.stage_loop, p, M))
 
 
+@pytest.mark.parametrize("p,M", [(2, 2), (2, 4), (3, 5), (4, 8)])
+def test_messages_at_their_compute(p: int, M: int) -> None:
+    """Each receive right before the compute that uses it, each send right after the compute that made it.
+
+    The statement: the activation is received right before its forward and the gradient right before its
+    backward; the output is sent right after its forward, the input gradient right after its backward."""
+    import pp_1f1b
+    h.assert_placement(h.good_run(pp_1f1b.stage_loop, p, M))
+
+
 @pytest.mark.parametrize("p,M", [(2, 2), (4, 6)])
 def test_blocking_sends_deadlock(p: int, M: int, record_property) -> None:
     import pp_1f1b
@@ -66,11 +76,33 @@ def test_blocking_without_a_cycle_runs_normally(p: int, M: int) -> None:
 
 @pytest.mark.parametrize("p,M", [(2, 4), (4, 2)])
 def test_other_ranks_return_none(p: int, M: int) -> None:
-    """The statement: the last rank returns the summed loss, every other rank returns None."""
+    """The last rank returns the loss as a float, every other rank returns None."""
     import pp_1f1b
     run = h.good_run(pp_1f1b.stage_loop, p, M)
+    h.assert_complete(run, "what the ranks return")
+    loss = run.loss
+    assert isinstance(loss, float), (f"p={p}, m={M}: the last rank's stage_loop must return the loss as a float, "
+                                     f"got {loss!r} (a {type(loss).__name__})")
     got = [comm.result for comm in run.world.ranks[:-1]]
     bad = {s: value for s, value in enumerate(got) if value is not None}
     assert not bad, (f"p={p}, m={M}: stage_loop must return None on every rank but the last; rank(s) "
                      f"{sorted(bad)} returned {[bad[s] for s in sorted(bad)]!r} (only the last rank computes "
                      f"the loss: return None on the other ranks)")
+
+
+def test_blocking_defaults_to_false() -> None:
+    """Called without blocking=, stage_loop runs the non-blocking loop.
+
+    The signature's default is blocking=False, and the statement's example calls stage_loop without it."""
+    import pp_1f1b
+    try:
+        run = h.run_pipeline(pp_1f1b.stage_loop, 2, 2, blocking=None)
+    except Exception as e:  # noqa: BLE001 - reported to the learner
+        why = ""
+        if isinstance(e, h.p2p.DeadlockError) and "blocked in send(" in str(e):
+            why = "\nRanks are blocked in blocking sends: without the argument the loop must use isend (blocking=False)."
+        elif isinstance(e, TypeError) and "blocking" in str(e):
+            why = "\nThe signature gives blocking a default: blocking: bool = False."
+        pytest.fail(f"p=2, m=2: stage_loop called without blocking= (as in the statement's example) raised "
+                    f"{type(e).__name__}: {e}{why}", pytrace=False)
+    h.assert_communication(run)

@@ -40,6 +40,12 @@ def test_isend_and_wait_at_the_end_more(p: int, M: int, seed: int, rows: int) ->
     h.assert_communication(h.good_run(pp_1f1b.stage_loop, p, M, seed, rows))
 
 
+@pytest.mark.parametrize("p,M,seed,rows", [c for c in CASES if c[0] >= 2])
+def test_messages_at_their_compute_more(p: int, M: int, seed: int, rows: int) -> None:
+    import pp_1f1b
+    h.assert_placement(h.good_run(pp_1f1b.stage_loop, p, M, seed, rows))
+
+
 @pytest.mark.parametrize("p,M", [(1, 4), (5, 1), (8, 1)])
 def test_blocking_without_a_cycle_more(p: int, M: int) -> None:
     import pp_1f1b

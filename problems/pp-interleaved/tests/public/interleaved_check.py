@@ -75,6 +75,11 @@ def warmup_hint(p: int, m: int, v: int, rank: int, got: int) -> str:
         hints.append(f"the warm-up is not capped at m * v = {m * v}")
     if v > 1 and got == min(p - rank - 1 + (v - 1) * p, m * v):
         hints.append("the rank term is 2 * (p - r - 1), not p - r - 1")
+    want = warmup_formula(p, m, v, rank)
+    if not hints and got == want - 1:
+        hints.append(f"one warm-up forward short: rank {rank} runs {want}")
+    if not hints and got == want + 1:
+        hints.append(f"one warm-up forward too many: rank {rank} runs {want}")
     if v == 1 and got == min(2 * (p - rank - 1), m):
         hints.append("with v = 1 the schedule is plain 1F1B: min(p - r - 1, m) warm-ups, "
                      "not the interleaved 2 * (p - r - 1)")
@@ -85,12 +90,13 @@ def rank_hint(p: int, m: int, v: int, rank: int, expected: list, got: list) -> s
     """The likely mistake behind a wrong per-rank list, or '' when no known pattern matches."""
     bad_chunks = [c for c, _, _ in got if not 0 <= c < v]
     if bad_chunks:
-        return (f"local chunk {bad_chunks[0]} does not exist (chunks are 0..{v - 1}): the k-th forward "
-                f"runs chunk (k mod p*v) // p; k // p without the 'mod p*v' keeps growing")
+        return f"local chunk {bad_chunks[0]} does not exist (chunks are 0..{v - 1})" + _without_mod(p, got)
     bad_mbs = [mb for _, _, mb in got if not 0 <= mb < m]
     if bad_mbs:
-        return (f"micro-batch {bad_mbs[0]} does not exist (micro-batches are 0..{m - 1}): is the "
-                f"warm-up count capped at m * v = {m * v}?")
+        lead = leading_forwards(got)
+        return (f"micro-batch {bad_mbs[0]} does not exist (micro-batches are 0..{m - 1})"
+                + (f": the list starts with {lead} forwards, more than the m * v = {m * v} there are; is the "
+                   f"warm-up count capped at m * v = {m * v}?" if lead > m * v else ""))
     if len(got) != len(expected):
         return f"each rank runs 2 * m * v = {len(expected)} ops (one F and one B per chunk and micro-batch)"
     want_w = warmup_formula(p, m, v, rank)
@@ -120,6 +126,63 @@ def rank_hint(p: int, m: int, v: int, rank: int, expected: list, got: list) -> s
     if got_b != want_b:
         return "the k-th backward runs chunk v - 1 - (k mod p*v) // p"
     return ""
+
+
+FORWARD_RULE = "the k-th forward runs chunk (k mod p*v) // p on micro-batch (k // (p*v)) * p + k mod p"
+BACKWARD_RULE = "the k-th backward runs chunk v - 1 - (k mod p*v) // p on micro-batch (k // (p*v)) * p + k mod p"
+
+
+def chunk_sequence(kind: str, p: int, m: int, v: int) -> list[tuple[int, str, int]]:
+    """The statement's formulas: a rank's forwards (kind "F") or backwards ("B"), in the order it runs them."""
+    out = []
+    for k in range(m * v):
+        group, pos = k // (p * v), (k % (p * v)) // p
+        out.append((pos if kind == "F" else v - 1 - pos, kind, group * p + k % p))
+    return out
+
+
+def _without_mod(p: int, ops: list) -> str:
+    """The diagnosis 'k // p without mod p*v' when the forwards' chunks are exactly k // p, else ''."""
+    chunks = [c for c, kind, _ in ops if kind == "F"]
+    if chunks and chunks == [k // p for k in range(len(chunks))]:
+        return ": the k-th forward runs chunk (k mod p*v) // p; k // p without the 'mod p*v' keeps growing"
+    return ""
+
+
+def _order_hint(kind: str, p: int, m: int, v: int, got: list) -> str:
+    """The mistake behind a wrong sequence of forwards or backwards, when ``got`` is exactly what it makes."""
+    if any(not 0 <= c < v for c, _, _ in got):
+        c = next(c for c, _, _ in got if not 0 <= c < v)
+        return f"local chunk {c} does not exist (chunks are 0..{v - 1})" + _without_mod(p, got)
+    if len(got) != m * v:
+        return f"a rank runs m * v = {m * v} {'forwards' if kind == 'F' else 'backwards'}, one per chunk and micro-batch"
+    if kind == "B" and v > 1 and got == [(c, "B", mb) for c, _, mb in chunk_sequence("F", p, m, v)]:
+        return ("the backwards run the chunks in forward order; the k-th backward runs chunk "
+                "v - 1 - (k mod p*v) // p (the gradient enters at the last chunk)")
+    depth_first = [((k % v) if kind == "F" else v - 1 - k % v, kind, k // v) for k in range(m * v)]
+    if v > 1 and got == depth_first:
+        return ("each micro-batch goes through all its chunks before the next one starts; Megatron runs one "
+                "chunk for a group of p micro-batches, then the next chunk for the same group")
+    return ""
+
+
+def order_report(kind: str, p: int, m: int, v: int, rank: int, got_ops: list) -> str:
+    """'' when rank ``rank``'s forwards (or backwards) in ``got_ops`` come in the statement's order; else what
+    was expected, what the list has, and the mistake when it is recognised."""
+    want = chunk_sequence(kind, p, m, v)
+    got = [op for op in got_ops if op[1] == kind]
+    if got == want:
+        return ""
+    name, rule = ("forwards", FORWARD_RULE) if kind == "F" else ("backwards", BACKWARD_RULE)
+    if max(len(want), len(got)) <= FULL_LIST_LIMIT:
+        shown = f"expected {fmt(want)}\n        got      {fmt(got)}"
+    else:
+        first = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
+        lo, hi = max(0, first - 4), first + 8
+        shown = f"first difference at position {first}: expected {_show(want, lo, hi)}\n        got {_show(got, lo, hi)}"
+    hint = _order_hint(kind, p, m, v, got)
+    return (f"interleaved_schedule(p={p}, m={m}, v={v}), rank {rank}: its {name}, in the order it runs them, are "
+            f"not the statement's ({rule}) {NOTATION}\n        {shown}" + (f"\n        likely mistake: {hint}" if hint else ""))
 
 
 def _show(ops: list, start: int, stop: int) -> str:

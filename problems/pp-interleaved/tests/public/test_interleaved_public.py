@@ -14,6 +14,7 @@ from interleaved_check import (
     fmt,
     leading_forwards,
     normalize,
+    order_report,
     parse,
     simulate,
     stuck_ops,
@@ -59,13 +60,23 @@ def _expected(p: int, m: int, v: int) -> list[list[tuple[int, str, int]]]:
     return [parse(text) for text in EXPECTED[(p, m, v)]]
 
 
-@pytest.mark.parametrize("p,m,v", list(EXPECTED))
-def test_schedule_exact(p, m, v, record_property):
+def _check_exact(p: int, m: int, v: int, record_property) -> None:
     got = normalize(interleaved.interleaved_schedule(p, m, v), p)
     art = try_timeline(interleaved, got, p, v, f"your interleaved 1F1B, p={p} m={m} v={v}")
     if art is not None:
         record_property("timeline", art)
     assert_schedule(p, m, v, _expected(p, m, v), got)
+
+
+@pytest.mark.parametrize("p,m,v", [key for key in EXPECTED if key[2] > 1])
+def test_schedule_exact(p, m, v, record_property):
+    _check_exact(p, m, v, record_property)
+
+
+@pytest.mark.parametrize("p,m,v", [key for key in EXPECTED if key[2] == 1])
+def test_v1_schedule_is_plain_1f1b(p, m, v, record_property):
+    """With v = 1 the schedule is plain 1F1B: min(p - r - 1, m) warm-up forwards."""
+    _check_exact(p, m, v, record_property)
 
 
 WARMUPS = {
@@ -79,8 +90,7 @@ WARMUPS = {
 }
 
 
-@pytest.mark.parametrize("p,m,v", list(WARMUPS))
-def test_num_warmup(p, m, v):
+def _check_warmups(p: int, m: int, v: int) -> None:
     got = [int(interleaved.num_warmup(p, m, v, r)) for r in range(p)]
     want = WARMUPS[(p, m, v)]
     hints = [f"rank {r}: {warmup_hint(p, m, v, r, g)}" for r, (g, w) in enumerate(zip(got, want))
@@ -89,8 +99,19 @@ def test_num_warmup(p, m, v):
                          + ("\n" + "\n".join(hints) if hints else ""))
 
 
-@pytest.mark.parametrize("p,m,v", [(2, 4, 2), (4, 8, 2), (3, 3, 2), (4, 4, 3), (3, 6, 1)])
-def test_schedule_starts_with_the_warmup(p, m, v):
+@pytest.mark.parametrize("p,m,v", [key for key in WARMUPS if key[2] > 1])
+def test_num_warmup(p, m, v):
+    _check_warmups(p, m, v)
+
+
+@pytest.mark.parametrize("p,m,v", [key for key in WARMUPS if key[2] == 1])
+def test_v1_num_warmup(p, m, v):
+    """With v = 1, num_warmup is plain 1F1B's min(p - r - 1, m), and the list starts with that many forwards."""
+    _check_warmups(p, m, v)
+    _check_leading_forwards(p, m, v)
+
+
+def _check_leading_forwards(p: int, m: int, v: int) -> None:
     sched = normalize(interleaved.interleaved_schedule(p, m, v), p)
     for r in range(p):
         w = WARMUPS[(p, m, v)][r]
@@ -99,6 +120,38 @@ def test_schedule_starts_with_the_warmup(p, m, v):
         assert got == want, (
             f"p={p} m={m} v={v} rank {r}: the list should start with {w} warm-up forwards plus the first "
             f"steady-state forward, i.e. {want} forwards before the first backward; it has {got}: {fmt(sched[r][:want + 2])} ...")
+
+
+@pytest.mark.parametrize("p,m,v", [(2, 4, 2), (4, 8, 2), (3, 3, 2), (4, 4, 3)])
+def test_schedule_starts_with_the_warmup(p, m, v):
+    _check_leading_forwards(p, m, v)
+
+
+ORDER_CASES = [(2, 4, 2), (4, 8, 2), (3, 6, 3), (2, 6, 3), (4, 8, 4), (1, 2, 3)]
+
+
+@pytest.mark.parametrize("p,m,v", ORDER_CASES)
+def test_forwards_visit_the_chunks_in_groups_of_p(p, m, v):
+    """Each rank's forwards, in the order it runs them, go through the chunks in groups of p micro-batches.
+
+    The k-th forward runs chunk (k mod p*v) // p on micro-batch (k // (p*v)) * p + k mod p, whatever the
+    warm-up count (the backwards in between do not matter here)."""
+    sched = normalize(interleaved.interleaved_schedule(p, m, v), p)
+    reports = [order_report("F", p, m, v, r, sched[r]) for r in range(p)]
+    wrong = [text for text in reports if text]
+    assert not wrong, wrong[0] + (f"\n(and {len(wrong) - 1} more rank(s) like it)" if len(wrong) > 1 else "")
+
+
+@pytest.mark.parametrize("p,m,v", ORDER_CASES)
+def test_backwards_visit_the_chunks_in_reverse(p, m, v):
+    """Each rank's backwards, in the order it runs them, go through the chunks last to first.
+
+    The k-th backward runs chunk v - 1 - (k mod p*v) // p on micro-batch (k // (p*v)) * p + k mod p: the
+    gradient enters at the last virtual stage."""
+    sched = normalize(interleaved.interleaved_schedule(p, m, v), p)
+    reports = [order_report("B", p, m, v, r, sched[r]) for r in range(p)]
+    wrong = [text for text in reports if text]
+    assert not wrong, wrong[0] + (f"\n(and {len(wrong) - 1} more rank(s) like it)" if len(wrong) > 1 else "")
 
 
 @pytest.mark.parametrize("p,m,v", [(2, 4, 2), (4, 8, 2), (4, 12, 4), (3, 6, 3), (1, 4, 2), (5, 7, 1)])
@@ -114,10 +167,12 @@ def test_every_op_exactly_once(p, m, v):
             f"{NOTATION}; missing: {fmt(missing[:8]) or '-'}; extra or repeated: {fmt(extra[:8]) or '-'}")
 
 
-@pytest.mark.parametrize("p,m,v", [(2, 3, 2), (4, 6, 2), (3, 4, 3), (0, 4, 2), (2, 0, 2), (2, 4, 0), (-1, 4, 2),
-                                   (0, 4, 1), (3, 0, 1)])
+@pytest.mark.parametrize("p,m,v", [(2, 3, 2), (4, 6, 2), (3, 4, 3), (3, 2, 2), (4, 1, 3), (0, 4, 2), (2, 0, 2),
+                                   (2, 4, 0), (-1, 4, 2), (0, 4, 1), (3, 0, 1)])
 def test_invalid_sizes_raise(p, m, v):
-    """Both functions check the sizes, also for v = 1 (plain 1F1B still needs p, m >= 1)."""
+    """Both functions check the sizes, also for v = 1 (plain 1F1B still needs p, m >= 1).
+
+    For v >= 2, m must be a multiple of p: 1 <= m < p is refused too (no group of p micro-batches is complete)."""
     expect_value_error(interleaved, "interleaved_schedule", p, m, v)
     expect_value_error(interleaved, "num_warmup", p, m, v, 0)
 
@@ -129,7 +184,7 @@ def test_num_warmup_rejects_bad_rank(p, m, v, rank):
 
 
 def test_v1_accepts_any_m():
-    # Megatron runs plain 1F1B when v == 1, which has no divisibility rule.
+    """With v = 1 any m is fine (plain 1F1B has no divisibility rule)."""
     sched = normalize(interleaved.interleaved_schedule(2, 3, 1), 2)
     assert [fmt(row) for row in sched] == ["F0c0 F1c0 B0c0 F2c0 B1c0 B2c0", "F0c0 B0c0 F1c0 B1c0 F2c0 B2c0"], (
         f"interleaved_schedule(2, 3, 1) should be plain 1F1B, got {[fmt(row) for row in sched]}")
@@ -240,9 +295,11 @@ def test_bubble_shrinks_with_v(tf, tb, record_property):
         f"idle time per rank should shrink by v: v=1 {idle[1]}, v=2 {idle[2]}, v=4 {idle[4]}")
 
 
-@pytest.mark.parametrize("op", ["W", "f", "X"])
+@pytest.mark.parametrize("op", ["W", "f", "X", "", "FB"])
 def test_simulate_rejects_unknown_ops(op):
-    """simulate_interleaved raises ValueError for an op other than "F" or "B"."""
+    """simulate_interleaved raises ValueError for an op other than "F" or "B".
+
+    "" and "FB" are not ops either (both are in the string "FB", which `op in "FB"` would accept)."""
     sched = [[(0, "F", 0), (0, op, 0)]]
     try:
         got = interleaved.simulate_interleaved(sched, 1, 1)
@@ -255,13 +312,17 @@ def test_simulate_rejects_unknown_ops(op):
                          f"(ops are 'F' or 'B'), but returned {str(got)[:80]}")
 
 
-def test_schedule_types():
-    """interleaved_schedule returns a list with one list per rank of (chunk, op, mb) tuples."""
-    got = interleaved.interleaved_schedule(2, 4, 2)
-    call = "interleaved_schedule(2, 4, 2)"
+@pytest.mark.parametrize("p,m,v", [(2, 4, 2), (3, 5, 1)])
+def test_schedule_types(p, m, v):
+    """interleaved_schedule returns a list with one list per rank of (chunk, op, mb) tuples, also for v = 1."""
+    got = interleaved.interleaved_schedule(p, m, v)
+    call = f"interleaved_schedule({p}, {m}, {v})"
     assert type(got) is list, f"{call}: expected a list with one list per rank, got a {type(got).__name__}"
+    assert len(got) == p, f"{call}: expected one list per rank ({p} lists), got {len(got)}"
     for r, row in enumerate(got):
         assert type(row) is list, f"{call}[{r}]: expected a list of (chunk, op, mb) tuples, got a {type(row).__name__}"
+        assert len(row) == 2 * m * v, (f"{call}[{r}]: expected 2 * m * v = {2 * m * v} ops (a forward and a "
+                                       f"backward per chunk and micro-batch), got {len(row)}")
         for i, op in enumerate(row):
             ok = (type(op) is tuple and len(op) == 3 and type(op[0]) is int and type(op[1]) is str
                   and op[1] in ("F", "B") and type(op[2]) is int)

@@ -12,6 +12,7 @@ from interleaved_check import (
     expect_value_error,
     fmt,
     normalize,
+    order_report,
     schedule_report,
     timeline_artifact,
     warmup_formula,
@@ -33,8 +34,20 @@ def _exact(v: int) -> bool:
     return v in (1, 2, 4)
 
 
-@pytest.mark.parametrize("p,v", GRID)
+@pytest.mark.parametrize("p,v", [(p, v) for p, v in GRID if v >= 2])
 def test_grid_schedule(p, v, record_property):
+    _check_grid_schedule(p, v, record_property)
+
+
+@pytest.mark.parametrize("p", sorted({p for p, _ in GRID}))
+def test_grid_v1(p, record_property):
+    """With v = 1: plain 1F1B's warm-up counts and orders, for m = 1, 2, 3, 7 and multiples of p."""
+    if p > 1:
+        _check_grid_warmups(p, 1)
+    _check_grid_schedule(p, 1, record_property)
+
+
+def _check_grid_schedule(p: int, v: int, record_property) -> None:
     failures = []
     for m in _sizes(p, v):
         got = normalize(interleaved.interleaved_schedule(p, m, v), p)
@@ -51,8 +64,23 @@ def test_grid_schedule(p, v, record_property):
         pytest.fail(report + f"\n(wrong for m in {[f[0] for f in failures]} with p={p}, v={v})")
 
 
-@pytest.mark.parametrize("p,v", GRID)
+@pytest.mark.parametrize("p,v", [(p, v) for p, v in GRID if v >= 2])
+def test_grid_chunk_order(p, v):
+    """Every rank's forwards and backwards, each in the order it runs them, follow the statement's formulas."""
+    for m in _sizes(p, v):
+        got = normalize(interleaved.interleaved_schedule(p, m, v), p)
+        for r in range(p):
+            for kind in "FB":
+                report = order_report(kind, p, m, v, r, got[r])
+                assert not report, report
+
+
+@pytest.mark.parametrize("p,v", [(p, v) for p, v in GRID if v >= 2])
 def test_grid_num_warmup(p, v):
+    _check_grid_warmups(p, v)
+
+
+def _check_grid_warmups(p: int, v: int) -> None:
     for m in _sizes(p, v):
         got = [int(interleaved.num_warmup(p, m, v, r)) for r in range(p)]
         want = [warmup_formula(p, m, v, r) for r in range(p)]
@@ -150,7 +178,8 @@ def test_single_rank():
         f"one rank never idles: expected total 9.0 and bubble 0, got {float(total)} and {float(bubble)}")
 
 
-@pytest.mark.parametrize("p,m,v", [(2, 5, 4), (8, 12, 2), (3, 0, 1), (0, 0, 1), (1, 1, 0), (-2, 3, 1)])
+@pytest.mark.parametrize("p,m,v", [(2, 5, 4), (8, 12, 2), (5, 3, 2), (8, 4, 4), (3, 0, 1), (0, 0, 1), (1, 1, 0),
+                                   (-2, 3, 1)])
 def test_more_invalid_sizes(p, m, v):
     expect_value_error(interleaved, "interleaved_schedule", p, m, v)
     expect_value_error(interleaved, "num_warmup", p, m, v, 0)
@@ -161,8 +190,15 @@ def test_more_bad_ranks(p, m, v, rank):
     expect_value_error(interleaved, "num_warmup", p, m, v, rank)
 
 
-@pytest.mark.parametrize("p,m,v", [(1, 5, 3), (4, 3, 1), (8, 1, 1)])
+@pytest.mark.parametrize("p,m,v", [(1, 5, 3), (2, 2, 4)])
 def test_valid_edge_sizes(p, m, v):
+    got = normalize(interleaved.interleaved_schedule(p, m, v), p)
+    assert_schedule(p, m, v, oracle.schedule(p, m, v), got)
+
+
+@pytest.mark.parametrize("p,m,v", [(4, 3, 1), (8, 1, 1)])
+def test_v1_edge_sizes(p, m, v):
+    """With v = 1, m below p and m = 1 are plain 1F1B too."""
     got = normalize(interleaved.interleaved_schedule(p, m, v), p)
     assert_schedule(p, m, v, oracle.schedule(p, m, v), got)
 
