@@ -129,9 +129,12 @@ export function renderTimeline(artifact, availableWidth = 640, options = {}) {
     if (stuck.has(s)) {
       const end = row.length ? row[row.length - 1].end : 0;
       const x = LABEL + end * scale;
+      // the text goes after a "missing here" frame on the same row
+      const missing = mark && mark.row === s && mark.index >= row.length ?
+        LABEL + (mark.missingAt ?? end) * scale + Math.max(minSlot, unit * scale) : x;
       const g = el("g", { class: "tl-stuck", "data-testid": "stuck-row", "data-row": s });
       g.append(el("line", { x1: x + 2, y1: y - 1, x2: x + 2, y2: y + ROW + 1, class: "tl-stuck-line" }));
-      g.append(el("text", { x: Math.min(x + 8, width - stuckRoom), y: y + ROW / 2 + 4, class: "tl-stuck-text" },
+      g.append(el("text", { x: Math.max(x, missing) + 8, y: y + ROW / 2 + 4, class: "tl-stuck-text" },
                   `stuck: waits for ${stuck.get(s)}`));
       svg.append(g);
     }
