@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..artifacts import EXPECTED, TIMELINE, first_difference, render_timeline_text
 from ..core.result import Frame, Result, TestResult
@@ -133,9 +133,9 @@ def _test_block(test: TestResult, paint: Painter, verbose: bool) -> str:
 def _timelines(test: TestResult) -> list[str]:
     """The test's timelines as text; a failed public test's expected timeline under the learner's,
     the first difference marked on both (an expected timeline of a secret test is never shown)."""
-    timelines = [(a.get("name"), a.get("value")) for a in test.artifacts]
-    timelines = [(name, value) for name, value in timelines
-                 if isinstance(value, dict) and value.get("type") == TIMELINE]
+    timelines: list[tuple[str, dict[str, Any]]] = [
+        (str(a.get("name")), value) for a in test.artifacts
+        if isinstance(value := a.get("value"), dict) and value.get("type") == TIMELINE]
     expected = next((value for name, value in timelines if name == EXPECTED), None)
     if test.visibility != "public" or test.outcome == "passed":
         expected = None
@@ -157,13 +157,13 @@ def _timelines(test: TestResult) -> list[str]:
     return out
 
 
-def _difference_note(yours: dict, expected: dict, mark: tuple[int, int] | None) -> str:
+def _difference_note(yours: dict[str, Any], expected: dict[str, Any], mark: tuple[int, int] | None) -> str:
     if mark is None:
         return "same order of operations as expected (the timing differs)"
     row, index = mark
     name = yours.get("rows", "stage")
 
-    def at(timeline: dict) -> str:
+    def at(timeline: dict[str, Any]) -> str:
         stages = timeline.get("stages", [])
         blocks = stages[row] if row < len(stages) else []
         if index >= len(blocks):

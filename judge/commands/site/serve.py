@@ -8,7 +8,8 @@ folder (``pyodide/<version>/``, ``vendor/``, ``assets/``) are cached for a year;
 revalidated on every load (``no-cache``), which the service worker's own versioning needs.
 A file with a precompressed twin (``F.br``, ``F.gz``: :mod:`judge.commands.site.compress`) is
 answered with the twin and ``Content-Encoding`` when the browser accepts that encoding (and
-``Vary: Accept-Encoding`` either way), as nginx's ``brotli_static``/``gzip_static`` do.
+``Vary: Accept-Encoding`` either way), as nginx's ``brotli_static``/``gzip_static`` do; a twin
+older than its file (edited after the build) is not used.
 
 :func:`serve` blocks (``python -m judge serve``); :func:`make_server` returns a server that a test
 runs in a background thread (port 0 picks a free port)::
@@ -71,9 +72,11 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
         if not os.path.isfile(local):
             return local
         accepted = _accepted_encodings(self.headers.get("Accept-Encoding", ""))
+        changed = os.stat(local).st_mtime_ns
         for encoding, suffix in ENCODINGS:
             twin = local + suffix
-            if os.path.isfile(twin):
+            # a twin older than its file is stale (the file was edited after the build): not used
+            if os.path.isfile(twin) and os.stat(twin).st_mtime_ns >= changed:
                 self._has_twin = True
                 if encoding in accepted and not self._encoding:
                     self._encoding, self._original = encoding, local
