@@ -309,6 +309,8 @@ def test_no_serious_axe_violation_on_the_main_states(app: App, problems_root: Pa
         app.set_code(load_problem(problems_root / "pp-schedule").starter)
         assert app.run() == "failed"
         found["failed"] = axe(app)
+        if colour == "dark":
+            shots(app, "dark-failed")
         app.set_code(SCHEDULE_LOOP)  # pp-schedule's 10 s limit: still running while axe looks
         run = app.click_run()
         app.page.wait_for_function("() => window.ppJudge.pool.current && window.ppJudge.pool.current.startedAt")
