@@ -116,7 +116,8 @@ def test_points_by_objective_are_shown_with_why_points_were_lost(app: App) -> No
 def test_a_failed_schedule_draws_the_expected_timeline_under_yours(app: App) -> None:
     app.select("bt-expected")
     app.set_code(load_problem(ROOT / "tests/browser/fixtures/problems/bt-expected").starter)
-    assert app.run() == "failed"
+    with sized(app, 1024):  # drawn for the pane's width at 1024 px
+        assert app.run() == "failed"
     first = app.page.locator("[data-testid=test-result][data-test-id$='test_order_two_stages']")
     compare = first.locator("[data-testid=timeline-compare]")
     assert compare.count() == 1
@@ -126,6 +127,9 @@ def test_a_failed_schedule_draws_the_expected_timeline_under_yours(app: App) -> 
     note = compare.locator("[data-testid=difference-note]").inner_text()
     assert "stage 0, operation 3: yours F2, expected B0" in note
     # a test that passed draws no expected timeline
+    fits = compare.evaluate("""(box) => [...box.querySelectorAll('.timeline-scroll')].every(
+        (s) => s.scrollWidth <= s.clientWidth + 1)""")
+    assert fits, "the two timelines do not fit the results pane at 1024 px"
     passed = app.page.locator("[data-testid=test-result][data-outcome=passed]")
     assert passed.locator("[data-testid=timeline-compare]").count() == 0
     shots(app, "yours-vs-expected", show="[data-testid=timeline-compare]")

@@ -191,7 +191,8 @@ export function firstDifference(yours, expected) {
 }
 
 /** Yours above, expected below, on one time scale, the first difference marked on both. */
-export function renderComparison(yours, expected, availableWidth = 640) {
+export function renderComparison(yours, expected, width = 640) {
+  const availableWidth = width - 24; // the box's border and padding
   const box = document.createElement("div");
   box.className = "timeline-compare";
   box.dataset.testid = "timeline-compare";
