@@ -22,6 +22,12 @@ the app first on even ones):
   engine is ready (it waits for numpy); a second reload presses Run at ready on pp-schedule. The
   repeat visits follow a used page on purpose: V8 caches the optimised code of pyodide.asm.wasm
   that the first visit produced;
+- throttled first visit: a fresh profile under Chromium's network emulation (CDP
+  ``Network.emulateNetworkConditions``: 10 Mbit/s down and up, 20 ms latency), the app opened on
+  ``AT_READY_PROBLEM`` and the floor page, side by side: time to a usable Run (the engine ready),
+  time to a usable page (statement and editor: ``html[data-app-ready]``), and the bytes until the
+  Run is usable. The server negotiates the precompressed twins (``judge serve``'s behaviour), for
+  the app and the floor alike (the floor loads the same Pyodide files);
 - "before": the same app from a copy of the site without the memory snapshot (the boot this
   replaced: Pyodide loads numpy and pytest, then imports and warms up): ready cold and on a repeat
   visit, and its bytes, so the snapshot's effect is measured in the same run (``--no-before``
@@ -78,7 +84,12 @@ AT_READY_PROBLEM = "pp-schedule"  # preferred problem for "Run pressed the momen
 NUMPY_PROBLEM = "pp-1f1b-emulated"  # preferred numpy problem (numpy loads after a restore)
 RERUN_TARGET_PROBLEM = "pp-schedule"
 
+THROTTLE = {"offline": False, "latency": 20, "downloadThroughput": 10e6 / 8, "uploadThroughput": 10e6 / 8}
+ISSUE_24_BYTES = 23.6e6  # bytes until Run was usable on a first visit when issue 24 was filed
+
 TARGETS = {
+    "throttled_ready_vs_floor": 0.5,        # 10 Mbit/s first visit: app's Run usable / floor imported
+    "throttled_bytes_vs_issue": 0.7,        # 10 Mbit/s first visit: bytes until Run is usable / 23.6 MB
     "ready_cold_vs_floor": 0.35,            # app ready, cold / floor imported, cold
     "ready_repeat_vs_floor_repeat": 0.3,    # app ready on a repeat visit / floor on a repeat visit
     "first_verdict_numpy_vs_rerun": 2.0,    # first verdict of the numpy problem, numpy loaded / its warm re-run
@@ -93,13 +104,18 @@ INIT_SCRIPT = """
 (() => {
   if (window.__benchObserver) return;
   window.__benchReadyAt = null;
+  window.__benchPageAt = null;
   const mark = () => {
+    if (window.__benchPageAt === null && document.documentElement.dataset.appReady === 'true') {
+      window.__benchPageAt = performance.now();
+    }
     if (window.__benchReadyAt !== null) return;
     const el = document.querySelector('[data-testid=engine-status]');
     if (el && el.dataset.state === 'ready') window.__benchReadyAt = performance.now();
   };
   window.__benchObserver = new MutationObserver(mark);
-  window.__benchObserver.observe(document, {subtree: true, attributes: true, attributeFilter: ['data-state']});
+  window.__benchObserver.observe(document, {subtree: true, attributes: true,
+                                            attributeFilter: ['data-state', 'data-app-ready']});
 })();
 """
 
@@ -340,8 +356,8 @@ def wait_settled(page: Any) -> None:
           "the service worker installing")
     _wait(page, "(() => { const p = window.ppJudge.pool; return p.noSpare || (p.spare && p.spare.state === 'ready'); })()",
           BOOT_TIMEOUT_S, "the spare engine becoming ready")
-    _wait(page, "(() => { const p = window.ppJudge.pool; return [p.primary, p.spare].every((e) => !e || "
-                "e.numpy === 'ready'); })()", BOOT_TIMEOUT_S, "numpy loading in the engines")
+    _wait(page, "(() => { const p = window.ppJudge.pool; return !p.numpyWanted || [p.primary, p.spare].every((e) => "
+                "!e || e.numpy === 'ready'); })()", BOOT_TIMEOUT_S, "numpy loading in the engines")
     _wait(page, "window.ppJudge.pool.primary.preparedAll === true", BOOT_TIMEOUT_S,
           "the engine preparing the problems")
 
@@ -435,7 +451,7 @@ def before_copy(site: Path, dest: Path) -> Path:
 
 
 def measure(problems_dir: Path, repeats: int = 3, reruns: int = 10, only: list[str] | None = None,
-            log: Any = print, before: bool = True) -> dict[str, Any]:
+            log: Any = print, before: bool = True, throttled: bool = True) -> dict[str, Any]:
     _need_browser()
     from playwright.sync_api import sync_playwright
 
@@ -471,6 +487,12 @@ def measure(problems_dir: Path, repeats: int = 3, reruns: int = 10, only: list[s
             floor_url = f"{base}{FLOOR_DIR}/index.html?index=../{index_url}"
             for r in range(repeats):
                 row: dict[str, Any] = {}
+                if throttled:
+                    row["throttled"] = _throttled_pair(pw, base, floor_url, at_ready.id, bytelog, sizes)
+                    t = row["throttled"]
+                    log(f"  repeat {r + 1}/{repeats}, 10 Mbit/s first visit: app Run usable {t['app_ms'] / 1000:.2f} s "
+                        f"(page {t['app_page_ms'] / 1000:.2f} s, {t['app_bytes']['bytes'] / 1e6:.2f} MB), floor "
+                        f"{t['floor_ms'] / 1000:.2f} s ({t['floor_bytes']['bytes'] / 1e6:.2f} MB)")
                 order = ["floor", "app", "before"] if r % 2 == 0 else ["before", "app", "floor"]
                 for which in order:
                     if which == "floor":
@@ -518,6 +540,33 @@ def _ready_pair(pw: Any, base: str, bytelog: ByteLog, sizes: Sizes) -> dict[str,
     return {"cold": cold, "repeat": repeat}
 
 
+def _throttle(context: Any, page: Any) -> None:
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.emulateNetworkConditions", THROTTLE)
+
+
+def _throttled_pair(pw: Any, base: str, floor_url: str, problem_id: str, bytelog: ByteLog,
+                    sizes: Sizes) -> dict[str, Any]:
+    """A first visit at 10 Mbit/s: the app (Run usable, page usable, bytes until then) and the floor."""
+    out: dict[str, Any] = {}
+    with profile(pw) as context:
+        page = _page(context)
+        _throttle(context, page)
+        mark = bytelog.mark()
+        ready = app_ready(page, f"{base}#/{problem_id}")
+        out["app_ms"] = ready["ms"]
+        out["app_page_ms"] = page.evaluate("window.__benchPageAt")
+        out["app_bytes"] = sizes.totals(bytelog.since(mark))
+    with profile(pw) as context:
+        page = _page(context)
+        _throttle(context, page)
+        mark = bytelog.mark()
+        out["floor_ms"] = floor_visit(page, floor_url, reload=False)["ms"]
+        out["floor_bytes"] = sizes.totals(bytelog.since(mark))
+    return out
+
+
 def _app_pair(pw: Any, base: str, problems: list[Problem], at_ready: Problem, numpy_at_ready: Problem | None,
               reruns: int, bytelog: ByteLog, sizes: Sizes) -> dict[str, Any]:
     """Cold visit; the verdicts in that page; then the repeat visits, which press Run the moment
@@ -533,6 +582,8 @@ def _app_pair(pw: Any, base: str, problems: list[Problem], at_ready: Problem, nu
         cold = app_ready(page, base)
         cold["mode"] = page.evaluate("window.ppJudge.pool.primary.mode")
         cold["bytes_to_ready"] = sizes.totals(bytelog.since(mark))
+        if numpy_at_ready is not None:
+            page.evaluate("window.ppJudge.pool.wantNumpy()")  # numpy loads for the problems that import it
         wait_settled(page)
         cold["bytes"] = sizes.totals(bytelog.since(mark))  # the whole first visit: boot, numpy, spare, precache
         cold["numpy_ms"] = page.evaluate("window.ppJudge.pool.primary.numpyMs")
@@ -591,6 +642,20 @@ def summarise(rows: list[dict[str, Any]], problems: list[Problem], at_ready: Pro
             [r["app"]["verdicts"][numpy_at_ready.id]["first_ms"] / r["app"]["verdicts"][numpy_at_ready.id]["rerun_ms"]
              for r in rows])
     before_rows = [r for r in rows if "before" in r]
+    slow = [r["throttled"] for r in rows if "throttled" in r]
+    throttled: dict[str, Any] = {}
+    if slow:
+        ratios["throttled_ready_vs_floor"] = _median([t["app_ms"] / t["floor_ms"] for t in slow])
+        ratios["throttled_page_vs_floor"] = _median([t["app_page_ms"] / t["floor_ms"] for t in slow])
+        ratios["throttled_bytes_vs_floor"] = _median([t["app_bytes"]["bytes"] / t["floor_bytes"]["bytes"] for t in slow])
+        ratios["throttled_bytes_vs_issue"] = _median([t["app_bytes"]["bytes"] / ISSUE_24_BYTES for t in slow])
+        throttled = {"app_ready_ms": _median([t["app_ms"] for t in slow]),
+                     "app_page_ms": _median([t["app_page_ms"] for t in slow]),
+                     "floor_ms": _median([t["floor_ms"] for t in slow]),
+                     "app_bytes": _median([t["app_bytes"]["bytes"] for t in slow]),
+                     "floor_bytes": _median([t["floor_bytes"]["bytes"] for t in slow]),
+                     "app_by_folder": slow[0]["app_bytes"]["by_folder"], "profile": THROTTLE,
+                     "issue_bytes": ISSUE_24_BYTES}
 
     def before_ratio(top: Any, bottom: Any) -> float:
         return _median([top(r) / bottom(r) for r in before_rows])
@@ -614,6 +679,9 @@ def summarise(rows: list[dict[str, Any]], problems: list[Problem], at_ready: Pro
                                                              "first_visit_bytes_vs_before") if key in ratios}
     checks["first_verdict_ms"] = max(first.values()) < TARGETS["first_verdict_ms"]
     checks["repeat_pyodide_bytes"] = repeat_pyodide_bytes <= TARGETS["repeat_pyodide_bytes"]
+    for key in ("throttled_ready_vs_floor", "throttled_bytes_vs_issue"):
+        if key in ratios:
+            checks[key] = ratios[key] <= TARGETS[key]
     if "first_verdict_numpy_vs_rerun" in ratios:
         checks["first_verdict_numpy_vs_rerun"] = ratios["first_verdict_numpy_vs_rerun"] < TARGETS["first_verdict_numpy_vs_rerun"]
     if RERUN_TARGET_PROBLEM in rerun_vs_bare and reruns:
@@ -659,6 +727,7 @@ def summarise(rows: list[dict[str, Any]], problems: list[Problem], at_ready: Pro
             "timings": {f"{side}_{visit}": timings(side, visit) for side in sides for visit in ("cold", "repeat")},
         },
         "ratios": ratios, "targets": TARGETS, "meets": checks,
+        "throttled": throttled,
         "runs": rows,
     }
 
@@ -738,6 +807,20 @@ def print_table(data: dict[str, Any], out: Any = None) -> None:
           f"{b['requests']:>9.0f}")
     w(f"  repeat-visit Pyodide bytes: {m['bytes']['app_repeat']['pyodide_bytes']:.0f} "
       f"(target {targets['repeat_pyodide_bytes']}: {verdict('repeat_pyodide_bytes')})")
+    t = data.get("throttled") or {}
+    if t:
+        w(f"  first visit at 10 Mbit/s (Chromium network emulation, {t['profile']['latency']} ms latency), "
+          "side by side with the floor under the same throttle:")
+        line("  app: Run usable (engine ready) (/ floor imported)", t["app_ready_ms"], ratios["throttled_ready_vs_floor"],
+             "throttled_ready_vs_floor")
+        line("  app: page usable (statement, editor) (/ floor)", t["app_page_ms"], ratios["throttled_page_vs_floor"])
+        line("  floor: imported numpy+pytest", t["floor_ms"])
+        w(f"    bytes until Run is usable: app {_mb(t['app_bytes'])}, floor {_mb(t['floor_bytes'])} "
+          f"(app / floor {ratios['throttled_bytes_vs_floor']:.2f}); app / the {_mb(t['issue_bytes'])} of issue 24: "
+          f"{ratios['throttled_bytes_vs_issue']:.2f} (target <= {targets['throttled_bytes_vs_issue']}: "
+          f"{verdict('throttled_bytes_vs_issue')})")
+        w("    app bytes by folder: " + ", ".join(f"{k} {_mb(v)}" for k, v in sorted(t["app_by_folder"].items(),
+                                                                              key=lambda kv: -kv[1])[:6]))
     if "first_visit_bytes_vs_before" in ratios:
         w(f"  first-visit bytes / before (no snapshot): {ratios['first_visit_bytes_vs_before']:.2f} "
           f"(gzip {ratios['first_visit_gzip_bytes_vs_before']:.2f}; target <= "
@@ -752,11 +835,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", help="only these problem ids")
     parser.add_argument("--no-before", "--no-plain", dest="no_before", action="store_true",
                         help="skip the same-run comparison with the app without the memory snapshot")
+    parser.add_argument("--no-throttled", dest="no_throttled", action="store_true",
+                        help="skip the first visit at 10 Mbit/s (app and floor)")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     try:
         data = measure(args.problems, args.repeats, args.reruns, args.only,
-                       log=lambda s: print(s, file=sys.stderr, flush=True), before=not args.no_before)
+                       log=lambda s: print(s, file=sys.stderr, flush=True), before=not args.no_before,
+                       throttled=not args.no_throttled)
     except BenchError as exc:
         print(f"bench.browser: {exc}", file=sys.stderr)
         return 2

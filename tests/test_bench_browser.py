@@ -46,7 +46,8 @@ def test_bench_run_measures_native_and_browser_on_a_tiny_case(tmp_path: Path) ->
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     for line in ("Machine:", "median ratio", "floor: imported numpy+pytest, cold", "app: engine ready, cold",
                  "app: engine ready, repeat", "before (no snapshot): ready cold", "fx-add", "app, repeat visit",
-                 "first-visit bytes / before", "Codec:", "A call across the boundary", "Class grading:", "Targets:"):
+                 "first-visit bytes / before", "first visit at 10 Mbit/s", "bytes until Run is usable",
+                 "Codec:", "A call across the boundary", "Class grading:", "Targets:"):
         assert line in result.stdout, f"{line!r} missing from:\n{result.stdout}"
 
     data = json.loads(out.read_text())
@@ -75,6 +76,12 @@ def test_bench_run_measures_native_and_browser_on_a_tiny_case(tmp_path: Path) ->
     assert set(b["meets"]) >= {"ready_cold_vs_floor", "ready_repeat_vs_floor_repeat", "first_verdict_ms",
                                "repeat_pyodide_bytes", "first_visit_bytes_vs_before"}
     assert b["runs"][0]["app"]["page_errors"] == []
+    # the first visit at 10 Mbit/s, the app and the floor under the same throttle
+    t = b["throttled"]
+    assert t["app_ready_ms"] > 0 and t["floor_ms"] > 0 and t["app_page_ms"] > 0
+    assert t["app_bytes"] > 1_000_000 and t["floor_bytes"] > 1_000_000
+    assert b["ratios"]["throttled_ready_vs_floor"] > 0 and b["ratios"]["throttled_bytes_vs_issue"] > 0
+    assert {"throttled_ready_vs_floor", "throttled_bytes_vs_issue"} <= set(b["meets"])
 
 
 # --- the start-up work the benchmark measures: bytecode-compiled Pyodide files -----------------

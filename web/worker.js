@@ -25,6 +25,10 @@
  *                     KeyboardInterrupt escaped the runner: interrupted is then true); ms: how
  *                     long the runner took here
  *                   {type: "engine-error", runId, message}
+ *   page -> worker  {type: "go"}                      the page's own files are in: downloads may start
+ *                   {type: "numpy"}                   load numpy (a problem that needs it is open)
+ *                   {type: "run", ..., mode: "try", call}   Try it: call the learner's function
+ *   worker -> page  {type: "progress", text, loaded?, total?}   bytes of the boot's large files
  *   page -> worker  {type: "prepare", problems}       every problem (with its files), prepared while
  *                                                     idle (see prepareProblems)
  *   worker -> page  {type: "prepared"}                done
@@ -44,8 +48,80 @@ function post(msg) { self.postMessage(msg); }
 async function fetchBytes(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`could not load ${url}: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
+  return new Uint8Array(await counted(url, response).arrayBuffer());
 }
+
+// First-visit progress: the boot's large files (config.boot_files: runtime, standard library,
+// memory image) are fetched here, counted as they stream in, and their sum reported as
+// {type: "progress", text, loaded, total} (bytes on the wire, estimated from the Content-Length
+// and how much of the decoded file has arrived). The runtime's own requests for the same URLs
+// then come from the HTTP cache.
+const download = { files: new Map(), reported: 0, active: false };
+
+function expectedFile(url) {
+  return download.files.get(new URL(url, self.location.href).href) || null;
+}
+
+function counted(url, response) {
+  const file = expectedFile(url);
+  if (!file || !response.body) return response;
+  const length = Number(response.headers.get("Content-Length")) || 0;
+  const encoded = Boolean(response.headers.get("Content-Encoding"));
+  // what this response decodes to: the file, or (the memory image sent decoded) the image itself
+  let decoded = file.size;
+  let first = true;
+  const reader = response.body.getReader();
+  const stream = new ReadableStream({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        file.loaded = file.wire;
+        reportDownload();
+        controller.close();
+        return;
+      }
+      if (first && file.decodedSize && !(value[0] === 0x1f && value[1] === 0x8b)) decoded = file.decodedSize;
+      first = false;
+      file.read += value.length;
+      file.wire = length && encoded ? length : (length || decoded);
+      file.loaded = Math.min(file.wire, Math.round((file.read / decoded) * file.wire));
+      reportDownload();
+      controller.enqueue(value);
+    },
+    cancel(reason) { reader.cancel(reason); },
+  });
+  return new Response(stream, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+function reportDownload(final = false) {
+  if (!download.active) return;
+  let loaded = 0;
+  let total = 0;
+  for (const f of download.files.values()) {
+    loaded += f.loaded;
+    total += f.wire || f.size;
+  }
+  const now = performance.now();
+  if (!final && now - download.reported < 100 && loaded < total) return;
+  download.reported = now;
+  const mb = (n) => (n / 1e6).toFixed(1);
+  post({ type: "progress", text: `Downloading Python: ${mb(loaded)} of ${mb(total)} MB`, loaded, total });
+}
+
+/** Fetch the boot's large files that this worker does not read itself, for the count (and the cache). */
+function prefetchBootFiles(own) {
+  for (const [url, file] of download.files) {
+    if (own.has(url)) continue;
+    fetch(url).then((response) => counted(url, response).arrayBuffer()).catch(() => { file.loaded = file.wire || file.size; });
+  }
+}
+
+// The page sends "go" once its own files are in (statement and editor usable): on a slow first
+// visit the runtime's downloads would otherwise share the line with them. A kept image needs no
+// download, so that boot does not wait.
+let go = null;
+const goSignal = new Promise((resolve) => { go = resolve; });
+setTimeout(() => go(), 4000); // never wait long for a page that does not say it
 
 async function boot(msg) {
   // the judge's files (needed by a plain boot only) download while Pyodide starts
@@ -63,8 +139,22 @@ async function boot(msg) {
     judgePyc?.().catch(() => {});
   }
   let snapshot = null;
+  const kept = msg.snapshot ? await keptImage(msg.snapshot.sha256, msg.snapshot.imageSize) : null; // (a Uint8Array or null)
+  if (!kept) {
+    await goSignal;
+    for (const f of msg.bootFiles || []) {
+      download.files.set(new URL(f.url, self.location.href).href,
+                         { size: f.size, decodedSize: f.decodedSize || 0, read: 0, loaded: 0, wire: 0 });
+    }
+    download.active = download.files.size > 0;
+    if (download.active) {
+      reportDownload(true);
+      const own = new Set(msg.snapshot ? [new URL(msg.snapshot.url, self.location.href).href,
+                                          new URL("pyodide.asm.wasm", msg.indexURL).href] : []);
+      prefetchBootFiles(own);
+    }
+  }
   if (msg.snapshot) {
-    const kept = await keptImage(msg.snapshot.sha256, msg.snapshot.imageSize); // (a Uint8Array or null)
     const bytes = lazy(msg.snapshot.url);
     // the wasm's data segment completes the image (see js/boot.mjs); Pyodide's own request for
     // the file comes after this one has finished, from the HTTP cache
@@ -80,12 +170,17 @@ async function boot(msg) {
     };
   }
   const { loadPyodide } = await import(new URL("pyodide.mjs", msg.indexURL).href);
-  engine = await bootJudge({
+  const started = bootJudge({
     loadPyodide, indexURL: msg.indexURL, packages: msg.packages, lockFileURL: msg.lockFileURL,
     stdLibURL: msg.stdLibURL, judgeZip, judgePyc, snapshot, interruptBuffer: msg.interruptBuffer || null,
-    progress: (text) => post({ type: "progress", text }),
+    progress: (text) => { if (!download.active) post({ type: "progress", text }); },
     output: (stream, line) => { if (stream === "stderr" && /^judge:/.test(line)) console.warn(line); },
   });
+  engine = await started;
+  if (download.active) {
+    reportDownload(true);
+    download.active = false;
+  }
   return engine;
 }
 
@@ -150,8 +245,12 @@ async function forgetImages() {
   await root.removeEntry(IMAGE_DIR, { recursive: true });
 }
 
+let numpyWanted = false;
+
+/** numpy loads once the page asks (a problem that needs it is open), never for problems without it. */
 function loadNumpyInBackground() {
-  if (engine.numpyLoaded) return;
+  numpyWanted = true;
+  if (!engine || engine.numpyLoaded || engine.numpy) return;
   post({ type: "numpy", state: "loading" });
   engine.loadNumpy().then(
     () => post({ type: "numpy", state: "ready", ms: engine.numpyMs }),
@@ -169,7 +268,70 @@ function withFiles(problem) {
   return { ...problem, files };
 }
 
-async function run({ runId, problem, source, micropip }) {
+// Try it: the learner's module imported fresh (support modules beside it, as in a practice folder)
+// and one of its functions called with the literal arguments typed in the page. Runs like a run:
+// the page's time limit and Stop apply, and the engine is replaced afterwards.
+const TRY_PY = `
+def _judge_try(folder, entry, source, call):
+    import ast, contextlib, importlib.util, io, json, os, signal, sys, tempfile, traceback
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    out, err = io.StringIO(), io.StringIO()
+    result = {"ok": False, "value": None, "type": None, "stdout": "", "stderr": "", "error": None, "frames": []}
+    work = tempfile.mkdtemp(prefix="try-")
+    path = os.path.join(work, entry)
+    name = entry[:-3]
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(source)
+    support = os.path.join(folder, "support")
+    sys.path[:0] = [work] + ([support] if os.path.isdir(support) else [])
+    try:
+        node = ast.parse(call.strip(), mode="eval").body
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            raise SyntaxError("write a call of one of your functions, like f(1, 2)")
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            raise SyntaxError("* and ** arguments are not supported here")
+        args = [ast.literal_eval(a) for a in node.args]
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+    except (SyntaxError, ValueError) as exc:
+        result["error"] = f"Cannot call that: {exc.msg if isinstance(exc, SyntaxError) else exc}"
+        result["call_error"] = True
+        return json.dumps(result)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            sys.modules.pop(name, None)
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+            function = getattr(module, node.func.id, None)
+            if not callable(function):
+                raise NameError(f"{entry} has no function {node.func.id}()")
+            value = function(*args, **kwargs)
+        text = repr(value)
+        result.update(ok=True, value=text if len(text) <= 20000 else text[:20000] + " ...", type=type(value).__name__)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        result["error"] = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        result["frames"] = [{"line": f.lineno, "function": f.name, "code": f.line or ""}
+                            for f in traceback.extract_tb(exc.__traceback__) if f.filename == path][-5:]
+    result["stdout"] = out.getvalue()[-8192:]
+    result["stderr"] = err.getvalue()[-8192:]
+    return json.dumps(result)
+`;
+
+function tryCall(dir, entry, source, call) {
+  const py = engine.pyodide;
+  if (!py.globals.has("_judge_try")) py.runPython(TRY_PY);
+  const fn = py.globals.get("_judge_try");
+  try {
+    return fn(dir, entry, source, call);
+  } finally {
+    fn.destroy();
+  }
+}
+
+async function run({ runId, problem, source, micropip, mode, call }) {
   try {
     problem = withFiles(problem);
     if (problem.wheels && problem.wheels.length) {
@@ -181,6 +343,12 @@ async function run({ runId, problem, source, micropip }) {
     const dir = engine.writeProblem(problem.id, problem.files);
     post({ type: "started", runId });
     const started = performance.now();
+    if (mode === "try") {
+      engine.clearInterrupt();
+      post({ type: "done", runId, json: tryCall(dir, problem.entry, source, call), interrupted: false,
+             ms: performance.now() - started });
+      return;
+    }
     const { json, interrupted } = engine.run(dir, source);
     // The page knows whether it asked for the interrupt; it decides what the verdict is.
     post({ type: "done", runId, json, interrupted, ms: performance.now() - started });
@@ -207,11 +375,30 @@ async function bare({ runId, problem, source }) {
 // between goes first.
 let toPrepare = [];
 
+let preparing = false;
+
 function prepareProblems({ problems }) {
-  toPrepare = problems.map(withFiles);
+  // a problem that imports numpy is prepared once numpy is there (it loads only when asked for)
+  const all = problems.map(withFiles);
+  const later = all.filter((p) => !engine.numpyLoaded && engine.needsNumpy(p.files, ""));
+  toPrepare = all.filter((p) => !later.includes(p));
+  if (later.length) {
+    const queue = () => {
+      toPrepare.push(...later);
+      if (!preparing) startPreparing();
+    };
+    const watch = () => (engine.numpy ? engine.numpy.then(queue, () => {}) : setTimeout(watch, 500));
+    watch();
+  }
+  startPreparing();
+}
+
+function startPreparing() {
+  preparing = true;
   const next = () => {
     const problem = toPrepare.shift();
     if (!problem) {
+      preparing = false;
       post({ type: "prepared" });
       return;
     }
@@ -222,8 +409,7 @@ function prepareProblems({ problems }) {
     }
     setTimeout(next, 0);
   };
-  const start = () => setTimeout(next, 0);
-  (engine.numpy || Promise.resolve()).then(start, start);
+  setTimeout(next, 0);
 }
 
 self.onmessage = async (event) => {
@@ -237,6 +423,10 @@ self.onmessage = async (event) => {
     }
     post({ type: "ready", timings: engine.timings, mode: engine.mode, imageSource: engine.imageSource,
            snapshotError: engine.snapshotError });
+    if (numpyWanted) loadNumpyInBackground();
+  } else if (msg.type === "go") {
+    go();
+  } else if (msg.type === "numpy") {
     loadNumpyInBackground();
   } else if (msg.type === "run") {
     await run(msg);

@@ -8,9 +8,9 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
-from ..artifacts import TIMELINE, render_timeline_text
+from ..artifacts import EXPECTED, TIMELINE, first_difference, render_timeline_text
 from ..core.result import Frame, Result, TestResult
 
 _COLOURS = {"passed": "32", "failed": "31", "error": "31", "timeout": "33", "skipped": "33", "dim": "2",
@@ -125,11 +125,53 @@ def _test_block(test: TestResult, paint: Painter, verbose: bool) -> str:
     if test.stdout.strip() and test.outcome != "passed":
         lines.append(paint("          printed:", "dim"))
         lines.append(_indent(test.stdout.rstrip()[-1500:], 12))
-    for artifact in test.artifacts:
-        value = artifact.get("value")
-        if verbose and isinstance(value, dict) and value.get("type") == TIMELINE:
-            lines.append(_indent(render_timeline_text(value), 10))
+    if verbose:
+        lines.extend(_indent(text, 10) for text in _timelines(test))
     return "\n".join(lines) + "\n"
+
+
+def _timelines(test: TestResult) -> list[str]:
+    """The test's timelines as text; a failed public test's expected timeline under the learner's,
+    the first difference marked on both (an expected timeline of a secret test is never shown)."""
+    timelines: list[tuple[str, dict[str, Any]]] = [
+        (str(a.get("name")), value) for a in test.artifacts
+        if isinstance(value := a.get("value"), dict) and value.get("type") == TIMELINE]
+    expected = next((value for name, value in timelines if name == EXPECTED), None)
+    if test.visibility != "public" or test.outcome == "passed":
+        expected = None
+    out = []
+    for name, value in timelines:
+        if name == EXPECTED:
+            continue
+        if expected is None:
+            out.append(render_timeline_text(value))
+            continue
+        mark = first_difference(value, expected)
+        out.append(render_timeline_text(value, mark=mark))
+        title = str(expected.get("title", ""))
+        if not title.lower().startswith("expected"):
+            title = f"expected: {title}".rstrip(": ")
+        out.append(render_timeline_text({**expected, "title": title}, mark=mark))
+        out.append(_difference_note(value, expected, mark))
+        expected = None  # under the first timeline only
+    return out
+
+
+def _difference_note(yours: dict[str, Any], expected: dict[str, Any], mark: tuple[int, int] | None) -> str:
+    if mark is None:
+        return "same order of operations as expected (the timing differs)"
+    row, index = mark
+    name = yours.get("rows", "stage")
+
+    def at(timeline: dict[str, Any]) -> str:
+        stages = timeline.get("stages", [])
+        blocks = stages[row] if row < len(stages) else []
+        if index >= len(blocks):
+            return "nothing"
+        b = blocks[index]
+        return f"{b['op']}{b['mb']}" + (f" (chunk {b['chunk']})" if b.get("chunk") is not None else "")
+
+    return f"first difference: {name} {row}, operation {index + 1}: yours {at(yours)}, expected {at(expected)}"
 
 
 def _frames_to_show(test: TestResult) -> list[Frame]:

@@ -1,8 +1,9 @@
 """Fixtures for the web app's end-to-end tests: one `self` site build, one server, one browser.
 
-The site is built once per session from ``problems/`` plus the small fixture problem under
-``tests/browser/fixtures/problems`` (a 3 s time limit and an extra package, so the time-limit,
-Stop and micropip paths are quick to exercise). It is served by :func:`judge.commands.site.serve.make_server`
+The site is built once per session from ``problems/`` plus the small fixture problems under
+``tests/browser/fixtures/problems``: ``bt-limits`` (a 4 s time limit and an extra package, so the
+time-limit, Stop and micropip paths are quick to exercise) and ``bt-expected`` (public tests that
+record the expected timeline beside yours, a stuck schedule, objectives, a secret test). It is served by :func:`judge.commands.site.serve.make_server`
 on 127.0.0.1 with the real COOP/COEP headers, and driven by Debian's Chromium through Playwright.
 
 Set ``PP_JUDGE_SCREENSHOTS=<folder>`` to save screenshots of what the tests see.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import re
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from judge.commands.site.build import MARKER, BuildError, build_site
+from judge.commands.site.compress import is_twin
 from judge.commands.site.markdown import render_markdown
 from judge.core.problem import discover_problems
 from judge.engines import pyodide_dist
@@ -33,6 +35,8 @@ def _texts(site: Path) -> dict[str, str]:
         rel = path.relative_to(site).as_posix()
         if not path.is_file() or rel.startswith("pyodide/"):
             continue  # the Pyodide files are pinned by sha256 in judge/engines/pyodide_dist.py
+        if is_twin(path):
+            continue  # a precompressed twin decodes to the file beside it (test_twins_decode_to_their_files)
         data = path.read_bytes()
         if path.suffix == ".zip":
             with zipfile.ZipFile(io.BytesIO(data)) as zf:
@@ -128,9 +132,26 @@ def test_cdn_mode_points_at_the_official_distribution(cdn_site: Path) -> None:
 def test_self_mode_ships_the_pinned_distribution(site_dir: Path) -> None:
     config = _config(site_dir)
     folder = site_dir / config["pyodide"]["indexURL"]
-    assert sorted(p.name for p in folder.iterdir()) == sorted(pyodide_dist.DIST_FILES)
+    assert sorted(p.name for p in folder.iterdir() if not is_twin(p)) == sorted(pyodide_dist.DIST_FILES)
     sw = (site_dir / "sw.js").read_text()
     assert f'"{config["pyodide"]["indexURL"]}pyodide.asm.wasm"' in sw  # precached for offline use
+
+
+def test_twins_decode_to_their_files(site_dir: Path) -> None:
+    """Every precompressed twin is the file beside it (what the leak scan read), in another encoding."""
+    import brotli
+
+    from judge.commands.site.compress import decoded_content
+
+    twins = [p for p in site_dir.rglob("*") if p.is_file() and is_twin(p)]
+    assert any(p.name == "pyodide.asm.wasm.br" for p in twins) and any(p.name.endswith(".js.gz") for p in twins)
+    for twin in twins:
+        original = twin.with_name(twin.name[:-len(twin.suffix)])
+        data = twin.read_bytes()
+        decoded = brotli.decompress(data) if twin.suffix == ".br" else gzip.decompress(data)
+        assert decoded == decoded_content(original), twin
+    sw = (site_dir / "sw.js").read_text()
+    assert ".br\"" not in sw and ".wasm.gz" not in sw  # twins are never precached (the host picks one)
 
 
 def test_build_is_reproducible(cdn_site: Path, tmp_path: Path) -> None:
@@ -301,7 +322,7 @@ def _assert_headers_match_the_server(site: Path) -> None:
     served = Served(site)
     try:
         paths = ["/"] + ["/" + p.relative_to(site).as_posix() for p in sorted(site.rglob("*"))
-                         if p.is_file() and not p.name.startswith((".", "_"))]
+                         if p.is_file() and not p.name.startswith((".", "_")) and not is_twin(p)]
         for path in paths:
             with urllib.request.urlopen(served.url + path.lstrip("/")) as response:
                 response.read()

@@ -29,6 +29,16 @@ const ui = {
   summary: document.querySelector("[data-testid=result-summary]"),
   testList: $("test-list"),
   results: $("results"),
+  progress: $("boot-progress"),
+  timeLimit: $("time-limit"),
+  skip: $("skip-link"),
+  title: $("problem-title"),
+  tryForm: $("try-form"),
+  tryCall: $("try-call"),
+  tryRun: $("try-run"),
+  tryOutput: $("try-output"),
+  splitter: $("splitter"),
+  editorBox: $("editor"),
 };
 
 const state = {
@@ -36,7 +46,8 @@ const state = {
   byId: new Map(),
   current: null, // the problem shown
   runs: 0, // data-run: grows with every run
-  lastResults: new Map(), // problem id -> Result shown last (this visit): the Result JSON, as is
+  lastResults: new Map(), // problem id -> Result shown last: the Result JSON, as is
+  keptResults: new Set(), // problem ids whose shown Result was read back from this browser (an earlier visit)
   stoppedRuns: new Set(), // problem ids whose last verdict came from the Stop button
   running: null, // problem id of the run in progress
 };
@@ -48,10 +59,14 @@ window.ppJudge = { state, metrics, config };
 // ------------------------------------------------------------------------------------------
 // engine
 
+let lastStatusText = "";
 const pool = new EnginePool(config, (status) => {
   ui.status.dataset.state = status.state;
   ui.status.classList.toggle("engine-error", Boolean(status.error));
-  ui.statusText.textContent = status.text;
+  // the live region says what is loading; the bytes go to the progress bar (not announced on every chunk)
+  const phase = status.download ? "Downloading Python…" : status.text;
+  if (phase !== lastStatusText) ui.statusText.textContent = lastStatusText = phase;
+  showDownload(status);
   if (status.state === "ready" && metrics.bootMs === null && pool.bootMs) {
     metrics.bootMs = pool.bootMs;
     ui.status.title = `Python started in ${(pool.bootMs / 1000).toFixed(1)} s`;
@@ -60,10 +75,31 @@ const pool = new EnginePool(config, (status) => {
   if (status.error) showBanner(`${status.text}. Your code is saved; reload the page to try again.`, "error");
 });
 window.ppJudge.pool = pool;
+
+/** The first visit's download: a progress bar with bytes of bytes (topbar and the results pane). */
+function showDownload(status) {
+  const d = status.state === "booting" ? status.download : null;
+  ui.progress.hidden = !d;
+  if (d) {
+    ui.progress.max = d.total;
+    ui.progress.value = d.loaded;
+    ui.progress.setAttribute("aria-valuetext", status.text);
+    ui.progress.title = status.text;
+  }
+  const idle = ui.summary.querySelector(".boot-note");
+  if (idle) idle.textContent = bootNote(status);
+}
+
+function bootNote(status = pool.status()) {
+  if (status.state !== "booting" || status.error) return "";
+  const what = status.download ? status.text : status.text.replace(/…$/, "");
+  return `Python is still loading (${what.replace(/^Downloading Python: /, "")}). You can read and edit meanwhile; ` +
+         "Run waits for it.";
+}
 if (/Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent)) {
   for (const k of document.querySelectorAll("kbd")) k.textContent = k.textContent.replace("Ctrl", "⌘");
 }
-pool.start(); // boot Python as soon as the page opens, not on the first click
+pool.start(); // boot Python as soon as the page opens, not on the first click (downloads wait for pageReady)
 
 // ------------------------------------------------------------------------------------------
 // editor
@@ -72,7 +108,8 @@ const editor = createEditor($("editor"), {
   onChange: (text) => {
     if (!state.current) return;
     const ok = store.saveCode(state.current.id, text);
-    ui.saveState.textContent = ok ? "Saved in this browser" : "NOT saved (storage full)";
+    const label = ok ? "Saved in this browser" : "NOT saved (storage full)";
+    if (ui.saveState.textContent !== label) ui.saveState.textContent = label; // not a live region: no announcement per key
     refreshListState(state.current.id);
   },
   onRun: () => run(),
@@ -167,6 +204,9 @@ function showHome() {
   renderLists();
 }
 
+const NUMPY_IMPORT = /^\s*(import|from)\s+numpy\b/m;
+const needsNumpy = (p) => p.files.some((f) => f.path.endsWith(".py") && f.text !== undefined && NUMPY_IMPORT.test(f.text));
+
 function showProblem(problem) {
   const switching = !state.current || state.current.id !== problem.id;
   state.current = problem;
@@ -176,15 +216,47 @@ function showProblem(problem) {
   document.title = `${problem.title} · Pipeline-parallel exercises`;
   markCurrent();
   if (!switching) return;
+  if (needsNumpy(problem)) pool.wantNumpy(); // numpy loads only for the problems that import it
+  ui.title.textContent = problem.title;
   renderStatement(ui.statement, problem.statement_html);
   renderTestsPanel(problem);
   selectTab("statement", false);
   ui.fileName.textContent = problem.entry;
+  ui.timeLimit.textContent = `time limit ${problem.time_limit} s`;
   const saved = store.loadCode(problem.id);
   editor.setText(saved ?? problem.starter);
   ui.saveState.textContent = saved === null ? "Starter code" : "Saved in this browser";
-  showResult(state.lastResults.get(problem.id) || null);
+  let shown = state.lastResults.get(problem.id) || null;
+  if (!shown) {
+    // the last verdict, kept in this browser: a reload shows it under its badge
+    const kept = store.loadResult(problem.id);
+    if (kept) {
+      shown = kept.result;
+      state.lastResults.set(problem.id, shown);
+      if (kept.stopped) state.stoppedRuns.add(problem.id);
+      state.keptResults.add(problem.id);
+    }
+  }
+  showResult(shown);
+  ui.tryOutput.replaceChildren();
+  ui.tryCall.placeholder = tryExample(problem);
+  ui.tryCall.value = store.loadTry(problem.id) || "";
+  updateRunButtons();
   ui.statement.scrollTop = 0;
+}
+
+/** The Try it field's hint: the starter's first function with its parameters named. */
+function tryExample(problem) {
+  const m = /^def\s+([A-Za-z_]\w*)\s*\(([^)]*)\)/m.exec(problem.starter);
+  if (!m) return "";
+  const params = m[2].split(",").map((a) => a.split(/[:=]/)[0].trim()).filter((a) => a && !a.startsWith("*"));
+  return `${m[1]}(${params.join(", ")})`;
+}
+
+/** The problem after this one in the list (null at the end). */
+function nextProblem(problem) {
+  const i = state.problems.indexOf(problem);
+  return i >= 0 && i + 1 < state.problems.length ? state.problems[i + 1] : null;
 }
 
 function renderTestsPanel(problem) {
@@ -205,7 +277,7 @@ function renderTestsPanel(problem) {
       const holder = document.createElement("div");
       holder.className = "code-view";
       section.append(holder);
-      createCodeView(holder, file.text);
+      createCodeView(holder, file.text, path);
     } else {
       const pre = document.createElement("pre");
       pre.textContent = file.text ?? "(binary file)";
@@ -217,6 +289,7 @@ function renderTestsPanel(problem) {
 
 const TABS = ["statement", "tests", "code"];
 const phoneQuery = window.matchMedia("(max-width: 760px)");
+const wideQuery = window.matchMedia("(max-width: 1180px)"); // (the problem list is a drawer below 1180 px)
 
 /** Select a view. "code" exists on phones only (there the editor is a third tab). */
 function selectTab(name, focus = true) {
@@ -250,11 +323,29 @@ phoneQuery.addEventListener?.("change", () => {
   if (!phoneQuery.matches && ui.workspace.dataset.view === "code") selectTab("statement", false);
 });
 
+function openNav() {
+  document.body.classList.add("nav-open");
+  $("toggle-nav").setAttribute("aria-expanded", "true");
+  // the drawer takes the focus: the current problem's link, else the first
+  const target = ui.list.querySelector("a[aria-current=page]") || ui.list.querySelector("a");
+  requestAnimationFrame(() => target?.focus());
+}
+
+function closeNav(returnFocus = false) {
+  document.body.classList.remove("nav-open");
+  $("toggle-nav").setAttribute("aria-expanded", "false");
+  if (returnFocus) $("toggle-nav").focus();
+}
+
 $("toggle-nav").addEventListener("click", () => {
-  const open = !document.body.classList.contains("nav-open");
-  document.body.classList.toggle("nav-open", open);
-  $("toggle-nav").setAttribute("aria-expanded", String(open));
-  if (open) ui.list.querySelector("a")?.focus();
+  if (document.body.classList.contains("nav-open")) closeNav(true);
+  else openNav();
+});
+// a drawer left by the keyboard (Tab past its last link) closes
+$("problem-nav").addEventListener("focusout", (event) => {
+  if (!document.body.classList.contains("nav-open") || !wideQuery.matches) return;
+  const to = event.relatedTarget;
+  if (to && !$("problem-nav").contains(to) && to !== $("toggle-nav")) closeNav(false);
 });
 
 // ------------------------------------------------------------------------------------------
@@ -270,32 +361,83 @@ function unfinished(problem, reason, seconds = 0, detail = "") {
   return unfinishedResult(config.unfinished, reason, { problem: problem.id, seconds, detail });
 }
 
-async function run() {
+/** Run and Stop belong to the problem whose run is in progress: another problem's page cannot stop it. */
+function updateRunButtons() {
+  const busy = Boolean(state.running);
+  const mine = busy && state.current && state.running === state.current.id;
+  // Run stays focusable while busy (aria-disabled, not disabled): a keyboard user keeps their place
+  ui.run.setAttribute("aria-disabled", String(busy));
+  ui.tryRun.setAttribute("aria-disabled", String(busy));
+  const stopHadFocus = document.activeElement === ui.stop;
+  ui.stop.disabled = !mine;
+  if (stopHadFocus && ui.stop.disabled) ui.run.focus(); // never drop the focus to the page
+  const other = busy && !mine ? state.byId.get(state.running) : null;
+  let note = ui.summary.parentElement.querySelector(".other-run");
+  if (other && !note) {
+    note = document.createElement("p");
+    note.className = "other-run muted";
+    note.dataset.testid = "other-run";
+    ui.summary.before(note);
+  }
+  if (note && !other) note.remove();
+  if (note && other) {
+    note.replaceChildren(`The tests of “${other.title}” are running. `,
+      Object.assign(document.createElement("a"), { href: `#/${other.id}`, textContent: "Go to that exercise" }),
+      " to see them or stop them.");
+  }
+}
+
+function runningSummary(text) {
+  ui.summary.replaceChildren(Object.assign(document.createElement("span"), { className: "summary-text", textContent: text }));
+}
+
+/** Start a run (mode "run": the public tests; "try": one call of the learner's function). */
+async function startRun(mode = "run") {
   const problem = state.current;
   if (!problem || state.running) return;
   const source = editor.getText();
+  const call = ui.tryCall.value.trim();
+  if (mode === "try" && !call) {
+    showTry({ error: "Type a call of one of your functions first, like " + (tryExample(problem) || "f(1, 2)") }, problem);
+    ui.tryCall.focus();
+    return;
+  }
   store.saveCodeIfEdited(problem.id, source);
   state.running = problem.id;
-  state.runs += 1;
-  const started = performance.now();
-  ui.summary.dataset.run = String(state.runs);
-  ui.summary.dataset.status = "running";
-  ui.summary.replaceChildren(Object.assign(document.createElement("span"), {
-    className: "summary-text",
-    textContent: pool.status().state === "booting" ? "Waiting for Python to start, then running the tests…" : "Running the tests…",
-  }));
-  ui.testList.replaceChildren();
-  ui.run.disabled = true;
-  ui.stop.disabled = false;
+  state.runMode = mode;
+  updateRunButtons();
+  const booting = pool.status().state === "booting";
+  const limit = `time limit ${problem.time_limit} s`;
+  let started = performance.now();
+  if (mode === "run") {
+    state.runs += 1;
+    ui.summary.dataset.run = String(state.runs);
+    ui.summary.dataset.status = "running";
+    runningSummary(booting ? `Waiting for Python to start, then running the tests (${limit})…` : `Running the tests (${limit})…`);
+    ui.testList.replaceChildren();
+  } else {
+    store.saveTry(problem.id, call);
+    ui.tryOutput.dataset.status = "running";
+    ui.tryOutput.replaceChildren(Object.assign(document.createElement("p"), {
+      className: "muted", textContent: booting ? "Waiting for Python to start…" : `Calling ${call} (${limit})…` }));
+  }
+  const runNumber = state.runs;
   const outcome = await pool.run(workerProblem(problem), source, problem.time_limit, (text) => {
     // numpy loads after a restore from the memory snapshot: this run needs it and says so
     const summary = ui.summary.querySelector(".summary-text");
-    if (summary && ui.summary.dataset.run === String(state.runs)) {
+    if (mode === "run" && summary && ui.summary.dataset.run === String(runNumber)) {
       summary.textContent = `${text.replace(/…$/, "")}, then running the tests…`;
       ui.summary.dataset.waiting = "numpy";
     }
-  });
+  }, mode === "try" ? { mode: "try", call } : {});
   delete ui.summary.dataset.waiting;
+  state.running = null;
+  state.runMode = null;
+  if (mode === "try") {
+    showTry(tryOutcome(problem, outcome), problem);
+    updateRunButtons();
+    return;
+  }
   let result;
   if (outcome.kind === "result") {
     metrics.lastRunEngineMs = outcome.engineMs; // the runner's own time in the worker
@@ -310,40 +452,99 @@ async function run() {
     result = unfinished(problem, outcome.kind === "crashed" ? "crashed" : "engine-error", 0, outcome.message);
   }
   if (metrics.firstVerdictMs === null) metrics.firstVerdictMs = Math.round(performance.now() - started);
-  state.running = null;
-  ui.run.disabled = false;
-  ui.stop.disabled = true;
   const stopped = outcome.kind === "stopped";
   if (!stopped) store.saveStatus(problem.id, result.status === "passed" ? "passed" : "failing");
   refreshListState(problem.id);
   state.lastResults.set(problem.id, result);
+  state.keptResults.delete(problem.id);
+  store.saveResult(problem.id, result, stopped);
   if (stopped) state.stoppedRuns.add(problem.id); else state.stoppedRuns.delete(problem.id);
   if (state.current && state.current.id === problem.id) {
     showResult(result);
     if (phoneQuery.matches) ui.summary.scrollIntoView({ block: "start", behavior: "smooth" });
+  }
+  updateRunButtons();
+}
+
+const run = () => startRun("run");
+
+function tryOutcome(problem, outcome) {
+  if (outcome.kind === "result") {
+    try {
+      return JSON.parse(outcome.json);
+    } catch (err) {
+      return { error: `unreadable answer from Python (${err.message})` };
+    }
+  }
+  if (outcome.kind === "timeout") return { error: `Timed out after ${outcome.seconds} s (the time limit): does it loop forever?` };
+  if (outcome.kind === "stopped") return { error: `Stopped by you after ${outcome.seconds} s.` };
+  return { error: outcome.message || "the Python engine failed" };
+}
+
+/** Try it's answer: the value (repr), what it printed, or the error with the lines of your file. */
+function showTry(answer, problem) {
+  if (!state.current || state.current.id !== problem.id) return;
+  const out = ui.tryOutput;
+  out.dataset.status = answer.ok ? "ok" : "error";
+  out.replaceChildren();
+  const add = (label, text, cls) => {
+    const box = document.createElement("div");
+    box.className = `try-part ${cls}`;
+    const h = document.createElement("div");
+    h.className = "label";
+    h.textContent = label;
+    const pre = document.createElement("pre");
+    pre.tabIndex = 0;
+    pre.textContent = text;
+    box.append(h, pre);
+    out.append(box);
+  };
+  if (answer.ok) add(`Returned (${answer.type})`, answer.value, "try-value");
+  if (answer.stdout) add("Printed", answer.stdout, "try-stdout");
+  if (answer.stderr) add("Printed to stderr", answer.stderr, "try-stderr");
+  if (!answer.ok) {
+    const lines = (answer.frames || []).map((f) => `  ${problem.entry}:${f.line} in ${f.function}: ${f.code}`);
+    add("Error", [answer.error, ...lines].filter(Boolean).join("\n"), "try-error");
   }
 }
 
 function showResult(result) {
   if (!result) {
     ui.summary.dataset.status = "";
-    ui.summary.replaceChildren(Object.assign(document.createElement("span"), {
-      className: "summary-text", textContent: "Press Run (Ctrl+Enter) to test your code against the public tests.",
-    }));
+    const text = Object.assign(document.createElement("span"), {
+      className: "summary-text",
+      textContent: `Press Run (Ctrl+Enter) to test your code against the public tests (time limit ${state.current.time_limit} s).`,
+    });
+    const note = Object.assign(document.createElement("span"), { className: "boot-note muted", textContent: bootNote() });
+    ui.summary.replaceChildren(text, note);
     ui.testList.replaceChildren();
     return;
   }
   ui.summary.dataset.status = result.status;
+  const next = nextProblem(state.current);
   renderResult(result, ui.summary, ui.testList, {
     entry: state.current.entry,
     stopped: state.stoppedRuns.has(state.current.id),
+    kept: state.keptResults.has(state.current.id),
+    next: next ? { href: `#/${next.id}`, title: next.title } : null,
     goToLine: (line) => editor.goToLine(line),
     width: () => Math.max(280, ui.results.clientWidth - 48),
   });
 }
 
-ui.run.addEventListener("click", () => run());
-ui.stop.addEventListener("click", () => pool.abort("stopped"));
+ui.run.addEventListener("click", () => { if (ui.run.getAttribute("aria-disabled") !== "true") run(); });
+ui.stop.addEventListener("click", () => stopRun());
+ui.tryForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  if (ui.tryRun.getAttribute("aria-disabled") !== "true") startRun("try");
+});
+
+/** Stop the run in progress, if it is this problem's. */
+function stopRun() {
+  if (!state.running || !state.current || state.running !== state.current.id) return false;
+  pool.abort("stopped");
+  return true;
+}
 ui.reset.addEventListener("click", () => {
   const problem = state.current;
   if (!problem) return;
@@ -358,7 +559,57 @@ document.addEventListener("keydown", (event) => {
   if ((event.ctrlKey || event.metaKey) && event.key === "Enter" && state.current) {
     event.preventDefault();
     run();
+  } else if (event.key === "Escape") {
+    if (document.body.classList.contains("nav-open")) {
+      closeNav(true);
+      event.preventDefault();
+    } else if (stopRun()) {
+      // Esc stops a run (in the editor too: Esc then Tab still leaves it)
+    }
   }
+});
+
+// "Skip to the editor": the editor itself (the page's routes live in the hash, so no #anchor jump)
+ui.skip.addEventListener("click", (event) => {
+  event.preventDefault();
+  if (!state.current || ui.workspace.hidden) {
+    (ui.homeList.querySelector("a") || ui.list.querySelector("a"))?.focus();
+    return;
+  }
+  if (phoneQuery.matches) selectTab("code", false);
+  editor.focus();
+});
+
+// The splitter between the editor and the results: drag it, or focus it and use the arrow keys.
+const SPLIT_KEY = "split";
+function setSplit(percent, save = true) {
+  const value = Math.round(Math.min(80, Math.max(20, percent)));
+  document.documentElement.style.setProperty("--editor-share", String(value));
+  ui.splitter.setAttribute("aria-valuenow", String(value));
+  ui.splitter.setAttribute("aria-valuetext", `editor ${value}% of the height, results ${100 - value}%`);
+  if (save) store.savePreference(SPLIT_KEY, String(value));
+}
+setSplit(Number(store.loadPreference(SPLIT_KEY)) || 45, false);
+ui.splitter.addEventListener("keydown", (event) => {
+  const now = Number(ui.splitter.getAttribute("aria-valuenow"));
+  const step = { ArrowUp: -5, ArrowDown: 5, PageUp: -15, PageDown: 15 }[event.key];
+  if (step) { setSplit(now + step); event.preventDefault(); }
+  else if (event.key === "Home") { setSplit(20); event.preventDefault(); }
+  else if (event.key === "End") { setSplit(80); event.preventDefault(); }
+});
+ui.splitter.addEventListener("pointerdown", (event) => {
+  const pane = ui.splitter.parentElement;
+  const top = ui.editorBox.getBoundingClientRect().top;
+  const bottom = pane.getBoundingClientRect().bottom - (ui.splitter.getBoundingClientRect().bottom - ui.editorBox.getBoundingClientRect().bottom);
+  ui.splitter.setPointerCapture(event.pointerId);
+  const move = (e) => setSplit(((e.clientY - top) / Math.max(1, bottom - top)) * 100);
+  const up = () => {
+    ui.splitter.removeEventListener("pointermove", move);
+    ui.splitter.removeEventListener("pointerup", up);
+  };
+  ui.splitter.addEventListener("pointermove", move);
+  ui.splitter.addEventListener("pointerup", up);
+  event.preventDefault();
 });
 
 // ------------------------------------------------------------------------------------------
@@ -476,4 +727,6 @@ async function start() {
   document.documentElement.dataset.appReady = "true";
 }
 
-start().catch((err) => showBanner(`The page could not start: ${err.message || err}`, "error"));
+// the page's own files first: Python's large downloads wait for them (slow first visits)
+start().catch((err) => showBanner(`The page could not start: ${err.message || err}`, "error"))
+  .finally(() => pool.pageReady());

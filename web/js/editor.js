@@ -5,8 +5,50 @@ import {
   highlightSpecialChars, defaultKeymap, history, historyKeymap, indentWithTab, indentUnit,
   bracketMatching, foldGutter, foldKeymap, indentOnInput, syntaxHighlighting, defaultHighlightStyle,
   HighlightStyle, searchKeymap, highlightSelectionMatches, closeBrackets, closeBracketsKeymap,
-  python, tags,
+  python, tags, Decoration, ViewPlugin, RangeSetBuilder,
 } from "../vendor/codemirror.js";
+
+const HANG = 4; // extra columns of a wrapped line's continuation, beyond the line's own indentation
+
+/** The line's indentation in columns (tabs to the next tab stop). */
+function indentColumns(text, tabSize) {
+  let cols = 0;
+  for (const c of text) {
+    if (c === " ") cols += 1;
+    else if (c === "\t") cols += tabSize - (cols % tabSize);
+    else break;
+  }
+  return cols;
+}
+
+// Long lines soft-wrap (EditorView.lineWrapping) with a hanging indent: a line decoration gives each
+// line a left padding of its indentation plus HANG columns and takes that much back from its first
+// visual line (text-indent), so the continuation starts under the code, not at column 0.
+const hangingIndent = ViewPlugin.fromClass(class {
+  constructor(view) { this.decorations = this.build(view); }
+
+  update(update) {
+    if (update.docChanged || update.viewportChanged) this.decorations = this.build(update.view);
+  }
+
+  build(view) {
+    const builder = new RangeSetBuilder();
+    const { doc, tabSize } = view.state;
+    for (const { from, to } of view.visibleRanges) {
+      for (let pos = from; pos <= to;) {
+        const line = doc.lineAt(pos);
+        if (line.length) {
+          const hang = indentColumns(line.text, tabSize) + HANG;
+          builder.add(line.from, line.from, Decoration.line({
+            attributes: { class: "cm-hang", style: `padding-left: calc(${hang}ch + 6px); text-indent: -${hang}ch` },
+          }));
+        }
+        pos = line.to + 1;
+      }
+    }
+    return builder.finish();
+  }
+}, { decorations: (plugin) => plugin.decorations });
 
 const darkHighlight = HighlightStyle.define([
   { tag: tags.keyword, color: "#c792ea" },
@@ -51,9 +93,10 @@ export function createEditor(parent, { onChange, onRun }) {
     crosshairCursor(), highlightActiveLine(), highlightSelectionMatches(),
     keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, ...foldKeymap,
                indentWithTab]),
-    indentUnit.of("    "), EditorState.tabSize.of(4), python(), theme, EditorView.lineWrapping,
+    indentUnit.of("    "), EditorState.tabSize.of(4), python(), theme, EditorView.lineWrapping, hangingIndent,
     EditorView.contentAttributes.of({ "aria-label": "Your solution (Python)", spellcheck: "false",
-                                      autocorrect: "off", autocapitalize: "off" }),
+                                      autocorrect: "off", autocapitalize: "off", "aria-describedby": "editor-help",
+                                      tabindex: "0" }), // (axe: the scroller's content is focusable)
     EditorView.updateListener.of((update) => { if (update.docChanged) onChange(update.state.doc.toString()); }),
   ];
   const view = new EditorView({ parent, state: EditorState.create({ doc: "", extensions: extensions() }) });
@@ -82,15 +125,18 @@ export function createEditor(parent, { onChange, onRun }) {
   };
 }
 
-/** A read-only, highlighted view of a code file (public tests, support modules). */
-export function createCodeView(parent, text) {
+/** A read-only, highlighted view of a code file (public tests, support modules), named `label`. */
+export function createCodeView(parent, text, label = "Code") {
   return new EditorView({
     parent,
     state: EditorState.create({
       doc: text,
       extensions: [lineNumbers(), highlightSpecialChars(), syntaxHighlighting(darkQuery && darkQuery.matches ? darkHighlight : defaultHighlightStyle, { fallback: true }),
-                   python(), theme, EditorView.lineWrapping, EditorState.readOnly.of(true), EditorView.editable.of(false),
-                   EditorView.contentAttributes.of({ "aria-readonly": "true" })],
+                   python(), theme, EditorView.lineWrapping, hangingIndent, EditorState.readOnly.of(true),
+                   EditorView.editable.of(false),
+                   // focusable (it may scroll) and named: a screen reader says which file this is
+                   EditorView.contentAttributes.of({ "aria-readonly": "true", "aria-label": `${label} (read-only)`,
+                                                     tabindex: "0" })],
     }),
   });
 }

@@ -32,6 +32,8 @@ function startWorker(config, id, interrupt) {
     // and the memory snapshot the worker restores instead of booting (js/boot.mjs)
     snapshot: snapshot ? { ...snapshot, url: url(snapshot.url) } : null,
     interruptBuffer: interrupt,
+    // the boot's large files and their sizes, for the first visit's progress (bytes of bytes)
+    bootFiles: (config.boot_files || []).map((f) => ({ ...f, url: url(f.url) })),
   });
   return worker;
 }
@@ -84,6 +86,8 @@ class Engine {
     this.startedAt = early ? early.startedAt : performance.now();
     this.worker = early ? early.worker : startWorker(config, this.id, this.interrupt);
     this.worker.onmessage = (event) => this.onMessage(event.data);
+    if (pool.pageStarted) this.worker.postMessage({ type: "go" });
+    if (pool.numpyWanted) this.worker.postMessage({ type: "numpy" });
     this.worker.onerror = (event) => {
       event.preventDefault?.();
       this.fail(`the Python engine crashed (${event.message || "worker error"})`);
@@ -102,6 +106,7 @@ class Engine {
   onMessage(msg) {
     if (msg.type === "progress") {
       this.progress = msg.text;
+      this.download = msg.total ? { loaded: msg.loaded, total: msg.total } : null;
       this.pool.changed();
     } else if (msg.type === "ready") {
       this.state = "ready";
@@ -230,16 +235,33 @@ export class EnginePool {
   /** {state: booting|ready|running, text, shared} for the status line. */
   status() {
     const p = this.primary;
-    if (this.current) return { state: "running", text: this.current.aborting ? "Stopping…" : "Running tests…" };
+    if (this.current) {
+      const what = this.current.mode === "try" ? "Calling your function…" : "Running tests…";
+      return { state: "running", text: this.current.aborting ? "Stopping…" : what };
+    }
     if (p && p.state === "ready") {
       return { state: "ready", text: p.numpy === "loading" ? "Python ready (numpy is loading)" : "Python ready" };
     }
     if (p && p.state === "busy") return { state: "running", text: "Finishing the previous run…" };
     if (this.lastError && (!p || p.state === "dead")) return { state: "booting", text: this.lastError, error: true };
-    return { state: "booting", text: p ? p.progress : "Starting Python…" };
+    return { state: "booting", text: p ? p.progress : "Starting Python…", download: p ? p.download || null : null };
   }
 
   changed() { this.onChange(this.status()); }
+
+  /** The page's own files are in: the engines may start their downloads (see worker.js, "go"). */
+  pageReady() {
+    if (this.pageStarted) return;
+    this.pageStarted = true;
+    for (const engine of [this.primary, this.spare]) if (engine && engine.state !== "dead") engine.worker.postMessage({ type: "go" });
+  }
+
+  /** Load numpy in every engine from now on (a problem that imports it is open). */
+  wantNumpy() {
+    if (this.numpyWanted) return;
+    this.numpyWanted = true;
+    for (const engine of [this.primary, this.spare]) if (engine && engine.state !== "dead") engine.worker.postMessage({ type: "numpy" });
+  }
 
   /** Every problem, for the engines to prepare while idle (each engine once, when it is ready). */
   prepareProblems(problems) {
@@ -319,10 +341,11 @@ export class EnginePool {
    *   {kind: "error", message}          the engine failed (boot error, internal error)
    * onWaiting(text) is called when the run waits for numpy (still loading after a restore).
    */
-  run(problem, source, timeLimit, onWaiting = null) {
+  run(problem, source, timeLimit, onWaiting = null, extra = {}) {
     if (this.current) return Promise.reject(new Error("a run is already in progress"));
     return new Promise((resolve) => {
-      const ctl = { aborting: null, startedAt: null, resolve, settled: false, engine: null };
+      const ctl = { aborting: null, startedAt: null, resolve, settled: false, engine: null, problemId: problem.id,
+                    mode: extra.mode || "run" };
       this.current = ctl;
       const settle = (outcome) => {
         if (ctl.settled) return;
@@ -338,7 +361,7 @@ export class EnginePool {
         if (ctl.aborting) return settle({ kind: ctl.aborting, seconds: 0 });
         ctl.engine = engine;
         const runId = ++this.runCounter;
-        const payload = { problem, source, micropip: this.config.micropip || null };
+        const payload = { problem, source, micropip: this.config.micropip || null, ...extra };
         engine.run(runId, payload, {
           waiting: (text) => { if (onWaiting && !ctl.settled) onWaiting(text); },
           started: () => {

@@ -1,7 +1,7 @@
 // The results panel: a summary line, then one entry per test with its outcome, message,
 // trimmed traceback (frames in the learner's file jump to that line in the editor), captured
 // output and artifacts (timelines drawn as SVG).
-import { renderTimeline } from "./timeline.js";
+import { renderTimeline, renderComparison } from "./timeline.js";
 
 const OUTCOME_ICON = { passed: "✓", failed: "✗", error: "!", skipped: "–" };
 const OUTCOME_WORD = { passed: "passed", failed: "failed", error: "error", skipped: "skipped" };
@@ -27,11 +27,12 @@ function seconds(x) {
   return x < 1 ? `${Math.round(x * 1000)} ms` : `${x.toFixed(x < 10 ? 2 : 1)} s`;
 }
 
-/** Summary text for a Result. */
+/** Summary text for a Result: the browser runs the public tests only, and says so. */
 export function summaryText(result) {
   const { status, passed = 0, total = 0 } = result;
-  if (status === "passed") return `All ${total} test${total === 1 ? "" : "s"} passed`;
-  if (status === "failed") return `${passed} of ${total} test${total === 1 ? "" : "s"} passed`;
+  const tests = `public test${total === 1 ? "" : "s"}`;
+  if (status === "passed") return total === 1 ? "The public test passed" : `All ${total} ${tests} passed`;
+  if (status === "failed") return `${passed} of ${total} ${tests} passed`;
   if (status === "timeout") {
     const text = result.message || "timed out: the time limit was reached";
     return text.charAt(0).toUpperCase() + text.slice(1);
@@ -51,8 +52,27 @@ export function renderResult(result, summaryEl, listEl, ctx) {
   listEl.replaceChildren();
   const badge = h("span", { class: `badge badge-${result.status}` }, result.status);
   const text = h("span", { class: "summary-text" }, summaryText(result));
-  const meta = h("span", { class: "summary-meta muted" }, result.duration ? `in ${seconds(result.duration)}` : "");
+  const points = result.max_points && result.tests?.length ? ` · ${num(result.points)} / ${num(result.max_points)} points` : "";
+  const meta = h("span", { class: "summary-meta muted" }, (result.duration ? `in ${seconds(result.duration)}` : "") + points);
   summaryEl.append(badge, text, meta);
+  if (ctx.kept) {
+    summaryEl.append(h("p", { class: "muted hint kept-note", "data-testid": "kept-result" },
+      "Your last run's result, kept in this browser. Run again to test the code as it is now."));
+  }
+  if (result.status === "passed" || result.status === "failed") {
+    summaryEl.append(h("p", { class: "muted hint" },
+      result.status === "passed"
+        ? "These are the public tests: the grader also runs tests that are not shown here."
+        : "The grader also runs tests that are not shown here."));
+  }
+  if (result.status === "passed" && ctx.next) {
+    summaryEl.append(h("p", { class: "hint next-exercise" },
+      h("a", { href: ctx.next.href, "data-testid": "next-exercise" }, `Next exercise: ${ctx.next.title} →`)));
+  } else if (result.status === "passed") {
+    summaryEl.append(h("p", { class: "hint next-exercise" },
+      h("a", { href: "#/", "data-testid": "next-exercise" }, "That was the last exercise: back to the list")));
+  }
+  if (result.objectives && result.objectives.length && result.tests?.length) summaryEl.append(renderObjectives(result));
   const multiLine = (result.message || "").includes("\n") || (result.message || "").length > 90;
   if (result.message && (result.status === "error" || result.status === "timeout") && (multiLine || result.tests?.length)) {
     summaryEl.append(h("pre", { class: "message summary-message" }, linkify(result.message, ctx)));
@@ -68,12 +88,44 @@ export function renderResult(result, summaryEl, listEl, ctx) {
   let opened = 0;
   // nothing failed: open the first test that drew a timeline, so the learner sees their schedule
   const showcase = result.status === "passed" ? tests.find((t) => (t.artifacts || []).some((a) => a.value && a.value.type === "timeline")) : null;
+  const names = displayNames(tests);
   for (const test of tests) {
     const bad = test.outcome === "failed" || test.outcome === "error";
     const open = (bad && opened < 3) || test === showcase;
     if (open) opened += 1;
-    listEl.append(renderTest(test, open, ctx));
+    listEl.append(renderTest(test, open, { ...ctx, name: names.get(test) }));
   }
+}
+
+function num(x) {
+  return String(Math.round((Number(x) || 0) * 100) / 100);
+}
+
+/** Points by learning objective: "1F1B order 0 / 4.5: <why>" (earned in full: dimmed, with a tick). */
+function renderObjectives(result) {
+  const list = h("ul", { class: "objectives", "data-testid": "objectives", "aria-label": "Points by objective (public tests)" });
+  for (const o of result.objectives) {
+    const full = o.points >= o.max_points;
+    list.append(h("li", { class: `objective ${full ? "objective-full" : "objective-short"}`, "data-objective": o.id },
+      h("span", { class: "objective-mark", "aria-hidden": "true" }, full ? "✓" : "✗"),
+      h("span", { class: "objective-title" }, o.title),
+      " ",
+      h("span", { class: "objective-points" }, `${num(o.points)} / ${num(o.max_points)}`),
+      !full && o.note ? h("span", { class: "objective-note" }, `: ${o.note}`) : null));
+  }
+  return h("div", { class: "objectives-box" }, h("div", { class: "label" }, "Points by objective (public tests)"), list);
+}
+
+/** Names shown for the tests: a name that several tests share gets its parameters (from its id). */
+function displayNames(tests) {
+  const count = new Map();
+  for (const t of tests) count.set(t.name, (count.get(t.name) || 0) + 1);
+  const names = new Map();
+  for (const t of tests) {
+    const params = /\[(.*)\]$/.exec(t.id || "");
+    names.set(t, count.get(t.name) > 1 && params && !t.name.includes(`[${params[1]}]`) ? `${t.name} [${params[1]}]` : t.name);
+  }
+  return names;
 }
 
 function renderTest(test, open, ctx) {
@@ -82,7 +134,7 @@ function renderTest(test, open, ctx) {
   const details = h("details", { open: open || null });
   const summary = h("summary", {},
     h("span", { class: `outcome outcome-${test.outcome}`, "aria-hidden": "true" }, OUTCOME_ICON[test.outcome] || "?"),
-    h("span", { class: "test-name" }, test.name),
+    h("span", { class: "test-name", title: test.id }, ctx.name || test.name),
     h("span", { class: "visually-hidden" }, ` ${OUTCOME_WORD[test.outcome] || test.outcome}`),
     h("span", { class: "test-meta muted" }, seconds(test.duration)));
   details.append(summary);
@@ -106,7 +158,7 @@ function renderBody(test, ctx) {
   const body = h("div", { class: "test-body" });
   if (test.message) body.append(h("pre", { class: "message" }, linkify(test.message, ctx)));
   if (test.traceback && test.traceback.length) body.append(renderTraceback(test.traceback, ctx));
-  for (const artifact of test.artifacts || []) body.append(renderArtifact(artifact, ctx));
+  for (const node of renderArtifacts(test, ctx)) body.append(node);
   if (test.stdout) body.append(outputBlock("Output (stdout)", test.stdout));
   if (test.stderr) body.append(outputBlock("Errors (stderr)", test.stderr));
   if (!body.childElementCount) body.append(h("p", { class: "muted" }, test.outcome === "passed" ? "Passed." : "No details."));
@@ -147,7 +199,35 @@ function linkify(text, ctx) {
 }
 
 function outputBlock(title, text) {
-  return h("details", { class: "output", open: true }, h("summary", {}, title), h("pre", {}, text));
+  return h("details", { class: "output", open: true }, h("summary", {}, title), h("pre", { tabindex: "0" }, text));
+}
+
+/**
+ * The test's artifacts. A failed public test that recorded the expected timeline ("expected")
+ * beside its own gets both, yours above, the first difference marked on each; an expected timeline
+ * of a secret test is never drawn (the page never has one: secret tests are not shipped).
+ */
+function renderArtifacts(test, ctx) {
+  const artifacts = test.artifacts || [];
+  const isTimeline = (a) => a.value && typeof a.value === "object" && a.value.type === "timeline";
+  const expected = artifacts.find((a) => a.name === "expected" && isTimeline(a));
+  const compare = expected && test.visibility === "public" && (test.outcome === "failed" || test.outcome === "error");
+  const out = [];
+  let paired = false;
+  for (const artifact of artifacts) {
+    if (artifact === expected) continue;
+    if (compare && !paired && isTimeline(artifact)) {
+      paired = true;
+      try {
+        out.push(renderComparison(artifact.value, expected.value, ctx.width()));
+      } catch (err) {
+        out.push(h("pre", { class: "message" }, `(could not draw the timelines: ${err.message})`));
+      }
+      continue;
+    }
+    out.push(renderArtifact(artifact, ctx));
+  }
+  return out;
 }
 
 function renderArtifact(artifact, ctx) {
@@ -160,5 +240,5 @@ function renderArtifact(artifact, ctx) {
     }
   }
   const text = typeof value === "string" ? value : JSON.stringify(value, null, 1);
-  return h("details", { class: "output" }, h("summary", {}, artifact.name), h("pre", {}, text));
+  return h("details", { class: "output" }, h("summary", {}, artifact.name), h("pre", { tabindex: "0" }, text));
 }

@@ -43,4 +43,13 @@ export function renderStatement(container, html) {
     a.target = "_blank";
     a.rel = "noopener";
   }
+  // the page's one h1 is the problem's title (always there, also while the statement tab is hidden)
+  for (const h1 of container.querySelectorAll("h1")) {
+    const h2 = document.createElement("h2");
+    h2.className = "statement-title";
+    h2.append(...h1.childNodes);
+    h1.replaceWith(h2);
+  }
+  // blocks that may scroll sideways are reachable by keyboard
+  for (const node of container.querySelectorAll("pre, table, .math.block")) node.tabIndex = 0;
 }

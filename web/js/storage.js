@@ -61,3 +61,43 @@ export const loadStatus = (id) => read(`status:${id}`);
 export const saveStatus = (id, status) => write(`status:${id}`, status);
 export const loadLast = () => read("last");
 export const saveLast = (id) => write("last", id);
+
+// Kept quietly (a refused write loses nothing the learner typed): the last verdict per problem, so
+// a reload shows it under its badge (pp-judge:v1:result:<id>), the Try it call (try:<id>), and
+// layout preferences (pref:<name>).
+const RESULT_CAP = 200_000; // characters; a larger Result is kept without its artifacts and output
+
+function quietRead(key) {
+  try { return localStorage.getItem(PREFIX + key); } catch { return null; }
+}
+function quietWrite(key, value) {
+  try {
+    localStorage.setItem(PREFIX + key, value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function saveResult(id, result, stopped = false) {
+  let text = JSON.stringify({ result, stopped, at: Date.now() });
+  if (text.length > RESULT_CAP) {
+    const slim = { ...result, tests: (result.tests || []).map((t) => ({ ...t, artifacts: [], stdout: t.stdout.slice(0, 2000), stderr: t.stderr.slice(0, 2000) })) };
+    text = JSON.stringify({ result: slim, stopped, at: Date.now(), slimmed: true });
+  }
+  return quietWrite(`result:${id}`, text);
+}
+export function loadResult(id) {
+  const text = quietRead(`result:${id}`);
+  if (!text) return null;
+  try {
+    const kept = JSON.parse(text);
+    return kept && kept.result && kept.result.status ? kept : null;
+  } catch {
+    return null;
+  }
+}
+export const saveTry = (id, text) => quietWrite(`try:${id}`, text);
+export const loadTry = (id) => quietRead(`try:${id}`);
+export const savePreference = (name, value) => quietWrite(`pref:${name}`, value);
+export const loadPreference = (name) => quietRead(`pref:${name}`);

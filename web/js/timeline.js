@@ -10,9 +10,10 @@ const TOP = 8;
 const AXIS = 22;
 
 // [dark, light] shades per operation: chunk 0 is dark, chunk 1 light, more chunks in between
+// (the dark shades hold white numbers at a contrast of 4.5:1 or more)
 const COLOURS = {
   F: ["#2f6fde", "#a9c6f7"],
-  B: ["#e0822b", "#f6c99c"],
+  B: ["#b45309", "#f6c99c"],
   W: ["#7e57c2", "#cdb8ef"],
 };
 
@@ -42,16 +43,21 @@ function timeUnit(stages) {
   return Number.isFinite(unit) ? unit : 1;
 }
 
-/** Returns a <figure> holding the SVG (horizontally scrollable when wide). */
-export function renderTimeline(artifact, availableWidth = 640) {
+/**
+ * Returns a <figure> holding the SVG (horizontally scrollable when wide).
+ * options: {mark: {row, index, missingAt?}: the block to mark as the first difference (missingAt: the
+ * time where a block is missing), scale: {unit, total} shared with another timeline, caption}
+ */
+export function renderTimeline(artifact, availableWidth = 640, options = {}) {
   const stages = artifact.stages || [];
   const rowName = artifact.rows === "rank" ? "rank" : "stage";
-  const total = Number(artifact.total) || 0;
+  const total = Math.max(Number(artifact.total) || 0, options.scale ? options.scale.total : 0);
   const figure = document.createElement("figure");
   figure.className = "timeline";
-  if (artifact.title) {
+  const caption = options.caption ?? artifact.title;
+  if (caption) {
     const cap = document.createElement("figcaption");
-    cap.textContent = artifact.title;
+    cap.textContent = caption;
     figure.append(cap);
   }
   if (!stages.length || total <= 0) {
@@ -61,23 +67,27 @@ export function renderTimeline(artifact, availableWidth = 640) {
     figure.append(p);
     return figure;
   }
-  const unit = timeUnit(stages);
+  const unit = options.scale ? options.scale.unit : timeUnit(stages);
   const slots = total / unit;
   // px per time unit: fill the width, but never so narrow that the micro-batch numbers overlap
   const digits = Math.max(1, ...stages.flat().map((b) => String(b.mb).length));
   const minSlot = 8 + 7 * digits;
   const perUnit = Math.max(minSlot, Math.floor((availableWidth - LABEL - 12) / slots));
   const scale = perUnit / unit;
-  const width = Math.ceil(LABEL + total * scale + 8);
+  const stuck = new Map((artifact.stuck || []).map((s) => [Number(s.row), String(s.waiting)]));
+  const stuckRoom = stuck.size ? 150 : 0;
+  const width = Math.ceil(LABEL + total * scale + 8 + stuckRoom);
   const height = TOP + stages.length * (ROW + GAP) + AXIS;
   const chunks = 1 + Math.max(0, ...stages.flat().map((b) => (b.chunk ?? 0)));
   const busy = stages.map((row) => row.reduce((s, b) => s + (b.end - b.start), 0));
   const idleTotal = busy.reduce((s, x) => s + (total - x), 0);
   const bubble = (idleTotal / (stages.length * total)) * 100;
-
+  const mark = options.mark || null;
+  const stuckText = [...stuck].map(([r, w]) => `${rowName} ${r} is stuck waiting for ${w}`).join("; ");
   const svg = el("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
-    "aria-label": `${artifact.title || "Schedule timeline"}: ${stages.length} stages, total time ${fmt(total)}, ` +
-      `idle (bubble) ${bubble.toFixed(1)}% of stage time` });
+    "aria-label": `${caption || "Schedule timeline"}: ${stages.length} ${rowName}s, total time ${fmt(total)}, ` +
+      `idle (bubble) ${bubble.toFixed(1)}% of ${rowName} time` + (stuckText ? `; ${stuckText}` : "") +
+      (mark ? `; first difference on ${rowName} ${mark.row}, operation ${mark.index + 1}` : "") });
   const defs = el("defs");
   const pattern = el("pattern", { id: "bubble-hatch", width: 6, height: 6, patternUnits: "userSpaceOnUse",
                                   patternTransform: "rotate(45)" });
@@ -91,7 +101,7 @@ export function renderTimeline(artifact, availableWidth = 640) {
     const idle = el("rect", { x: LABEL, y, width: total * scale, height: ROW, fill: "url(#bubble-hatch)", class: "tl-idle" });
     idle.append(el("title", {}, `${rowName} ${s}: idle ${fmt(total - busy[s])} of ${fmt(total)}`));
     svg.append(idle);
-    for (const b of row) {
+    row.forEach((b, index) => {
       const x = LABEL + b.start * scale;
       const w = Math.max(1, (b.end - b.start) * scale);
       const { fill, text } = fillFor(b.op, b.chunk, chunks);
@@ -109,6 +119,24 @@ export function renderTimeline(artifact, availableWidth = 640) {
         }
       }
       svg.append(g);
+      if (mark && mark.row === s && mark.index === index) svg.append(diffMark(x, y, w));
+    });
+    if (mark && mark.row === s && mark.index >= row.length) {
+      // the block the other timeline has here is missing from this one: a dashed empty box
+      const at = mark.missingAt ?? (row.length ? row[row.length - 1].end : 0);
+      svg.append(diffMark(LABEL + at * scale, y, Math.max(minSlot, unit * scale), true));
+    }
+    if (stuck.has(s)) {
+      const end = row.length ? row[row.length - 1].end : 0;
+      const x = LABEL + end * scale;
+      // the text goes after a "missing here" frame on the same row
+      const missing = mark && mark.row === s && mark.index >= row.length ?
+        LABEL + (mark.missingAt ?? end) * scale + Math.max(minSlot, unit * scale) : x;
+      const g = el("g", { class: "tl-stuck", "data-testid": "stuck-row", "data-row": s });
+      g.append(el("line", { x1: x + 2, y1: y - 1, x2: x + 2, y2: y + ROW + 1, class: "tl-stuck-line" }));
+      g.append(el("text", { x: Math.max(x, missing) + 8, y: y + ROW / 2 + 4, class: "tl-stuck-text" },
+                  `stuck: waits for ${stuck.get(s)}`));
+      svg.append(g);
     }
   });
 
@@ -124,9 +152,76 @@ export function renderTimeline(artifact, availableWidth = 640) {
 
   const scroller = document.createElement("div");
   scroller.className = "timeline-scroll";
+  scroller.tabIndex = 0; // it may scroll sideways: reachable by keyboard
+  scroller.setAttribute("role", "group");
+  scroller.setAttribute("aria-label", caption || "Schedule timeline");
   scroller.append(svg);
   figure.append(scroller, legend(stages, chunks, bubble));
   return figure;
+}
+
+function diffMark(x, y, w, missing = false) {
+  const g = el("g", { class: missing ? "tl-diff tl-diff-missing" : "tl-diff", "data-testid": "first-difference" });
+  g.append(el("rect", { x: x - 1.5, y: y - 1.5, width: w + 3, height: ROW + 3, rx: 4, class: "tl-diff-box" }));
+  g.append(el("path", { d: `M ${x + w / 2 - 5} ${y - 7} L ${x + w / 2 + 5} ${y - 7} L ${x + w / 2} ${y - 1} Z`, class: "tl-diff-arrow" }));
+  g.append(el("title", {}, missing ? "first difference: no operation here" : "first difference"));
+  return g;
+}
+
+const label = (b) => `${b.op}${b.mb}` + (b.chunk === null || b.chunk === undefined ? "" : `c${b.chunk}`);
+
+/** Where two timelines first differ (judge.artifacts.first_difference's rule): {row, index} or null. */
+export function firstDifference(yours, expected) {
+  const mine = yours.stages || [];
+  const want = expected.stages || [];
+  let best = null;
+  for (let r = 0; r < Math.max(mine.length, want.length); r += 1) {
+    const a = mine[r] || [];
+    const b = want[r] || [];
+    let k = -1;
+    for (let i = 0; i < Math.max(a.length, b.length); i += 1) {
+      if (i >= a.length || i >= b.length || label(a[i]) !== label(b[i])) { k = i; break; }
+    }
+    if (k < 0) continue;
+    const times = [a, b].filter((row) => k < row.length).map((row) => Number(row[k].start));
+    const when = times.length ? Math.min(...times) : 0;
+    if (!best || when < best.when || (when === best.when && r < best.row)) best = { when, row: r, index: k };
+  }
+  return best ? { row: best.row, index: best.index } : null;
+}
+
+/** Yours above, expected below, on one time scale, the first difference marked on both. */
+export function renderComparison(yours, expected, width = 640) {
+  const availableWidth = width - 24; // the box's border and padding
+  const box = document.createElement("div");
+  box.className = "timeline-compare";
+  box.dataset.testid = "timeline-compare";
+  const diff = firstDifference(yours, expected);
+  const unit = Math.min(timeUnit(yours.stages || []), timeUnit(expected.stages || []));
+  const scale = { unit, total: Math.max(Number(yours.total) || 0, Number(expected.total) || 0) };
+  const rowName = yours.rows === "rank" ? "rank" : "stage";
+  const at = (t, row, index) => ((t.stages || [])[row] || [])[index] || null;
+  const note = document.createElement("p");
+  note.className = "compare-note";
+  note.dataset.testid = "difference-note";
+  if (diff) {
+    const a = at(yours, diff.row, diff.index);
+    const b = at(expected, diff.row, diff.index);
+    note.textContent = `First difference: ${rowName} ${diff.row}, operation ${diff.index + 1}: ` +
+      `yours ${a ? label(a) : "has nothing"}, expected ${b ? label(b) : "nothing"}.`;
+  } else {
+    note.textContent = "Same order of operations as expected on every row; the timing differs.";
+  }
+  const markFor = (self, other) => {
+    if (!diff) return null;
+    const otherBlock = at(other, diff.row, diff.index);
+    return { row: diff.row, index: diff.index, missingAt: otherBlock ? otherBlock.start : undefined };
+  };
+  box.append(note,
+    renderTimeline(yours, availableWidth, { scale, mark: markFor(yours, expected), caption: `Yours: ${yours.title || ""}`.replace(/: $/, "") }),
+    renderTimeline(expected, availableWidth, { scale, mark: markFor(expected, yours),
+      caption: /^expected/i.test(expected.title || "") ? expected.title : `Expected: ${expected.title || ""}`.replace(/: $/, "") }));
+  return box;
 }
 
 function legend(stages, chunks, bubble) {

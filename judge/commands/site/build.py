@@ -64,6 +64,7 @@ from ...engines.pyodide_files import (
     web_source_dir,
     write_engine,
 )
+from .compress import write_twins
 from .course import CourseText, apply_course_text, course_text
 from .markdown import render_markdown
 from .publish import write_headers
@@ -139,6 +140,7 @@ def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_
     engine = write_engine(out, mode, cache_dir)
     config: dict[str, Any] = {
         **engine.config,
+        "boot_files": _boot_files(out, engine.config),
         "manifest": f"assets/{manifest_name}",
         "micropip": wheels.get("micropip"),
         "problems": [{"id": p.id, "title": p.title} for p in problems],
@@ -154,6 +156,25 @@ def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_
                           http_cached=["pyodide/"] if mode == "self" else [])
     (out / MARKER).write_text(json.dumps({"build": build_id, "pyodide": mode}) + "\n", encoding="utf-8")
     write_headers(out)
+    # last: twins of the files above (not in the precache list, the build id or _headers; a host that
+    # negotiates the encoding serves them for the file itself)
+    write_twins(out, [f for f in _site_files(out) if f != MARKER])
+
+
+def _boot_files(out: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
+    """The large files a first visit's boot downloads, with their sizes (the page's progress)."""
+    pyodide = config["pyodide"]
+    if pyodide.get("mode") != "self":
+        return []
+    index = pyodide["indexURL"]
+    urls = [f"{index}pyodide.asm.js", f"{index}pyodide.asm.wasm",
+            pyodide.get("stdLibURL") or f"{index}python_stdlib.zip"]
+    files = [{"url": url, "size": (out / url).stat().st_size} for url in urls if (out / url).is_file()]
+    snapshot = pyodide.get("snapshot")
+    if snapshot and (out / snapshot["url"]).is_file():
+        files.append({"url": snapshot["url"], "size": (out / snapshot["url"]).stat().st_size,
+                      "decodedSize": snapshot.get("imageSize")})
+    return files
 
 
 def _problem_entry(problem: Problem, wheels: dict[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,10 @@ then be interrupted through a SharedArrayBuffer). MIME types are explicit (``.wa
 ``application/wasm`` for streaming compilation, ``.mjs`` is JavaScript). Files under a versioned
 folder (``pyodide/<version>/``, ``vendor/``, ``assets/``) are cached for a year; everything else is
 revalidated on every load (``no-cache``), which the service worker's own versioning needs.
+A file with a precompressed twin (``F.br``, ``F.gz``: :mod:`judge.commands.site.compress`) is
+answered with the twin and ``Content-Encoding`` when the browser accepts that encoding (and
+``Vary: Accept-Encoding`` either way), as nginx's ``brotli_static``/``gzip_static`` do; a twin
+older than its file (edited after the build) is not used.
 
 :func:`serve` blocks (``python -m judge serve``); :func:`make_server` returns a server that a test
 runs in a background thread (port 0 picks a free port)::
@@ -24,6 +28,8 @@ import http.server
 import os
 import sys
 from pathlib import Path
+
+from .compress import ENCODINGS
 
 __all__ = ["serve", "make_server", "server_url", "SiteRequestHandler", "MIME_TYPES"]
 
@@ -55,8 +61,32 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
     quiet = True
+    _encoding: str | None = None
+    _original: str | None = None
+    _has_twin = False
+
+    def translate_path(self, path: str) -> str:
+        """The file for ``path``; its precompressed twin when the browser accepts that encoding."""
+        local = super().translate_path(path)
+        self._encoding, self._original, self._has_twin = None, None, False
+        if not os.path.isfile(local):
+            return local
+        accepted = _accepted_encodings(self.headers.get("Accept-Encoding", ""))
+        changed = os.stat(local).st_mtime_ns
+        for encoding, suffix in ENCODINGS:
+            twin = local + suffix
+            # a twin older than its file is stale (the file was edited after the build): not used
+            if os.path.isfile(twin) and os.stat(twin).st_mtime_ns >= changed:
+                self._has_twin = True
+                if encoding in accepted and not self._encoding:
+                    self._encoding, self._original = encoding, local
+        return local + dict(ENCODINGS)[self._encoding] if self._encoding else local
 
     def end_headers(self) -> None:
+        if self._encoding:
+            self.send_header("Content-Encoding", self._encoding)
+        if self._has_twin:
+            self.send_header("Vary", "Accept-Encoding")
         self.send_header("Cross-Origin-Opener-Policy", "same-origin")
         self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
         self.send_header("Cross-Origin-Resource-Policy", "same-origin")
@@ -69,12 +99,27 @@ class SiteRequestHandler(http.server.SimpleHTTPRequestHandler):
         super().end_headers()
 
     def guess_type(self, path: str | os.PathLike[str]) -> str:
+        if self._encoding and self._original:
+            path = self._original  # the twin has the type of the file it encodes
         suffix = Path(str(path)).suffix.lower()
         return MIME_TYPES.get(suffix) or super().guess_type(path)
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
         if not self.quiet:
             super().log_message(format, *args)
+
+
+def _accepted_encodings(header: str) -> set[str]:
+    """The encodings an ``Accept-Encoding`` header accepts (``q=0`` refuses one)."""
+    accepted = set()
+    for part in header.split(","):
+        name, _, params = part.strip().partition(";")
+        q = params.strip()
+        if q.startswith("q=") and q[2:].strip() in ("0", "0.0", "0.00", "0.000"):
+            continue
+        if name.strip():
+            accepted.add(name.strip().lower())
+    return accepted
 
 
 class _Server(http.server.ThreadingHTTPServer):

@@ -2,8 +2,8 @@
 // Re-exports only what the app uses, so the bundle stays one small ES module.
 export { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
          drawSelection, dropCursor, rectangularSelection, crosshairCursor,
-         highlightSpecialChars, placeholder } from "@codemirror/view";
-export { EditorState, Compartment } from "@codemirror/state";
+         highlightSpecialChars, placeholder, Decoration, ViewPlugin } from "@codemirror/view";
+export { EditorState, Compartment, RangeSetBuilder } from "@codemirror/state";
 export { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 export { indentUnit, bracketMatching, foldGutter, foldKeymap, indentOnInput,
          syntaxHighlighting, defaultHighlightStyle, HighlightStyle } from "@codemirror/language";
