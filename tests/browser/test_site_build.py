@@ -440,3 +440,26 @@ def test_the_course_sets_the_sites_title_and_intro(tmp_path: Path) -> None:
     assert "<title>Week 4</title>" in page and "<strong>intro</strong>" in page
     workflow = run_cli("build", "site", "--pyodide", "cdn", "--title", "Week 4", "--github-pages-workflow", cwd=repo)
     assert workflow.returncode == 2 and "course.toml" in workflow.stderr
+
+
+def test_the_tab_title_is_the_courses_on_every_page(tmp_path: Path, browser) -> None:
+    import shutil
+
+    from tests.browser.conftest import Served
+    from tests.conftest import run_cli
+
+    repo = tmp_path / "course"
+    shutil.copytree(FIXTURE_PROBLEMS, repo / "problems", ignore=shutil.ignore_patterns("__pycache__"))
+    done = run_cli("build", "site", "--pyodide", "cdn", "--title", "Week 4", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    served = Served(repo / "site")
+    page = browser.new_page()
+    try:
+        page.goto(served.url + "#/")
+        page.wait_for_function("document.title === 'Week 4'")
+        page.goto(served.url + "#/fx-add")
+        page.wait_for_function("document.title.endsWith(' · Week 4')")
+        assert "Pipeline-parallel" not in page.title()
+    finally:
+        page.close()
+        served.stop()

@@ -10,6 +10,7 @@ import { unfinishedResult } from "./unfinished.mjs";
 
 const config = JSON.parse(document.getElementById("site-config").textContent);
 const $ = (id) => document.getElementById(id);
+const SITE_TITLE = document.title; // the course's title, written into <title> by judge build
 
 const ui = {
   status: document.querySelector("[data-testid=engine-status]"),
@@ -200,7 +201,7 @@ function showHome() {
   state.current = null;
   ui.workspace.hidden = true;
   ui.home.hidden = false;
-  document.title = "Pipeline-parallel exercises";
+  document.title = SITE_TITLE;
   renderLists();
 }
 
@@ -213,7 +214,7 @@ function showProblem(problem) {
   store.saveLast(problem.id);
   ui.home.hidden = true;
   ui.workspace.hidden = false;
-  document.title = `${problem.title} · Pipeline-parallel exercises`;
+  document.title = `${problem.title} · ${SITE_TITLE}`;
   markCurrent();
   if (!switching) return;
   if (needsNumpy(problem)) pool.wantNumpy(); // numpy loads only for the problems that import it
