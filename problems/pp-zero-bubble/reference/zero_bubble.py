@@ -55,9 +55,20 @@ def stage_backward_w(w_state: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple
 def run_schedule(stages: list[list[Layer]], xs: list[np.ndarray], targets: list[np.ndarray],
                  sched: list[list[Op]]) -> tuple[list[list[tuple[np.ndarray, np.ndarray]]], float]:
     """Execute ``sched`` and return ``(grads, loss)``; ``grads[s][k] = (grad_weight, grad_bias)``."""
-    p = len(stages)
+    p, m = len(stages), len(xs)
     if len(sched) != p:
         raise ValueError(f"schedule has {len(sched)} stages, the model has {p}")
+    for s, ops in enumerate(sched):
+        listed = set()
+        for op, i in ops:
+            if op not in ("F", "B", "W") or i not in range(m):
+                raise ValueError(f"stage {s}: {(op, i)!r} is not an op: ops are ('F'|'B'|'W', i) with i in range({m})")
+            if (op, i) in listed:
+                raise ValueError(f"stage {s}: {op}{i} appears twice")
+            listed.add((op, i))
+        if len(listed) != 3 * m:
+            missing = [f"{op}{i}" for i in range(m) for op in "FBW" if (op, i) not in listed]
+            raise ValueError(f"stage {s}: the schedule is incomplete, {', '.join(missing)} missing")
     grads = [[(np.zeros_like(w), np.zeros_like(b)) for w, b in layers] for layers in stages]
     acts: dict[tuple[int, int], np.ndarray] = {}      # output of stage s for mb i (sent forward)
     grads_in: dict[tuple[int, int], np.ndarray] = {}  # grad wrt input of stage s for mb i (sent back)
@@ -92,14 +103,12 @@ def run_schedule(stages: list[list[Layer]], xs: list[np.ndarray], targets: list[
                     grad_in, w_states[(s, i)] = stage_backward_b(stages[s], saved.pop((s, i)), g)
                     if s > 0:
                         grads_in[(s, i)] = grad_in
-                elif op == "W":
+                else:  # "W" (the op names were checked above)
                     if (s, i) not in w_states:
                         break
                     for k, (gw, gb) in enumerate(stage_backward_w(w_states.pop((s, i)))):
                         grads[s][k][0][...] += gw
                         grads[s][k][1][...] += gb
-                else:
-                    raise ValueError(f"stage {s}: unknown op {op!r}")
                 pos[s] += 1
                 remaining -= 1
                 progressed = True
