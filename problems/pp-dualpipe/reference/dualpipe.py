@@ -55,7 +55,7 @@ def _rank_order(p: int, m: int, r: int) -> list[Action]:
 
     # 1. warm-up forwards of the down stage
     order.extend(forward(down) for _ in range(2 * (p - r - 1)))
-    # 2. forward pairs: down, up
+    # 2. forwards of the down stage and the up stage, alternating
     for _ in range(r + 1):
         order.append(forward(down))
         order.append(forward(up))
@@ -114,9 +114,11 @@ def simulate(sched: list[list[Action]], tf: float, tb: float, tw: float, gain: f
     for r, row in enumerate(parts):
         for k, subs in enumerate(row):
             for kind, mb, stage in subs:
-                if (kind, mb, stage) in seen:
-                    raise ValueError(f"rank {r}, action {k}: {kind}{mb} of stage {stage} appears twice in the schedule")
-                seen.add((kind, mb, stage))
+                key = ("B" if kind == "I" else kind, mb, stage)  # B and I are each the backward of (mb, stage)
+                if key in seen:
+                    raise ValueError(f"rank {r}, action {k}: {kind}{mb}s{stage}: micro-batch {mb} of stage {stage} "
+                                     f"has {'a backward' if key[0] == 'B' else kind} already in the schedule")
+                seen.add(key)
     last_stage = max((s for row in parts for subs in row for _, _, s in subs), default=0)
     cost = {"F": float(tf), "B": float(tb), "I": float(tb) - float(tw), "W": float(tw)}
     pair_cost = float(tf) + float(tb) - float(gain)
