@@ -208,9 +208,21 @@ def test_pair_outputs_ready_at_its_end(record_property):
             f"its end):\n  expected {THREE_RANKS_TIMES[r]}\n  got      {got[r]}." + H.duration_hint(res, 1.0, 2.0, 1.0, 0.5))
     assert float(res["total"]) == 14.5, f"total: expected 14.5, got {float(res['total'])}"
     assert [float(x) for x in res["busy"]] == [6.0, 5.5, 6.0], f"busy: expected [6.0, 5.5, 6.0], got {res['busy']}"
-    assert abs(float(res["bubble_fraction"]) - 26 / 43.5) < 1e-12, (
-        f"bubble_fraction: expected sum(bubble) / (p * total) = 26 / (3 * 14.5) with p = 3 ranks, got "
-        f"{res['bubble_fraction']}")
+
+
+def test_bubble_fraction_is_over_ranks():
+    """1F1B on 3 ranks, one stage each (not a V): bubble_fraction is sum(bubble) / (p * total) with p the number of ranks."""
+    sched = H.baseline("1f1b", 3, 6)
+    res = _sim(sched, 2.0, 4.0, 2.0, 0.0, "1F1B on 3 ranks (p=3, m=6, T_F=2, T_B=4)")
+    bubble = [float(b) for b in res["bubble"]]
+    assert float(res["total"]) == 48.0 and bubble == [12.0] * 3, (
+        f"1F1B, p=3, m=6, T_F=2, T_B=4: expected total 48 and bubble (p-1)(T_F+T_B) = 12 per rank, got "
+        f"{float(res['total']):g} and {bubble}")
+    got = float(res["bubble_fraction"])
+    assert abs(got - 36 / 144) < 1e-12, (
+        f"bubble_fraction: expected sum(bubble) / (p * total) = 36 / (3 * 48) = 0.25, p = 3 ranks; got {got}"
+        + (" (that is sum(bubble) / (S/2 * total) with S = 3 stages: divide by the number of ranks, which equals S/2 "
+           "only for a V schedule)" if abs(got - 36 / 72) < 1e-12 else ""))
 
 
 @pytest.mark.parametrize("sched, why", [
@@ -251,8 +263,8 @@ def test_deadlock_raises(sched, why):
      "a pair of two forwards: a pair is a forward, then a full backward"),
     ([[("F", 0, 0), ("I", 0, 0), (("F", 1, 0), ("W", 0, 0)), ("B", 1, 0)]],
      "a pair of a forward and a W: a pair's second half is a full backward B"),
-    ([[("F", 0, 0), ("FB", 0, 0)]], "'FB' is not a kind: F, B, I, W"),
-    ([[("F", 0, 0), ("", 0, 0)]], "'' is not a kind: F, B, I, W"),
+    ([[("F", 0, 0), ("I", 0, 0), ("FB", 0, 0), ("W", 0, 0)]], "'FB' is not a kind: F, B, I, W"),
+    ([[("F", 0, 0), ("I", 0, 0), ("", 0, 0), ("W", 0, 0)]], "'' is not a kind: F, B, I, W"),
 ], ids=["unknown kind", "lowercase kind", "pair B then F", "pair with I", "pair of two B", "F twice",
         "F twice on two ranks", "F twice, once in a pair", "B twice, once in a pair", "W twice", "I twice",
         "B and I of one micro-batch", "pair of two F", "pair with W", "kind FB", "empty kind"])
