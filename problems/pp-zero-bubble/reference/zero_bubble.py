@@ -77,9 +77,9 @@ def run_schedule(stages: list[list[Layer]], xs: list[np.ndarray], targets: list[
     w_states: dict[tuple[int, int], Any] = {}
     loss = 0.0
     pos = [0] * p
-    remaining = sum(len(ops) for ops in sched)
-    while remaining:
-        progressed = False
+    moved = True
+    while moved:
+        moved = False
         for s in range(p):
             while pos[s] < len(sched[s]):
                 op, i = sched[s][pos[s]]
@@ -100,9 +100,7 @@ def run_schedule(stages: list[list[Layer]], xs: list[np.ndarray], targets: list[
                         loss += mb_loss
                     else:
                         g = grads_in.pop((s + 1, i))
-                    grad_in, w_states[(s, i)] = stage_backward_b(stages[s], saved.pop((s, i)), g)
-                    if s > 0:
-                        grads_in[(s, i)] = grad_in
+                    grads_in[(s, i)], w_states[(s, i)] = stage_backward_b(stages[s], saved.pop((s, i)), g)
                 else:  # "W" (the op names were checked above)
                     if (s, i) not in w_states:
                         break
@@ -110,12 +108,16 @@ def run_schedule(stages: list[list[Layer]], xs: list[np.ndarray], targets: list[
                         grads[s][k][0][...] += gw
                         grads[s][k][1][...] += gb
                 pos[s] += 1
-                remaining -= 1
-                progressed = True
-        if not progressed:
-            stuck = [f"stage {s}: {sched[s][pos[s]][0]}{sched[s][pos[s]][1]}" for s in range(p) if pos[s] < len(sched[s])]
-            raise ValueError("schedule deadlocks; next ops waiting forever: " + ", ".join(stuck))
+                moved = True
+    _raise_if_stuck(sched, pos)
     return grads, loss
+
+
+def _raise_if_stuck(sched: list[list[Op]], pos: list[int]) -> None:
+    """ValueError naming each stage's next op when some stage has not run all of its ops (a deadlock)."""
+    stuck = [f"stage {s}: {ops[pos[s]]!r}" for s, ops in enumerate(sched) if pos[s] < len(ops)]
+    if stuck:
+        raise ValueError("schedule deadlocks; next ops waiting forever: " + ", ".join(stuck))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -183,11 +185,9 @@ def simulate(sched: list[list[Op]], tf: float, tb: float, tw: float) -> dict[str
                 timeline[s].append((op, int(i), start, finish))
                 pos[s] += 1
                 progressed = True
-    stuck = [f"stage {s}: {sched[s][pos[s]][0]}{sched[s][pos[s]][1]}" for s in range(p) if pos[s] < len(sched[s])]
-    if stuck:
-        raise ValueError("schedule deadlocks; next ops waiting forever: " + ", ".join(stuck))
+    _raise_if_stuck(sched, pos)
     total = max(free, default=0.0)
     busy = [sum(e - b for _, _, b, e in row) for row in timeline]
     bubble = [total - x for x in busy]
-    fraction = sum(bubble) / (p * total) if p and total > 0 else 0.0
+    fraction = sum(bubble) / (p * total) if total > 0 else 0.0
     return {"timeline": timeline, "total": total, "busy": busy, "bubble": bubble, "bubble_fraction": fraction}

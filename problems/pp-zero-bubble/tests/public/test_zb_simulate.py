@@ -55,6 +55,20 @@ def test_runs_ops_in_list_order():
     assert float(res["total"]) == 10.0, f"total: expected 10.0, got {float(res['total'])}"
 
 
+@pytest.mark.parametrize("sched, want", [
+    ([], {"timeline": [], "total": 0.0, "busy": [], "bubble": [], "bubble_fraction": 0.0}),
+    ([[]], {"timeline": [[]], "total": 0.0, "busy": [0.0], "bubble": [0.0], "bubble_fraction": 0.0}),
+    ([[("F", 0)], [("F", 0)]], {"timeline": [[("F", 0, 0.0, 0.5)], [("F", 0, 0.5, 1.0)]], "total": 1.0,
+                                "busy": [0.5, 0.5], "bubble": [0.5, 0.5], "bubble_fraction": 0.5}),
+], ids=["no stages", "a stage without ops", "two forwards of 0.5"])
+def test_empty_and_tiny_schedules(sched, want):
+    """The statement: nothing to run takes no time (total 0, bubble_fraction 0); short steps are timed like long ones."""
+    res = zero_bubble.simulate(sched, 0.5, 1.0, 1.0)
+    got = {"timeline": _rows(res), "total": float(res["total"]), "busy": [float(x) for x in res["busy"]],
+           "bubble": [float(x) for x in res["bubble"]], "bubble_fraction": float(res["bubble_fraction"])}
+    assert got == want, f"simulate({sched!r}, tf=0.5, tb=1, tw=1):\n  expected {want}\n  got      {got}"
+
+
 @pytest.mark.parametrize("sched", [
     [[("F", 0), ("W", 0), ("B", 0)]],
     [[("F", 0), ("B", 0), ("W", 0)], [("B", 0), ("F", 0), ("W", 0)]],
