@@ -110,9 +110,20 @@ def order_hint(p: int, m: int, r: int, got: list, want: list) -> str:
         return out
 
     if no_w(got, False) != no_w(want, False) and no_w(got, True) == no_w(want, True):
-        return (f"a B/I mix-up: the first r + 1 = {r + 1} backwards of phase 6 are full B, the last "
-                f"r + 1 = {r + 1} only I (the input-gradient half, whose W is deferred); phases 3 and 7 run I, "
-                f"phases 4 and 5 full B")
+        turned = [k for k, (a, b) in enumerate(zip(no_w(got, False), no_w(want, False))) if a != b]
+        to_b = all(not isinstance(b[0], tuple) and b[0] == "I" and a[0] == "B"
+                   for a, b in ((no_w(got, False)[k], no_w(want, False)[k]) for k in turned))
+        # phase 6's I's are the first r + 1 I's of the down and up stages after the last pair
+        last_pair = max((k for k, a in enumerate(no_w(want, False)) if isinstance(a[0], tuple)), default=-1)
+        phase6_i = [k for k, a in enumerate(no_w(want, False)) if k > last_pair and a[0] == "I"][:r + 1]
+        if r > 0 and to_b and turned == phase6_i:
+            return (f"phase 6 never switches to I: of its 2(r + 1) = {2 * (r + 1)} backwards the first r + 1 = {r + 1} "
+                    f"are full B, the last r + 1 = {r + 1} only I (the input-gradient half, whose W is deferred)")
+        if r > 0 and to_b and turned == phase6_i[:1]:
+            return (f"phase 6 switches to I one step late: of its 2(r + 1) = {2 * (r + 1)} backwards the first "
+                    f"r + 1 = {r + 1} are full B, then I from the ({r + 2})th on")
+        return ("a B/I mix-up: phases 3 and 7 run I, phases 4 and 5 full B, and phase 6 runs r + 1 full B, "
+                "then r + 1 I (the input-gradient half, whose W is deferred)")
     if no_w(got, False) == no_w(want, False) and sorted(got, key=repr) == sorted(want, key=repr):
         return ("the W passes owed run oldest first (first in, first out): each W is the W of the earliest I "
                 "whose W has not run yet")
@@ -300,11 +311,26 @@ def peaks_pair_split(sched) -> list[int]:
     return out
 
 
+def peaks_before_each_action(sched) -> list[int]:
+    """Peaks counted before each action instead of after it (not the rule)."""
+    out = []
+    for row in sched:
+        held = peak = 0
+        for a in row:
+            peak = max(peak, held)
+            held += sum({"F": 1, "B": -1, "I": -1}.get(kind, 0) for kind, _, _ in singles(a))
+        out.append(peak)
+    return out
+
+
 def memory_hint(sched, got) -> str:
     try:
         got = [int(x) for x in got]
     except (TypeError, ValueError):
         return ""
+    if got == peaks_before_each_action(sched) != peaks_pair_split(sched):
+        return (" That is the count taken before each action: take it after each one, so that a peak the last "
+                "action reaches counts too.")
     if got == peaks_pair_split(sched):
         return (" That is what you get by counting a pair's forward before its backward: a pair frees its "
                 "backward's activations in the same action that stores its forward's, so after it the count "

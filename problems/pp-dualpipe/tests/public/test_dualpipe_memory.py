@@ -23,7 +23,7 @@ def test_hand_examples(text, want):
     sched = [H.parse(text)]
     got = _peaks(sched, "a one-rank schedule")
     assert got == [want], (f"peak_activations([{text}]): expected [{want}], got {got}. F stores one micro-batch's "
-                           f"activations, B or I frees them, W changes nothing; the count is taken after each action."
+                           f"activations, B or I frees them, W changes nothing; count after each action."
                            + H.memory_hint(sched, got))
 
 
