@@ -218,6 +218,20 @@ def test_pair_outputs_ready_at_its_end(record_property):
     assert [float(x) for x in res["busy"]] == [6.0, 5.5, 6.0], f"busy: expected [6.0, 5.5, 6.0], got {res['busy']}"
 
 
+@pytest.mark.parametrize("sched, want", [
+    ([], {"timeline": [], "total": 0.0, "busy": [], "bubble": [], "bubble_fraction": 0.0}),
+    ([[]], {"timeline": [[]], "total": 0.0, "busy": [0.0], "bubble": [0.0], "bubble_fraction": 0.0}),
+    ([[("F", 0, 0)], [("F", 0, 1)]], {"timeline": [[("F0s0", 0.0, 0.5)], [("F0s1", 0.5, 1.0)]], "total": 1.0,
+                                      "busy": [0.5, 0.5], "bubble": [0.5, 0.5], "bubble_fraction": 0.5}),
+], ids=["no ranks", "a rank without actions", "two forwards of 0.5"])
+def test_empty_and_tiny_schedules(sched, want):
+    """The statement: nothing to run takes no time (total 0, bubble_fraction 0); short steps are timed like long ones."""
+    res = _sim(sched, 0.5, 1.0, 0.5, 0.0, f"the schedule {sched!r}")
+    got = {"timeline": H.rows(res), "total": float(res["total"]), "busy": [float(x) for x in res["busy"]],
+           "bubble": [float(x) for x in res["bubble"]], "bubble_fraction": float(res["bubble_fraction"])}
+    assert got == want, f"simulate({sched!r}, tf=0.5, tb=1, tw=0.5):\n  expected {want}\n  got      {got}"
+
+
 def test_bubble_fraction_is_over_ranks():
     """1F1B on 3 ranks, one stage each (not a V): bubble_fraction is sum(bubble) / (p * total) with p the number of ranks."""
     sched = H.baseline("1f1b", 3, 6)
