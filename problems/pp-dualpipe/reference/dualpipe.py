@@ -114,8 +114,8 @@ def simulate(sched: list[list[Action]], tf: float, tb: float, tw: float, gain: f
             for kind, mb, stage in subs:
                 key = ("B" if kind == "I" else kind, mb, stage)  # B and I are each the backward of (mb, stage)
                 if key in seen:
-                    raise ValueError(f"rank {r}, action {k}: {kind}{mb}s{stage}: micro-batch {mb} of stage {stage} "
-                                     f"has {'a backward' if key[0] == 'B' else kind} already in the schedule")
+                    raise ValueError(f"rank {r}, action {k}: {kind}{mb}s{stage} repeats an action of the schedule "
+                                     f"(a B and an I of one micro-batch and stage are both its backward)")
                 seen.add(key)
     last_stage = max((s for row in parts for subs in row for _, _, s in subs), default=None)
     cost = {"F": float(tf), "B": float(tb), "I": float(tb) - float(tw), "W": float(tw)}

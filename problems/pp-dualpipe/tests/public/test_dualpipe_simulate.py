@@ -285,9 +285,12 @@ def test_deadlock_raises(sched, why):
      "a pair of two forwards: a pair is a forward, then a full backward"),
     ([[("F", 0, 0), ("I", 0, 0), (("F", 1, 0), ("W", 0, 0)), ("B", 1, 0)]],
      "a pair of a forward and a W: a pair's second half is a full backward B"),
+    ([[("F", 0, 0), None, ("B", 0, 0)]], "None is not an action"),
+    ([[("F", 0, 0), ("F", 0, 1), (("F", 1, 0), ("B", 0, 1, 0)), ("B", 0, 0), ("B", 1, 1), ("B", 1, 0)]],
+     "a pair's halves are (kind, mb, stage): ('B', 0, 1, 0) has four items"),
 ], ids=["unknown kind", "lowercase kind", "pair B then F", "pair with I", "pair of two B", "F twice",
         "F twice on two ranks", "F twice, once in a pair", "B twice, once in a pair", "W twice", "I twice",
-        "B and I of one micro-batch", "pair of two F", "pair with W"])
+        "B and I of one micro-batch", "pair of two F", "pair with W", "None", "pair half of four items"])
 def test_malformed_raise(sched, why):
     H.expect_simulate_value_error(dualpipe, sched, f"simulate({sched!r})", why)
 

@@ -6,6 +6,7 @@ import zb_helpers as H
 import zb_mlp
 import zero_bubble
 
+
 def _max_err(a, b) -> float:
     return float(np.max(np.abs(np.asarray(a, dtype=np.float64) - b)))
 
