@@ -170,7 +170,7 @@ def order_hint(p: int, s: int, m: int, got, want) -> str:
 
     Each diagnosis is stated only when its check holds: the number of forwards before the first B
     differs from ZB-H1's; a W comes before its own B; every W that follows a B is deferred by
-    p - 1 - s instead of s; the order is ZB-H1's with each round's W and F swapped; every W comes
+    p - 1 - s > 0 instead of s; the order is ZB-H1's with each round's W and F swapped; every W comes
     right after its own B on a stage s > 0 (W not deferred) while the forwards and backwards alone
     are in ZB-H1's order.
     """
@@ -194,7 +194,7 @@ def order_hint(p: int, s: int, m: int, got, want) -> str:
     def deferrals(ops) -> set[int]:  # i - j for every W j that comes right after a B i
         return {ops[k - 1][1] - i for k, (op, i) in enumerate(ops) if op == "W" and k and ops[k - 1][0] == "B"}
 
-    if p - 1 - s != s and deferrals(got) == {p - 1 - s} and deferrals(want) == {s}:
+    if 0 < p - 1 - s != s and deferrals(got) == {p - 1 - s} and deferrals(want) == {s}:
         return (f" Stage {s} runs W (i - {p - 1 - s}) after B i, deferring its W's by p - 1 - s = {p - 1 - s}; ZB-H1 "
                 f"defers them by s = {s}: the first stage not at all, the last stage the most.")
     swapped = list(want)  # each round's F before its W: B i, F, W instead of B i, W, F
