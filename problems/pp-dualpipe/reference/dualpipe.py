@@ -21,12 +21,10 @@ Action = Any  # a Single, or a pair (Single, Single)
 
 def dualpipev_schedule(p: int, m: int) -> list[list[Action]]:
     """DualPipeV's per-rank list of actions for ``p`` ranks and ``m`` micro-batches (``m >= 2p``)."""
-    if isinstance(p, bool) or isinstance(m, bool) or not isinstance(p, int) or not isinstance(m, int):
-        raise TypeError(f"p and m must be integers, got p={p!r}, m={m!r}")
     if p < 1:
         raise ValueError(f"DualPipeV needs p >= 1 ranks, got p={p}")
     if m < 2 * p:
-        raise ValueError(f"DualPipeV needs m >= 2p micro-batches: got m={m} for p={p} (2p = {2 * p} stages)")
+        raise ValueError(f"DualPipeV needs m >= 2p micro-batches (one per stage at least): got m={m} for p={p}")
     return [_rank_order(p, m, r) for r in range(p)]
 
 
@@ -55,7 +53,7 @@ def _rank_order(p: int, m: int, r: int) -> list[Action]:
 
     # 1. warm-up forwards of the down stage
     order.extend(forward(down) for _ in range(2 * (p - r - 1)))
-    # 2. forward pairs: down, up
+    # 2. forwards of the down stage and the up stage, alternating
     for _ in range(r + 1):
         order.append(forward(down))
         order.append(forward(up))
@@ -114,10 +112,12 @@ def simulate(sched: list[list[Action]], tf: float, tb: float, tw: float, gain: f
     for r, row in enumerate(parts):
         for k, subs in enumerate(row):
             for kind, mb, stage in subs:
-                if (kind, mb, stage) in seen:
-                    raise ValueError(f"rank {r}, action {k}: {kind}{mb} of stage {stage} appears twice in the schedule")
-                seen.add((kind, mb, stage))
-    last_stage = max((s for row in parts for subs in row for _, _, s in subs), default=0)
+                key = ("B" if kind == "I" else kind, mb, stage)  # B and I are each the backward of (mb, stage)
+                if key in seen:
+                    raise ValueError(f"rank {r}, action {k}: {kind}{mb}s{stage} repeats an action of the schedule "
+                                     f"(a B and an I of one micro-batch and stage are both its backward)")
+                seen.add(key)
+    last_stage = max((s for row in parts for subs in row for _, _, s in subs), default=None)
     cost = {"F": float(tf), "B": float(tb), "I": float(tb) - float(tw), "W": float(tw)}
     pair_cost = float(tf) + float(tb) - float(gain)
     done: dict[tuple[str, int, int], float] = {}  # ("F"|"G"|"I", mb, stage) -> end; "G": input gradient ready
@@ -160,7 +160,7 @@ def simulate(sched: list[list[Action]], tf: float, tb: float, tw: float, gain: f
     total = max(free, default=0.0)
     busy = [sum(end - start for _, start, end in row) for row in timeline]
     bubble = [total - b for b in busy]
-    fraction = sum(bubble) / (p * total) if p and total > 0 else 0.0
+    fraction = sum(bubble) / (p * total) if total > 0 else 0.0
     return {"timeline": timeline, "total": total, "busy": busy, "bubble": bubble, "bubble_fraction": fraction}
 
 

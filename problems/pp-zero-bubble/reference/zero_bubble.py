@@ -55,9 +55,20 @@ def stage_backward_w(w_state: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple
 def run_schedule(stages: list[list[Layer]], xs: list[np.ndarray], targets: list[np.ndarray],
                  sched: list[list[Op]]) -> tuple[list[list[tuple[np.ndarray, np.ndarray]]], float]:
     """Execute ``sched`` and return ``(grads, loss)``; ``grads[s][k] = (grad_weight, grad_bias)``."""
-    p = len(stages)
+    p, m = len(stages), len(xs)
     if len(sched) != p:
         raise ValueError(f"schedule has {len(sched)} stages, the model has {p}")
+    for s, ops in enumerate(sched):
+        listed = set()
+        for op, i in ops:
+            if op not in ("F", "B", "W") or i not in range(m):
+                raise ValueError(f"stage {s}: {(op, i)!r} is not an op: ops are ('F'|'B'|'W', i) with i in range({m})")
+            if (op, i) in listed:
+                raise ValueError(f"stage {s}: {op}{i} appears twice")
+            listed.add((op, i))
+        if len(listed) != 3 * m:
+            missing = [f"{op}{i}" for i in range(m) for op in "FBW" if (op, i) not in listed]
+            raise ValueError(f"stage {s}: the schedule is incomplete, {', '.join(missing)} missing")
     grads = [[(np.zeros_like(w), np.zeros_like(b)) for w, b in layers] for layers in stages]
     acts: dict[tuple[int, int], np.ndarray] = {}      # output of stage s for mb i (sent forward)
     grads_in: dict[tuple[int, int], np.ndarray] = {}  # grad wrt input of stage s for mb i (sent back)
@@ -66,9 +77,9 @@ def run_schedule(stages: list[list[Layer]], xs: list[np.ndarray], targets: list[
     w_states: dict[tuple[int, int], Any] = {}
     loss = 0.0
     pos = [0] * p
-    remaining = sum(len(ops) for ops in sched)
-    while remaining:
-        progressed = False
+    moved = True
+    while moved:
+        moved = False
         for s in range(p):
             while pos[s] < len(sched[s]):
                 op, i = sched[s][pos[s]]
@@ -89,24 +100,24 @@ def run_schedule(stages: list[list[Layer]], xs: list[np.ndarray], targets: list[
                         loss += mb_loss
                     else:
                         g = grads_in.pop((s + 1, i))
-                    grad_in, w_states[(s, i)] = stage_backward_b(stages[s], saved.pop((s, i)), g)
-                    if s > 0:
-                        grads_in[(s, i)] = grad_in
-                elif op == "W":
+                    grads_in[(s, i)], w_states[(s, i)] = stage_backward_b(stages[s], saved.pop((s, i)), g)
+                else:  # "W" (the op names were checked above)
                     if (s, i) not in w_states:
                         break
                     for k, (gw, gb) in enumerate(stage_backward_w(w_states.pop((s, i)))):
                         grads[s][k][0][...] += gw
                         grads[s][k][1][...] += gb
-                else:
-                    raise ValueError(f"stage {s}: unknown op {op!r}")
                 pos[s] += 1
-                remaining -= 1
-                progressed = True
-        if not progressed:
-            stuck = [f"stage {s}: {sched[s][pos[s]][0]}{sched[s][pos[s]][1]}" for s in range(p) if pos[s] < len(sched[s])]
-            raise ValueError("schedule deadlocks; next ops waiting forever: " + ", ".join(stuck))
+                moved = True
+    _raise_if_stuck(sched, pos)
     return grads, loss
+
+
+def _raise_if_stuck(sched: list[list[Op]], pos: list[int]) -> None:
+    """ValueError naming each stage's next op when some stage has not run all of its ops (a deadlock)."""
+    stuck = [f"stage {s}: {ops[pos[s]]!r}" for s, ops in enumerate(sched) if pos[s] < len(ops)]
+    if stuck:
+        raise ValueError("schedule deadlocks; next ops waiting forever: " + ", ".join(stuck))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -174,11 +185,9 @@ def simulate(sched: list[list[Op]], tf: float, tb: float, tw: float) -> dict[str
                 timeline[s].append((op, int(i), start, finish))
                 pos[s] += 1
                 progressed = True
-    stuck = [f"stage {s}: {sched[s][pos[s]][0]}{sched[s][pos[s]][1]}" for s in range(p) if pos[s] < len(sched[s])]
-    if stuck:
-        raise ValueError("schedule deadlocks; next ops waiting forever: " + ", ".join(stuck))
+    _raise_if_stuck(sched, pos)
     total = max(free, default=0.0)
     busy = [sum(e - b for _, _, b, e in row) for row in timeline]
     bubble = [total - x for x in busy]
-    fraction = sum(bubble) / (p * total) if p and total > 0 else 0.0
+    fraction = sum(bubble) / (p * total) if total > 0 else 0.0
     return {"timeline": timeline, "total": total, "busy": busy, "bubble": bubble, "bubble_fraction": fraction}

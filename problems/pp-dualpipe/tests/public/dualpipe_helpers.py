@@ -110,9 +110,20 @@ def order_hint(p: int, m: int, r: int, got: list, want: list) -> str:
         return out
 
     if no_w(got, False) != no_w(want, False) and no_w(got, True) == no_w(want, True):
-        return (f"a B/I mix-up: the first r + 1 = {r + 1} backwards of phase 6 are full B, the last "
-                f"r + 1 = {r + 1} only I (the input-gradient half, whose W is deferred); phases 3 and 7 run I, "
-                f"phases 4 and 5 full B")
+        turned = [k for k, (a, b) in enumerate(zip(no_w(got, False), no_w(want, False))) if a != b]
+        to_b = all(not isinstance(b[0], tuple) and b[0] == "I" and a[0] == "B"
+                   for a, b in ((no_w(got, False)[k], no_w(want, False)[k]) for k in turned))
+        # phase 6's I's are the first r + 1 I's of the down and up stages after the last pair
+        last_pair = max((k for k, a in enumerate(no_w(want, False)) if isinstance(a[0], tuple)), default=-1)
+        phase6_i = [k for k, a in enumerate(no_w(want, False)) if k > last_pair and a[0] == "I"][:r + 1]
+        if r > 0 and to_b and turned == phase6_i:
+            return (f"phase 6 never switches to I: of its 2(r + 1) = {2 * (r + 1)} backwards the first r + 1 = {r + 1} "
+                    f"are full B, the last r + 1 = {r + 1} only I (the input-gradient half, whose W is deferred)")
+        if r > 0 and to_b and turned == phase6_i[:1]:
+            return (f"phase 6 switches to I one step late: of its 2(r + 1) = {2 * (r + 1)} backwards the first "
+                    f"r + 1 = {r + 1} are full B, then I from the ({r + 2})th on")
+        return ("a B/I mix-up: phases 3 and 7 run I, phases 4 and 5 full B, and phase 6 runs r + 1 full B, "
+                "then r + 1 I (the input-gradient half, whose W is deferred)")
     if no_w(got, False) == no_w(want, False) and sorted(got, key=repr) == sorted(want, key=repr):
         return ("the W passes owed run oldest first (first in, first out): each W is the W of the earliest I "
                 "whose W has not run yet")
@@ -300,11 +311,26 @@ def peaks_pair_split(sched) -> list[int]:
     return out
 
 
+def peaks_before_each_action(sched) -> list[int]:
+    """Peaks counted before each action instead of after it (not the rule)."""
+    out = []
+    for row in sched:
+        held = peak = 0
+        for a in row:
+            peak = max(peak, held)
+            held += sum({"F": 1, "B": -1, "I": -1}.get(kind, 0) for kind, _, _ in singles(a))
+        out.append(peak)
+    return out
+
+
 def memory_hint(sched, got) -> str:
     try:
         got = [int(x) for x in got]
     except (TypeError, ValueError):
         return ""
+    if got == peaks_before_each_action(sched) != peaks_pair_split(sched):
+        return (" That is the count taken before each action: take it after each one, so that a peak the last "
+                "action reaches counts too.")
     if got == peaks_pair_split(sched):
         return (" That is what you get by counting a pair's forward before its backward: a pair frees its "
                 "backward's activations in the same action that stores its forward's, so after it the count "
@@ -339,6 +365,14 @@ EXPECTED = {
         "F0s2 F0s3 F1s2 F1s3 F2s2 F2s3 F3s2 B0s3 F3s3&B0s2 F4s2&B1s3 F4s3&B1s2 F5s2&B2s3 F5s3&B2s2 B3s3 B3s2 B4s3 "
         "I4s2 I5s3 I5s2 W4s2 W5s3 W5s2",
     ],
+    (3, 7): [
+        "F0s0 F1s0 F2s0 F3s0 F4s0 F0s5 I0s5 W0s5 F1s5 I1s5 W1s5 F2s5 F5s0&B2s5 F3s5&B0s0 F6s0&B3s5 F4s5&B1s0 B4s5 "
+        "F5s5&B2s0 B5s5 F6s5&B3s0 B6s5 I4s0 W4s0 I5s0 W5s0 I6s0 W6s0",
+        "F0s1 F1s1 F2s1 F0s4 F3s1 F1s4 I0s4 W0s4 F2s4 F4s1&B1s4 F3s4&B0s1 F5s1&B2s4 F4s4&B1s1 F6s1&B3s4 F5s4&B2s1 "
+        "B4s4 F6s4&B3s1 B5s4 B4s1 I6s4 I5s1 W6s4 I6s1 W5s1 W6s1",
+        "F0s2 F0s3 F1s2 F1s3 F2s2 F2s3 F3s2 B0s3 F3s3&B0s2 F4s2&B1s3 F4s3&B1s2 F5s2&B2s3 F5s3&B2s2 F6s2&B3s3 "
+        "F6s3&B3s2 B4s3 B4s2 B5s3 I5s2 I6s3 I6s2 W5s2 W6s3 W6s2",
+    ],
     (4, 8): [
         "F0s0 F1s0 F2s0 F3s0 F4s0 F5s0 F6s0 F0s7 I0s7 W0s7 F1s7 I1s7 W1s7 F2s7 I2s7 W2s7 F3s7 F7s0&B3s7 F4s7&B0s0 "
         "B4s7 F5s7&B1s0 B5s7 F6s7&B2s0 B6s7 F7s7&B3s0 B7s7 I4s0 W4s0 I5s0 W5s0 I6s0 W6s0 I7s0 W7s0",
@@ -348,6 +382,23 @@ EXPECTED = {
         "F6s5&B2s2 B4s5 F7s5&B3s2 B5s5 B4s2 B6s5 I5s2 I7s5 I6s2 W5s2 I7s2 W7s5 W6s2 W7s2",
         "F0s3 F0s4 F1s3 F1s4 F2s3 F2s4 F3s3 F3s4 F4s3 B0s4 F4s4&B0s3 F5s3&B1s4 F5s4&B1s3 F6s3&B2s4 F6s4&B2s3 "
         "F7s3&B3s4 F7s4&B3s3 B4s4 B4s3 B5s4 B5s3 I6s4 I6s3 I7s4 I7s3 W6s4 W6s3 W7s4 W7s3",
+    ],
+    (5, 10): [
+        "F0s0 F1s0 F2s0 F3s0 F4s0 F5s0 F6s0 F7s0 F8s0 F0s9 I0s9 W0s9 F1s9 I1s9 W1s9 F2s9 I2s9 W2s9 F3s9 I3s9 W3s9 "
+        "F4s9 F9s0&B4s9 F5s9&B0s0 B5s9 F6s9&B1s0 B6s9 F7s9&B2s0 B7s9 F8s9&B3s0 B8s9 F9s9&B4s0 B9s9 I5s0 W5s0 I6s0 "
+        "W6s0 I7s0 W7s0 I8s0 W8s0 I9s0 W9s0",
+        "F0s1 F1s1 F2s1 F3s1 F4s1 F5s1 F6s1 F0s8 F7s1 F1s8 I0s8 W0s8 F2s8 I1s8 W1s8 F3s8 I2s8 W2s8 F4s8 F8s1&B3s8 "
+        "F5s8&B0s1 F9s1&B4s8 F6s8&B1s1 B5s8 F7s8&B2s1 B6s8 F8s8&B3s1 B7s8 F9s8&B4s1 B8s8 B5s1 I9s8 I6s1 W9s8 I7s1 "
+        "W6s1 I8s1 W7s1 I9s1 W8s1 W9s1",
+        "F0s2 F1s2 F2s2 F3s2 F4s2 F0s7 F5s2 F1s7 F6s2 F2s7 I0s7 W0s7 F3s7 I1s7 W1s7 F4s7 F7s2&B2s7 F5s7&B0s2 "
+        "F8s2&B3s7 F6s7&B1s2 F9s2&B4s7 F7s7&B2s2 B5s7 F8s7&B3s2 B6s7 F9s7&B4s2 B7s7 B5s2 B8s7 I6s2 I9s7 I7s2 W6s2 "
+        "I8s2 W9s7 I9s2 W7s2 W8s2 W9s2",
+        "F0s3 F1s3 F2s3 F0s6 F3s3 F1s6 F4s3 F2s6 F5s3 F3s6 I0s6 W0s6 F4s6 F6s3&B1s6 F5s6&B0s3 F7s3&B2s6 F6s6&B1s3 "
+        "F8s3&B3s6 F7s6&B2s3 F9s3&B4s6 F8s6&B3s3 B5s6 F9s6&B4s3 B6s6 B5s3 B7s6 B6s3 I8s6 I7s3 I9s6 I8s3 W8s6 I9s3 "
+        "W7s3 W9s6 W8s3 W9s3",
+        "F0s4 F0s5 F1s4 F1s5 F2s4 F2s5 F3s4 F3s5 F4s4 F4s5 F5s4 B0s5 F5s5&B0s4 F6s4&B1s5 F6s5&B1s4 F7s4&B2s5 "
+        "F7s5&B2s4 F8s4&B3s5 F8s5&B3s4 F9s4&B4s5 F9s5&B4s4 B5s5 B5s4 B6s5 B6s4 B7s5 I7s4 I8s5 I8s4 I9s5 I9s4 W7s4 "
+        "W8s5 W8s4 W9s5 W9s4",
     ],
 }
 

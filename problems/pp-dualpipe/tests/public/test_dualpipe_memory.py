@@ -17,12 +17,14 @@ def _peaks(sched, what):
     ("F0s0 F0s1 F1s0&B0s1 F1s1&B0s0 B1s1 B1s0", 2),
     ("F0s0 F0s1 I0s1 F1s0 W0s1 F1s1&B0s0 B1s1 B1s0", 2),
     ("F0s0 F1s0 F0s1 F1s1 B0s1 B1s1 I0s0 I1s0 W0s0 W1s0", 4),
-], ids=["pairs", "every kind", "all forwards first"])
+    ("F0s0 F0s1 I0s1 B0s0 F1s0 F1s1 F2s0", 3),
+], ids=["pairs", "every kind", "all forwards first", "peak after the last action"])
 def test_hand_examples(text, want):
     sched = [H.parse(text)]
     got = _peaks(sched, "a one-rank schedule")
     assert got == [want], (f"peak_activations([{text}]): expected [{want}], got {got}. F stores one micro-batch's "
-                           f"activations, B or I frees them, W changes nothing." + H.memory_hint(sched, got))
+                           f"activations, B or I frees them, W changes nothing; count after each action."
+                           + H.memory_hint(sched, got))
 
 
 @pytest.mark.parametrize("p,m", [(1, 2), (2, 4), (2, 5), (3, 6), (4, 8)])
@@ -52,4 +54,6 @@ def test_returns_a_list_of_ints():
     ok = isinstance(got, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in got)
     assert ok, (f"peak_activations(DualPipeV's order for p=2, m=4) should return a list of ints, one count per rank "
                 f"([4, 5]); got {type(got).__name__} {got!r:.120}"
-                + (f" with {sorted({type(x).__name__ for x in got})} items" if isinstance(got, (list, tuple)) else ""))
+                + (f" with {sorted({type(x).__name__ for x in got})} items" if isinstance(got, (list, tuple)) and got
+                   else ""))
+    assert len(got) == 2, f"peak_activations(DualPipeV's order for p=2, m=4) should give one count per rank, 2; got {got!r}"

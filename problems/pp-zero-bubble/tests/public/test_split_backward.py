@@ -6,12 +6,6 @@ import zb_helpers as H
 import zb_mlp
 import zero_bubble
 
-ZB_H1_P3_M4 = [
-    [("F", 0), ("F", 1), ("F", 2), ("B", 0), ("W", 0), ("F", 3), ("B", 1), ("W", 1), ("B", 2), ("W", 2), ("B", 3), ("W", 3)],
-    [("F", 0), ("F", 1), ("B", 0), ("F", 2), ("B", 1), ("W", 0), ("F", 3), ("B", 2), ("W", 1), ("B", 3), ("W", 2), ("W", 3)],
-    [("F", 0), ("B", 0), ("F", 1), ("B", 1), ("F", 2), ("B", 2), ("W", 0), ("F", 3), ("B", 3), ("W", 1), ("W", 2), ("W", 3)],
-]
-
 
 def _max_err(a, b) -> float:
     return float(np.max(np.abs(np.asarray(a, dtype=np.float64) - b)))
@@ -73,25 +67,25 @@ def test_run_schedule_fused_order_matches_backprop():
     stages, xs, targets = H.make_problem(seed=4, p=p, m=m)
     want, want_loss, _ = H.reference_grads(stages, xs, targets)
     sched = H.w_right_after_b(H.one_f_one_b(p, m))
-    grads, loss = zero_bubble.run_schedule(stages, xs, targets, sched)
+    grads, loss = H.run_watched(stages, xs, targets, sched, "1F1B with W right after each B")
     assert abs(float(loss) - want_loss) < 1e-12, f"loss: expected {want_loss:.12g}, got {float(loss):.12g}"
     problem = H.grads_mismatch(grads, want)
-    assert problem is None, (f"1F1B with W right after each B gives the wrong gradients: {problem}. "
-                             "Each micro-batch needs its own saved activations; a W must use the w_state of its own micro-batch.")
+    assert problem is None, (f"1F1B with W right after each B gives the wrong gradients: {problem}."
+                             + H.grads_hint(stages, xs, targets, sched, grads))
 
 
 @pytest.mark.parametrize("name", ["zb-h1", "all W at the end"])
 def test_deferred_w_leaves_gradients_unchanged(name):
     p, m = 3, 4
     stages, xs, targets = H.make_problem(seed=5, p=p, m=m)
-    fused, fused_loss = zero_bubble.run_schedule(stages, xs, targets, H.w_right_after_b(H.one_f_one_b(p, m)))
-    sched = ZB_H1_P3_M4 if name == "zb-h1" else H.w_at_end(H.one_f_one_b(p, m))
-    grads, loss = zero_bubble.run_schedule(stages, xs, targets, sched)
+    fused, fused_loss = H.run_watched(stages, xs, targets, H.w_right_after_b(H.one_f_one_b(p, m)),
+                                      "1F1B with W right after each B")
+    sched = H.zb_h1(p, m) if name == "zb-h1" else H.w_at_end(H.one_f_one_b(p, m))
+    grads, loss = H.run_watched(stages, xs, targets, sched, f"the schedule ({name})")
     want, _, _ = H.reference_grads(stages, xs, targets)
     problem = H.grads_mismatch(grads, want)
-    assert problem is None, (f"schedule ({name}):\n{H.fmt_sched(sched)}\ngives the wrong gradients: {problem}. "
-                             "When W runs later than its B, other micro-batches' forwards have run in between: "
-                             "W must use the x_in stored for its own micro-batch, not the stage's latest input.")
+    assert problem is None, (f"schedule ({name}):\n{H.fmt_sched(sched)}\ngives the wrong gradients: {problem}."
+                             + H.grads_hint(stages, xs, targets, sched, grads))
     problem = H.grads_mismatch(grads, [[(np.asarray(a), np.asarray(b)) for a, b in st] for st in fused])
     assert problem is None, f"deferring W changed the accumulated gradients versus W right after B: {problem}"
     assert abs(float(loss) - float(fused_loss)) < 1e-12, "the loss should not depend on when W runs"
@@ -103,19 +97,29 @@ def test_b_alone_feeds_the_previous_stage():
     p, m = 3, 3
     stages, xs, targets = H.make_problem(seed=6, p=p, m=m)
     sched = [[("F", i) for i in range(m)] + [("B", i) for i in range(m)] + [("W", i) for i in range(m)] for _ in range(p)]
-    grads, _ = zero_bubble.run_schedule(stages, xs, targets, sched)
+    grads, _ = H.run_watched(stages, xs, targets, sched, "all F, then all B, then all W on every stage")
     want, _, _ = H.reference_grads(stages, xs, targets)
     problem = H.grads_mismatch(grads, want)
-    assert problem is None, f"all F, then all B, then all W on every stage gives the wrong gradients: {problem}"
+    assert problem is None, (f"all F, then all B, then all W on every stage gives the wrong gradients: {problem}."
+                             + H.grads_hint(stages, xs, targets, sched, grads))
 
 
-@pytest.mark.parametrize("sched", [
-    [[("F", 0), ("W", 0), ("B", 0)], [("F", 0), ("B", 0), ("W", 0)]],
-    [[("F", 0), ("B", 0), ("F", 1), ("B", 1), ("W", 0), ("W", 1)], [("F", 1), ("F", 0), ("B", 0), ("B", 1), ("W", 0), ("W", 1)]],
-    [[("F", 0), ("B", 0), ("W", 0), ("F", 1), ("B", 1), ("W", 1)], [("F", 0), ("B", 0), ("W", 0), ("F", 1), ("W", 1)]],
-], ids=["W before its B", "stages wait for each other", "stage 1 has no B1"])
-def test_run_schedule_rejects_deadlock(sched):
-    m = max(i for ops in sched for _, i in ops) + 1
+@pytest.mark.parametrize("p,m,seed", [(1, 5, 0), (2, 4, 1), (3, 3, 2), (4, 3, 8)])
+def test_run_schedule_random_orders(p, m, seed):
+    """Any valid order gives backprop's gradients: each stage runs its ops in list order, as soon as their inputs are ready."""
+    stages, xs, targets = H.make_problem(seed=20 + seed, p=p, m=m)
+    sched = H.random_valid_schedule(p, m, seed)
+    want, want_loss, _ = H.reference_grads(stages, xs, targets)
+    grads, loss = H.run_watched(stages, xs, targets, sched, f"a random valid order (p={p}, m={m})")
+    problem = H.grads_mismatch(grads, want)
+    assert problem is None, (f"run_schedule on a random valid order:\n{H.fmt_sched(sched)}\ngives the wrong gradients: "
+                             f"{problem}." + H.grads_hint(stages, xs, targets, sched, grads))
+    assert abs(float(loss) - want_loss) < 1e-12, f"loss: expected {want_loss:.12g}, got {float(loss):.12g}"
+
+
+def _expect_value_error(sched, m: int, why: str) -> None:
+    """run_schedule on a 2-stage model with ``m`` micro-batches and ``sched`` must raise ValueError."""
+    __tracebackhide__ = True
     stages, xs, targets = H.make_problem(seed=7, p=2, m=m)
     try:
         got = zero_bubble.run_schedule(stages, xs, targets, sched)
@@ -124,9 +128,43 @@ def test_run_schedule_rejects_deadlock(sched):
     except Exception as exc:  # noqa: BLE001 - reported to the learner
         what = f"raised {type(exc).__name__}: {exc}"
     else:
-        what = f"returned {type(got).__name__}"
-    raise AssertionError(f"run_schedule on\n{H.fmt_sched(sched)}\nshould raise ValueError (no stage can make progress "
-                         f"before all ops have run), but it {what}.")
+        what = f"returned {type(got).__name__} {str(got)[:80]}"
+    raise AssertionError(f"run_schedule on a 2-stage model with {m} micro-batch(es) and the schedule\n"
+                         f"{H.fmt_sched(sched)}\nshould raise ValueError ({why}), but it {what}.")
+
+
+@pytest.mark.parametrize("sched, why", [
+    ([[("F", 0), ("W", 0), ("B", 0)], [("F", 0), ("B", 0), ("W", 0)]], "stage 0's W0 waits for its B0, listed after it"),
+    ([[("F", 0), ("B", 0), ("F", 1), ("B", 1), ("W", 0), ("W", 1)], [("F", 1), ("F", 0), ("B", 0), ("B", 1), ("W", 0), ("W", 1)]],
+     "stage 1 waits for F1, which stage 0 runs after B0, which waits for stage 1's B0"),
+], ids=["W before its B", "stages wait for each other"])
+def test_run_schedule_rejects_deadlock(sched, why):
+    """The statement: ValueError when no stage can make progress before all ops have run."""
+    _expect_value_error(sched, max(i for ops in sched for _, i in ops) + 1,
+                        why + ": no stage can make progress before all ops have run")
+
+
+FULL = [("F", 0), ("B", 0), ("W", 0), ("F", 1), ("B", 1), ("W", 1)]
+
+
+@pytest.mark.parametrize("sched, why", [
+    ([FULL, [("F", 0), ("B", 0), ("W", 0), ("F", 1), ("W", 1)]], "stage 1 has no B1: the schedule is incomplete"),
+    ([FULL, [("F", 0), ("B", 0), ("W", 0), ("F", 1), ("B", 1)]], "stage 1 has no W1: its weight gradient would be missing"),
+    ([FULL, [("F", 0), ("B", 0), ("W", 0)]], "stage 1 never runs micro-batch 1"),
+    ([FULL, [("F", 0), ("B", 0), ("W", 0), ("F", 1), ("B", 1), ("W", 1), ("W", 1)]], "W1 appears twice on stage 1"),
+    ([FULL, [("F", 0), ("B", 0), ("F", 1), ("W", 0), ("B", 1), ("F", 0), ("W", 1)]], "F0 appears twice on stage 1, apart"),
+    ([FULL, [("F", 0), ("B", 0), ("w", 0), ("F", 1), ("B", 1), ("W", 1)]], "'w' is not an op name: ops are 'F', 'B', 'W'"),
+    ([FULL, [("F", 0), ("B", 0), ("FB", 0), ("W", 0), ("F", 1), ("B", 1), ("W", 1)]], "'FB' is not an op name"),
+    ([FULL + [("F", 2), ("B", 2), ("W", 2)], FULL + [("F", 2), ("B", 2), ("W", 2)]],
+     "micro-batch 2 does not exist: there are 2, numbered 0 and 1"),
+    ([[("F", -1), ("B", -1), ("W", -1)] + FULL[3:], [("F", -1), ("B", -1), ("W", -1)] + FULL[3:]],
+     "micro-batch -1 does not exist: there are 2, numbered 0 and 1"),
+    ([FULL], "the model has 2 stages and the schedule 1"),
+], ids=["stage 1 has no B1", "stage 1 has no W1", "micro-batch missing", "W twice", "F twice, apart", "lowercase w",
+        "FB", "micro-batch too large", "negative micro-batch", "too few stages"])
+def test_run_schedule_rejects_malformed(sched, why):
+    """The statement: ValueError unless every stage lists F i, B i and W i exactly once for each micro-batch i, and nothing else."""
+    _expect_value_error(sched, 2, why)
 
 
 def test_w_runs_when_listed(monkeypatch):
@@ -157,7 +195,7 @@ def test_w_runs_when_listed(monkeypatch):
     monkeypatch.setattr(zero_bubble, "backward_weight", spy("backward_weight", ""))
     stages, xs, targets = H.make_problem(seed=8, p=1, m=3)
     sched = [[("F", 0), ("F", 1), ("F", 2), ("B", 0), ("B", 1), ("B", 2), ("W", 0), ("W", 1), ("W", 2)]]
-    zero_bubble.run_schedule(stages, xs, targets, sched)
+    grads, _ = zero_bubble.run_schedule(stages, xs, targets, sched)
     monkeypatch.undo()
     bad = [c for c in calls if c.endswith("inside stage_backward_b")]
     assert not bad, ("stage_backward_b called backward_weight: B computes no weight gradient; the weight "
@@ -165,6 +203,9 @@ def test_w_runs_when_listed(monkeypatch):
     got = [c for c in calls if c in ("B", "W")]
     want = ["B", "B", "B", "W", "W", "W"]
     if got == want:
+        problem = H.grads_mismatch(grads, H.reference_grads(stages, xs, targets)[0])
+        assert problem is None, (f"run_schedule on one stage with the ops {H.fmt(sched[0])} gives the wrong gradients: "
+                                 f"{problem}." + H.grads_hint(stages, xs, targets, sched, grads))
         return
     hint = ""
     if got == ["B", "W", "B", "W", "B", "W"]:

@@ -55,6 +55,20 @@ def test_runs_ops_in_list_order():
     assert float(res["total"]) == 10.0, f"total: expected 10.0, got {float(res['total'])}"
 
 
+@pytest.mark.parametrize("sched, want", [
+    ([], {"timeline": [], "total": 0.0, "busy": [], "bubble": [], "bubble_fraction": 0.0}),
+    ([[]], {"timeline": [[]], "total": 0.0, "busy": [0.0], "bubble": [0.0], "bubble_fraction": 0.0}),
+    ([[("F", 0)], [("F", 0)]], {"timeline": [[("F", 0, 0.0, 0.5)], [("F", 0, 0.5, 1.0)]], "total": 1.0,
+                                "busy": [0.5, 0.5], "bubble": [0.5, 0.5], "bubble_fraction": 0.5}),
+], ids=["no stages", "a stage without ops", "two forwards of 0.5"])
+def test_empty_and_tiny_schedules(sched, want):
+    """The statement: nothing to run takes no time (total 0, bubble_fraction 0); short steps are timed like long ones."""
+    res = zero_bubble.simulate(sched, 0.5, 1.0, 1.0)
+    got = {"timeline": _rows(res), "total": float(res["total"]), "busy": [float(x) for x in res["busy"]],
+           "bubble": [float(x) for x in res["bubble"]], "bubble_fraction": float(res["bubble_fraction"])}
+    assert got == want, f"simulate({sched!r}, tf=0.5, tb=1, tw=1):\n  expected {want}\n  got      {got}"
+
+
 @pytest.mark.parametrize("sched", [
     [[("F", 0), ("W", 0), ("B", 0)]],
     [[("F", 0), ("B", 0), ("W", 0)], [("B", 0), ("F", 0), ("W", 0)]],
@@ -73,13 +87,40 @@ def test_fused_1f1b_bubble(p, m):
         f"per stage, got {got}")
 
 
+@pytest.mark.parametrize("p,m", [(2, 4), (4, 8)])
+def test_split_1f1b_bubble(p, m):
+    """1F1B with W right after each B: B no longer carries W back up the pipeline, so the bubble is (p - 1)(T_F + T_B)."""
+    sched = H.w_right_after_b(H.one_f_one_b(p, m))
+    res = H.simulate_named(sched, 1.0, 1.0, 1.0, f"1F1B with W right after each B, p={p}, m={m}")
+    got = [float(b) for b in res["bubble"]]
+    assert got == [2.0 * (p - 1)] * p, (
+        f"1F1B with W right after each B, unit times, p={p}, m={m}: expected bubble (p - 1)(T_F + T_B) = {2 * (p - 1)} "
+        f"per stage, got {got}")
+
+
+@pytest.mark.parametrize("p,m", list(H.ZB_H1), ids=[f"p{p}-m{m}" for p, m in H.ZB_H1])
+def test_given_zb_h1_bubble(p, m, record_property):
+    """The ZB-H1 orders written out in the tests (the statement's worked example among them), timed: p - 1 per stage."""
+    sched = H.zb_h1(p, m)
+    res = H.simulate_named(sched, 1.0, 1.0, 1.0, f"the ZB-H1 order for p={p}, m={m} (from the tests' table)")
+    record_property("timeline", timeline(res["timeline"], title=f"the ZB-H1 order, p={p}, m={m}, unit times"))
+    got = [float(b) for b in res["bubble"]]
+    assert float(res["total"]) == 3 * m + p - 1 and got == [float(p - 1)] * p, (
+        f"ZB-H1 with p={p}, m={m} and unit times: expected total 3m + p - 1 = {3 * m + p - 1} and bubble p - 1 = {p - 1} "
+        f"on every stage, got total {float(res['total']):g} and bubbles {got}\n{H.fmt_sched(sched)}")
+
+
 @pytest.mark.parametrize("sched, why", [
     ([[("F", 0), ("B", 0), ("w", 0)]], "'w' is not an op name: ops are 'F', 'B' and 'W'"),
     ([[("F", 0), ("X", 0), ("B", 0)]], "'X' is not an op name: ops are 'F', 'B' and 'W'"),
     ([[("F", 0), ("B", 0), ("W", 0), ("W", 0)]], "W0 appears twice on a stage"),
     ([[("F", 0), ("F", 0), ("B", 0), ("W", 0)]], "F0 appears twice on a stage"),
     ([[("F", 0), ("B", 0), ("B", 0), ("W", 0)]], "B0 appears twice on a stage"),
-], ids=["lowercase w", "unknown op", "W twice", "F twice", "B twice"])
+    ([[("F", 0), ("B", 0), ("W", 0), ("F", 1), ("F", 0), ("B", 1), ("W", 1)]], "F0 appears twice on a stage"),
+    ([[("F", 0), ("F", 1), ("B", 0), ("B", 1), ("W", 0), ("B", 0), ("W", 1)]], "B0 appears twice on a stage"),
+    ([[("F", 0), ("B", 0)], [("F", 0), ("B", 0), ("W", 0), ("F", 1), ("B", 1), ("W", 0)]], "W0 appears twice on stage 1"),
+], ids=["lowercase w", "unknown op", "W twice", "F twice", "B twice", "F twice, apart", "B twice, apart",
+        "W twice, apart"])
 def test_malformed_schedules_raise(sched, why):
     """The statement: ValueError for an op name other than F, B, W and for an op listed twice on a stage."""
     try:

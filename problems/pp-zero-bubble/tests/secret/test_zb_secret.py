@@ -94,24 +94,30 @@ def test_run_schedule_bigger_model():
     stages, xs, targets = H.make_problem(seed=11, p=p, m=m, width=5, rows=2, layers_per_stage=3)
     want, want_loss, _ = H.reference_grads(stages, xs, targets)
     for label, sched in [("zb-h1", R.zb_h1_by_keys(p, m)), ("random order", R.random_valid_schedule(p, m, 5))]:
-        grads, loss = zero_bubble.run_schedule(stages, xs, targets, sched)
+        grads, loss = H.run_watched(stages, xs, targets, sched, f"{label} (p={p}, m={m}, 3 layers per stage)")
         problem = H.grads_mismatch(grads, want)
-        assert problem is None, f"run_schedule on {label} (p={p}, m={m}, 3 layers per stage):\n{H.fmt_sched(sched)}\n{problem}"
+        assert problem is None, (f"run_schedule on {label} (p={p}, m={m}, 3 layers per stage):\n{H.fmt_sched(sched)}\n"
+                                 f"{problem}." + H.grads_hint(stages, xs, targets, sched, grads))
         assert abs(float(loss) - want_loss) < 1e-12, f"{label}: loss expected {want_loss:.12g}, got {float(loss):.12g}"
 
 
 def test_run_schedule_single_stage():
     stages, xs, targets = H.make_problem(seed=12, p=1, m=2, width=3, rows=4, layers_per_stage=1)
     want, _, _ = H.reference_grads(stages, xs, targets)
-    grads, _ = zero_bubble.run_schedule(stages, xs, targets, [[("F", 0), ("F", 1), ("B", 1), ("B", 0), ("W", 1), ("W", 0)]])
+    sched = [[("F", 0), ("F", 1), ("B", 1), ("B", 0), ("W", 1), ("W", 0)]]
+    grads, _ = H.run_watched(stages, xs, targets, sched, "one stage, one layer, B and W out of micro-batch order")
     problem = H.grads_mismatch(grads, want)
-    assert problem is None, f"one stage, one layer, B and W out of micro-batch order: {problem}"
+    assert problem is None, (f"one stage, one layer, B and W out of micro-batch order: {problem}."
+                             + H.grads_hint(stages, xs, targets, sched, grads))
 
 
 def test_run_schedule_does_not_modify_parameters():
     stages, xs, targets = H.make_problem(seed=13, p=2, m=2)
     before = [[(w.copy(), b.copy()) for w, b in st] for st in stages]
-    zero_bubble.run_schedule(stages, xs, targets, R.zb_h1_by_keys(2, 2))
+    want = H.reference_grads(stages, xs, targets)[0]
+    grads, _ = H.run_watched(stages, xs, targets, R.zb_h1_by_keys(2, 2), "ZB-H1 (p=2, m=2)")
+    problem = H.grads_mismatch(grads, want)
+    assert problem is None, f"run_schedule on ZB-H1 (p=2, m=2) gives the wrong gradients: {problem}"
     for s, st in enumerate(stages):
         for k, (w, b) in enumerate(st):
             assert np.array_equal(w, before[s][k][0]) and np.array_equal(b, before[s][k][1]), (
