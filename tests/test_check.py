@@ -122,7 +122,8 @@ def test_check_accepts_wrong_solutions_that_fail_as_declared(tmp_path: Path) -> 
     code, out = check(folder)
     assert code == 0, out
     assert "OK      fx-add" in out
-    assert "wrong/subtracts.diff fails as it should (status failed): 3 of 4 tests failed; test_small (public): " \
+    assert "wrong/subtracts.diff fails as it should (status failed): 3 of 4 tests failed, keeps 25% of the points; "\
+           "test_small (public): " \
            "add(1, 2): expected 3, got -1" in out
     assert "wrong/no_module.py fails as it should (status error)" in out
 

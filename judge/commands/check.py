@@ -418,6 +418,8 @@ def _expect_failure(check: ProblemCheck, label: str, result: Result, advice: str
     line = f"{label} fails as it should (status {result.status})"
     if failing:
         line += f": {len(failing)} of {result.total} tests failed"
+    if result.max_points:
+        line += f", keeps {result.points / result.max_points:.0%} of the points"
     if check.verbose:
         line += "".join(f"\n{_test_line(check, t)}" for t in failing) or f"\n{result.message}"
     elif failing:
