@@ -1,4 +1,4 @@
-"""Pipeline schedules and a dependency-driven simulator: timeline, bubble fraction, peak activations."""
+"""A dependency-driven pipeline simulator: timeline, bubble fraction, peak activations, and a picture."""
 
 from __future__ import annotations
 
@@ -6,37 +6,9 @@ import math
 
 from sim_result import SimResult
 
-KINDS = ("gpipe", "1f1b")
 OPS = ("F", "B")
 
 Block = tuple[str, int, float, float]
-
-
-# ---------------------------------------------------------------------------- schedules
-
-
-def schedule(kind: str, p: int, m: int) -> list[list[tuple[str, int]]]:
-    """Return, for each stage s = 0..p-1, the ordered list of ("F", i) / ("B", i) it runs.
-
-    kind is "gpipe" or "1f1b", p >= 1 the number of stages, m >= 1 the number of micro-batches.
-    Raises ValueError for any other kind, or when p or m is not an int >= 1.
-    """
-    if not isinstance(kind, str) or kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    for name, value in (("p", p), ("m", m)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-    if kind == "gpipe":
-        return [[("F", i) for i in range(m)] + [("B", i) for i in range(m)] for _ in range(p)]
-    stages = []
-    for s in range(p):
-        warmup = min(p - s - 1, m)
-        ops = [("F", i) for i in range(warmup)]
-        for k in range(m - warmup):
-            ops += [("F", warmup + k), ("B", k)]
-        ops += [("B", i) for i in range(m - warmup, m)]
-        stages.append(ops)
-    return stages
 
 
 # ---------------------------------------------------------------------------- simulation
