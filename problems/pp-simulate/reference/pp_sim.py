@@ -42,7 +42,7 @@ def simulate(sched: list[list[tuple[str, int]]], tf: float = 1.0, tb: float = 2.
                 need = _input_of(s, op, mb, p)
                 if need is not None and need not in end:
                     break
-                start = max(free[s], end[need] if need is not None else 0.0)
+                start = free[s] if need is None else max(free[s], end[need])
                 finish = start + durations[op]
                 timeline[s].append((op, mb, start, finish))
                 end[(s, op, mb)] = free[s] = finish
@@ -78,17 +78,17 @@ def _validated(sched: object) -> list[list[tuple[str, int]]]:
                                  f"got {item!r}")
             ops.append((item[0], int(item[1])))
         if len(set(ops)) != len(ops):
-            dup = next(op for op in ops if ops.count(op) > 1)
-            raise ValueError(f"stage {s} runs {dup[0]}{dup[1]} more than once")
+            listed = " ".join(f"{op}{mb}" for op, mb in ops)
+            raise ValueError(f"stage {s} lists the same operation more than once: {listed}")
         stages.append(ops)
-    mbs = {mb for op, mb in stages[0]}
-    want = {(op, mb) for op in OPS for mb in mbs}
-    for s, ops in enumerate(stages):
-        if set(ops) != want:
-            raise ValueError(f"stage {s} must run F i and B i exactly once for the micro-batches "
-                             f"{sorted(mbs)} of stage 0")
-    if not mbs:
+    kinds = {frozenset(ops) for ops in stages}
+    if len(kinds) > 1:
+        raise ValueError("the stages must all run F i and B i for the same micro-batches")
+    common = kinds.pop()
+    if not common:
         raise ValueError("the schedule has no operations")
+    if {mb for op, mb in common if op == "F"} != {mb for op, mb in common if op == "B"}:
+        raise ValueError("every micro-batch must have both its F and its B on every stage")
     return stages
 
 

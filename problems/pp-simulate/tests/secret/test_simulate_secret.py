@@ -105,6 +105,8 @@ def test_random_orders_run_or_deadlock_like_the_oracle(record_property):
     ([ops("F0 F1 B0")], "F1 has no backward"),
     ([ops("F0 B0 B0")], "B0 twice on a stage"),
     ([[("F", -1), ("B", -1)]], "micro-batch -1 on both F and B"),
+    ([[("F", True), ("B", True)]], "micro-batch True (a bool, not an int) on both F and B"),
+    ([[("F", 0, 0), ("B", 0, 0)]], "operations of three items"),
 ])
 def test_malformed_schedules_raise_value_error(sched, why):
     diagnoses = {
