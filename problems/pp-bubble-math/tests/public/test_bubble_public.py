@@ -198,6 +198,8 @@ def _all_stages(kind: str, p: int, m: int) -> list:
     (2, 0.1, 9),    # exact boundary: 1 / 10 == 0.1
     (4, 0.21, 12),
     (4, 0.2 - 1e-12, 13),  # just below an exact boundary: m = 12 gives 0.2, a hair too much
+    (2, 0.049999999999999996, 20),  # the float just below 0.05: m = 19 gives 1/20 = 0.05, a hair too much
+    (3, 2 / 3, 1),  # exact boundary: 2/3 (the closed form computed in floats gives 1.0000000000000002)
     (8, 0.99, 1),
     (1, 0.1, 1),    # one stage: no bubble at all, one micro-batch suffices
 ])

@@ -128,9 +128,10 @@ def test_min_microbatches_hard_boundaries(p, target):
     expected = _defining_min(p, target)
     got = bubble_math.min_microbatches(p, target)
     ok = got == expected
-    assert ok, (f"min_microbatches(p={p}, target={target}): expected {expected}, got {got!r} (with m = {expected} "
-                f"the bubble is {p - 1}/{expected + p - 1}, exactly the target; a floating-point closed form "
-                "can land just above an integer, so check the candidate against the inequality itself)")
+    why = (f" (one too many: with m = {expected} the bubble is {p - 1}/{expected + p - 1}, exactly the target; a "
+           "floating-point closed form can land just above an integer, so check the candidate against the "
+           "inequality itself)" if got == expected + 1 else "")
+    assert ok, f"min_microbatches(p={p}, target={target}): expected {expected}, got {got!r}{why}"
 
 
 def test_min_microbatches_grid():
