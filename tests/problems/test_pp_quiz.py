@@ -10,13 +10,20 @@ answer of the right form, so they cannot be used to find the answers.
 
 from __future__ import annotations
 
+import csv
+import os
 import re
+import shutil
 import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+from judge.commands.grade import Options, grade_class
+from judge.core.problem import discover_problems
+from judge.engines import get_engine
+from judge.sandbox import levels
 from tests.problems.loading import load
 
 PROBLEM = Path(__file__).resolve().parents[2] / "problems" / "pp-quiz"
@@ -283,3 +290,46 @@ def test_messages_never_print_the_right_answer(quiz_tests, monkeypatch):
             message = _run(secret, monkeypatch, name, answer)
             assert message, (name, answer)
             assert not shows.search(message), (name, answer, message)
+
+
+# ------------------------------------------------------------------------------------------------
+# At grading time the hidden tests sit beside the learner's code: the sandbox must keep the key out
+# of its reach. The cracker looks for the key in sys.modules, by import and on disk, and tries
+# answers against its hashes.
+
+CRACKER = Path(__file__).resolve().parent / "fixtures" / "pp_quiz_key_cracker.py"
+
+
+def test_the_cracker_finds_every_answer_when_it_can_read_the_key(monkeypatch):
+    """The attack is real: with the key on its path it answers every question right."""
+    monkeypatch.chdir(PROBLEM)
+    cracker = _load_path(CRACKER)
+    for name in QUESTIONS:
+        assert key.is_right(name, getattr(cracker, name)()), name
+
+
+def _load_path(path: Path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_pp_quiz_cracker", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None and os.environ.get("CI") != "true",
+                    reason="bubblewrap is not installed (in CI a missing bwrap is a failure)")
+def test_cracking_the_key_at_grading_time_earns_nothing(tmp_path):
+    problems, errors = discover_problems(PROBLEM)
+    assert not errors, errors
+    submissions = tmp_path / "submissions"
+    for student, code in (("cracker", CRACKER.read_text(encoding="utf-8")),
+                          ("honest", (PROBLEM / "reference" / "quiz.py").read_text(encoding="utf-8"))):
+        (submissions / student / "pp-quiz").mkdir(parents=True)
+        (submissions / student / "pp-quiz" / "quiz.py").write_text(code, encoding="utf-8")
+    engine = get_engine("native", sandbox=levels.choose("bubblewrap", grading=True))
+    grade_class(submissions, tmp_path / "out", problems, Options(parallel=1, engine=engine))
+    with (tmp_path / "out" / "grades.csv").open() as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assert rows["honest"]["pp-quiz"] == "10", rows["honest"]
+    assert rows["cracker"]["pp-quiz"] == "0", rows["cracker"]
