@@ -81,14 +81,13 @@ def _validated(sched: object) -> list[list[tuple[str, int]]]:
             listed = " ".join(f"{op}{mb}" for op, mb in ops)
             raise ValueError(f"stage {s} lists the same operation more than once: {listed}")
         stages.append(ops)
-    kinds = {frozenset(ops) for ops in stages}
-    if len(kinds) > 1:
+    for s, ops in enumerate(stages):
+        if {mb for op, mb in ops if op == "F"} != {mb for op, mb in ops if op == "B"}:
+            raise ValueError(f"stage {s} must run both F i and B i for every micro-batch i it runs")
+    if len({frozenset(ops) for ops in stages}) > 1:
         raise ValueError("the stages must all run F i and B i for the same micro-batches")
-    common = kinds.pop()
-    if not common:
+    if not any(stages):
         raise ValueError("the schedule has no operations")
-    if {mb for op, mb in common if op == "F"} != {mb for op, mb in common if op == "B"}:
-        raise ValueError("every micro-batch must have both its F and its B on every stage")
     return stages
 
 

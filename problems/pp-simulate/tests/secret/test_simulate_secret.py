@@ -107,6 +107,7 @@ def test_random_orders_run_or_deadlock_like_the_oracle(record_property):
     ([[("F", -1), ("B", -1)]], "micro-batch -1 on both F and B"),
     ([[("F", True), ("B", True)]], "micro-batch True (a bool, not an int) on both F and B"),
     ([[("F", 0, 0), ("B", 0, 0)]], "operations of three items"),
+    ([ops("F0 F1 B0"), ops("F0 B0 F1 B1")], "stage 0 runs F1 but not B1"),
 ])
 def test_malformed_schedules_raise_value_error(sched, why):
     diagnoses = {
