@@ -66,8 +66,8 @@ def _positive(name: str, value: object) -> float:
 
 def _validated(sched: object) -> list[list[tuple[str, int]]]:
     """The schedule as lists of (op, mb) tuples, or ValueError saying what is malformed."""
-    if not isinstance(sched, (list, tuple)) or not sched:
-        raise ValueError("the schedule must be a non-empty list with one list of operations per stage")
+    if not isinstance(sched, (list, tuple)):
+        raise ValueError("the schedule must be a list with one list of operations per stage")
     stages = []
     for s, row in enumerate(sched):
         ops = []
@@ -86,7 +86,7 @@ def _validated(sched: object) -> list[list[tuple[str, int]]]:
             raise ValueError(f"stage {s} must run both F i and B i for every micro-batch i it runs")
     if len({frozenset(ops) for ops in stages}) > 1:
         raise ValueError("the stages must all run F i and B i for the same micro-batches")
-    if not any(stages):
+    if not any(stages):  # no stages, or stages without operations
         raise ValueError("the schedule has no operations")
     return stages
 
