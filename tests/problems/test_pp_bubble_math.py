@@ -185,3 +185,35 @@ def test_p2p_formula():
 def test_reference_validates(call):
     with pytest.raises(ValueError):
         call()
+
+
+def _boundary_targets() -> list[float]:
+    """Targets at, and one or two floats either side of, exact bubble fractions (p - 1) / (m + p - 1)."""
+    targets = set()
+    for p in range(2, 20):
+        for m in range(1, 120, 3):
+            exact = (p - 1) / (m + p - 1)
+            below = above = exact
+            targets.add(exact)
+            for _ in range(2):
+                below, above = math.nextafter(below, 0.0), math.nextafter(above, 1.0)
+                targets.update((below, above))
+    return sorted(t for t in targets if 0.0 < t < 1.0)
+
+
+def test_declared_equivalent_mutants_behave_like_the_reference():
+    """reference/equivalent-mutants.toml: each declared mutant gives the reference's answers on a grid
+    of targets at and around exact boundaries, not only on the problem's tests."""
+    import tomllib
+
+    source = (PROBLEM / "reference" / "bubble_math.py").read_text(encoding="utf-8")
+    declared = tomllib.loads((PROBLEM / "reference" / "equivalent-mutants.toml").read_text(encoding="utf-8"))
+    cases = [(p, t) for p in range(1, 20) for t in _boundary_targets()[::11]]
+    want = [ref.min_microbatches(p, t) for p, t in cases]
+    assert declared["equivalent"]
+    for entry in declared["equivalent"]:
+        assert entry["function"] == "min_microbatches" and source.count(entry["code"]) == 1, entry
+        namespace: dict = {}
+        exec(compile(source.replace(entry["code"], entry["mutant"]), "mutant", "exec"), namespace)
+        got = [namespace["min_microbatches"](p, t) for p, t in cases]
+        assert got == want, entry["mutant"]

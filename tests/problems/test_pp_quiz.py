@@ -1,20 +1,29 @@
 """Project tests for pp-quiz: the reference answers agree with answers worked out independently.
 
 Numeric answers are measured on a small tick-by-tick pipeline simulator written here (or found by
-brute-force search); choice answers are checked against the key below. The hashed answer key that
-the public tests ship (tests/public/_quiz_key.py) is checked against the same answers, and every
-"common mistake" it explains is checked to really be wrong.
+brute-force search); choice answers are checked against the key below. The hashed answer key of the
+hidden tests (tests/secret/_quiz_key.py) is checked against the same answers, and every "common
+mistake" it explains is checked to really be wrong. Nothing shipped to learners (public tests and
+their helper, starter, statement) holds the key, and the public tests pass or fail alike for every
+answer of the right form, so they cannot be used to find the answers.
 """
 
 from __future__ import annotations
 
+import csv
+import os
 import re
+import shutil
 import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+from judge.commands.grade import Options, grade_class
+from judge.core.problem import discover_problems
+from judge.engines import get_engine
+from judge.sandbox import levels
 from tests.problems.loading import load
 
 PROBLEM = Path(__file__).resolve().parents[2] / "problems" / "pp-quiz"
@@ -23,7 +32,23 @@ PROBLEM = Path(__file__).resolve().parents[2] / "problems" / "pp-quiz"
 
 
 ref = load("pp-quiz", "reference/quiz.py", "_pp_quiz_reference")
-key = load("pp-quiz", "tests/public/_quiz_key.py", "_pp_quiz_key")
+forms = load("pp-quiz", "tests/public/quiz_forms.py", "_pp_quiz_forms")
+
+
+def _with_forms(relative: str, name: str):
+    """Load a test file of pp-quiz that imports the public helper quiz_forms by name."""
+    saved = sys.modules.get("quiz_forms")
+    sys.modules["quiz_forms"] = forms
+    try:
+        return load("pp-quiz", relative, name)
+    finally:
+        if saved is None:
+            sys.modules.pop("quiz_forms", None)
+        else:
+            sys.modules["quiz_forms"] = saved
+
+
+key = _with_forms("tests/secret/_quiz_key.py", "_pp_quiz_key")
 
 
 def _programs(kind: str, p: int, m: int, v: int) -> list[list[tuple[str, int, int]]]:
@@ -128,6 +153,7 @@ def test_reference_answer(name):
 def test_hashed_key_matches(name):
     assert key.is_right(name, ANSWERS[name]), name
     kind = key.KEY[name][0]
+    assert forms.FORMS[name][0] == kind, name
     want = key.CHOICE if isinstance(ANSWERS[name], str) else key.INTEGER if isinstance(ANSWERS[name], int) else key.NUMBER
     assert kind == want, name
     # the question says which form it wants: "Return an integer." exactly for the INTEGER questions
@@ -150,24 +176,28 @@ def test_questions_have_docstrings_and_readme_lists_them():
 
 
 # ------------------------------------------------------------------------------------------------
-# The public test accepts the answer forms the statement allows and refuses the others.
+# The tests accept the answer forms the statement allows and refuse the others; the public test
+# checks only the form, the hidden one also the answer.
 
 
 @pytest.fixture()
-def public_test(monkeypatch):
-    monkeypatch.setitem(sys.modules, "_quiz_key", key)  # the public test imports it by this name
-    return load("pp-quiz", "tests/public/test_quiz_public.py", "_pp_quiz_public_test")
+def quiz_tests(monkeypatch):
+    monkeypatch.setitem(sys.modules, "quiz_forms", forms)  # both test files import it by this name
+    monkeypatch.setitem(sys.modules, "_quiz_key", key)
+    public = load("pp-quiz", "tests/public/test_quiz_public.py", "_pp_quiz_public_test")
+    secret = load("pp-quiz", "tests/secret/test_quiz_secret.py", "_pp_quiz_secret_test")
+    return public.test_answer_form, secret.test_answer
 
 
-def _run(public_test, monkeypatch, name: str, answer: object) -> str:
-    """'' when the public test accepts ``answer`` to ``name``, else its failure message."""
+def _run(test, monkeypatch, name: str, answer: object) -> str:
+    """'' when ``test`` accepts ``answer`` to ``name``, else its failure message."""
     fake = type(sys)("quiz")
     for q in QUESTIONS:
         setattr(fake, q, getattr(ref, q))
     setattr(fake, name, lambda: answer)
     monkeypatch.setitem(sys.modules, "quiz", fake)
     try:
-        public_test.test_answer(name)
+        test(name)
     except AssertionError as exc:
         return str(exc) or "failed"
     return ""
@@ -183,29 +213,68 @@ ACCEPTED = [
     ("q7", lambda: 2), ("q7", lambda: 2.0), ("q9", lambda: int(_right("q9"))),
     ("q4", lambda: _right("q4")), ("q6", lambda: _right("q6")),
 ]
+# (question, answer, whether only its value is wrong: the public test, which checks the form, accepts it)
 REFUSED = [
-    ("q2", lambda: _right("q2") + "."), ("q2", lambda: f"{_right('q2')} the same"), ("q3", lambda: "E"),
-    ("q3", lambda: 2), ("q10", lambda: ["A"]), ("q1", lambda: f"{_right('q1'):.4f}"), ("q1", lambda: True),
-    ("q1", lambda: round(_right("q1"), 3)), ("q7", lambda: "2"),
-    ("q4", lambda: float(_right("q4"))), ("q6", lambda: float(_right("q6"))), ("q6", lambda: 3 * (1 - 0.2) / 0.2),
-    ("q6", lambda: Fraction(_right("q6"))), ("q6", lambda: True), ("q4", lambda: str(_right("q4"))),
+    ("q2", lambda: _right("q2") + ".", False), ("q2", lambda: f"{_right('q2')} the same", False),
+    ("q3", lambda: "E", False), ("q3", lambda: 2, False), ("q10", lambda: ["A"], False),
+    ("q1", lambda: f"{_right('q1'):.4f}", False), ("q1", lambda: True, False), ("q1", lambda: round(_right("q1"), 3), True),
+    ("q7", lambda: "2", False), ("q4", lambda: float(_right("q4")), False), ("q6", lambda: float(_right("q6")), False),
+    ("q6", lambda: 3 * (1 - 0.2) / 0.2, False), ("q6", lambda: Fraction(_right("q6")), False), ("q6", lambda: True, False),
+    ("q4", lambda: str(_right("q4")), False), ("q1", lambda: 1.5, False), ("q4", lambda: 0, False),
+    ("q9", lambda: float("nan"), False),
 ]
 
 
 @pytest.mark.parametrize("name,make", ACCEPTED, ids=[f"{q}-{i}" for i, (q, _) in enumerate(ACCEPTED)])
-def test_public_test_accepts_the_stated_forms(public_test, monkeypatch, name, make):
+def test_the_tests_accept_the_stated_forms(quiz_tests, monkeypatch, name, make):
     answer = make()
-    assert _run(public_test, monkeypatch, name, answer) == "", (name, answer)
+    for test in quiz_tests:
+        assert _run(test, monkeypatch, name, answer) == "", (test.__module__, name, answer)
 
 
-@pytest.mark.parametrize("name,make", REFUSED, ids=[f"{q}-{i}" for i, (q, _) in enumerate(REFUSED)])
-def test_public_test_refuses_other_forms(public_test, monkeypatch, name, make):
+@pytest.mark.parametrize("name,make,value_only", REFUSED, ids=[f"{q}-{i}" for i, (q, _, _) in enumerate(REFUSED)])
+def test_the_tests_refuse_other_forms(quiz_tests, monkeypatch, name, make, value_only):
+    public, secret = quiz_tests
     answer = make()
-    assert _run(public_test, monkeypatch, name, answer), (name, answer)
+    assert _run(secret, monkeypatch, name, answer), (name, answer)
+    assert bool(_run(public, monkeypatch, name, answer)) != value_only, (name, answer)
 
 
-def test_messages_never_print_the_right_answer(public_test, monkeypatch):
-    """Every known mistake and a plainly wrong answer: the message never shows the right answer."""
+def test_public_test_cannot_tell_answers_apart(quiz_tests, monkeypatch):
+    """Every letter passes a choice question's public test; a number question's public test gives
+    the same verdict for the right answer and for plausible wrong ones."""
+    public, _ = quiz_tests
+    for name in QUESTIONS:
+        right = _right(name)
+        if isinstance(right, str):
+            for letter in "ABCD":
+                assert _run(public, monkeypatch, name, letter) == "", (name, letter)
+        else:
+            others = [right + 1] if isinstance(right, int) else [right * 0.9, right * 1.1 if right * 1.1 <= 1 else right * 0.8]
+            assert _run(public, monkeypatch, name, right) == "", name
+            for other in others:
+                assert _run(public, monkeypatch, name, other) == "", (name, other)
+
+
+def test_nothing_shipped_holds_the_key():
+    """The public tests, their helpers, the support modules, the starter and the statement name no
+    hash of the key and import nothing from the hidden tests."""
+    shipped = [*(PROBLEM / "tests" / "public").glob("*.py"), *(PROBLEM / "support").glob("*.py"),
+               *(PROBLEM / "starter").glob("*.py"), PROBLEM / "README.md"]
+    assert not list((PROBLEM / "tests" / "public").glob("_quiz_key*")), "the key must not be a public helper"
+    for path in shipped:
+        text = path.read_text(encoding="utf-8")
+        assert "_quiz_key" not in text.replace("tests/secret/_quiz_key.py", ""), path
+        for name, (_, digest, _) in key.KEY.items():
+            assert digest not in text, (path, name)
+        for name, wrong in key.MISCONCEPTIONS.items():
+            for reason in wrong.values():
+                assert reason not in text, (path, name, reason)
+
+
+def test_messages_never_print_the_right_answer(quiz_tests, monkeypatch):
+    """Every known mistake and a plainly wrong answer: the hidden test's message never shows the right answer."""
+    _, secret = quiz_tests
     for name in QUESTIONS:
         right = _right(name)
         wrong = [n.split(":", 1)[1] for n in key.MISCONCEPTIONS.get(name, {})]
@@ -218,6 +287,49 @@ def test_messages_never_print_the_right_answer(public_test, monkeypatch):
             shows = re.compile(rf"{re.escape(f'{float(right):.4f}')}|(?<![\w.]){re.escape(f'{float(right):.6g}')}"
                                r"(?!\w|\.\d)")
         for answer in answers:
-            message = _run(public_test, monkeypatch, name, answer)
+            message = _run(secret, monkeypatch, name, answer)
             assert message, (name, answer)
             assert not shows.search(message), (name, answer, message)
+
+
+# ------------------------------------------------------------------------------------------------
+# At grading time the hidden tests sit beside the learner's code: the sandbox must keep the key out
+# of its reach. The cracker looks for the key in sys.modules, by import and on disk, and tries
+# answers against its hashes.
+
+CRACKER = Path(__file__).resolve().parent / "fixtures" / "pp_quiz_key_cracker.py"
+
+
+def test_the_cracker_finds_every_answer_when_it_can_read_the_key(monkeypatch):
+    """The attack is real: with the key on its path it answers every question right."""
+    monkeypatch.chdir(PROBLEM)
+    cracker = _load_path(CRACKER)
+    for name in QUESTIONS:
+        assert key.is_right(name, getattr(cracker, name)()), name
+
+
+def _load_path(path: Path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_pp_quiz_cracker", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None and os.environ.get("CI") != "true",
+                    reason="bubblewrap is not installed (in CI a missing bwrap is a failure)")
+def test_cracking_the_key_at_grading_time_earns_nothing(tmp_path):
+    problems, errors = discover_problems(PROBLEM)
+    assert not errors, errors
+    submissions = tmp_path / "submissions"
+    for student, code in (("cracker", CRACKER.read_text(encoding="utf-8")),
+                          ("honest", (PROBLEM / "reference" / "quiz.py").read_text(encoding="utf-8"))):
+        (submissions / student / "pp-quiz").mkdir(parents=True)
+        (submissions / student / "pp-quiz" / "quiz.py").write_text(code, encoding="utf-8")
+    engine = get_engine("native", sandbox=levels.choose("bubblewrap", grading=True))
+    grade_class(submissions, tmp_path / "out", problems, Options(parallel=1, engine=engine))
+    with (tmp_path / "out" / "grades.csv").open() as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assert rows["honest"]["pp-quiz"] == "10", rows["honest"]
+    assert rows["cracker"]["pp-quiz"] == "0", rows["cracker"]

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 KINDS = ("gpipe", "1f1b")
 
 
 def _check_int(name: str, value: int, minimum: int = 1) -> int:
-    """Return ``value`` if it is an integer >= ``minimum``; raise otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            value = int(value.__index__())  # numpy integers and other integer-likes
-        except (AttributeError, TypeError):
-            raise TypeError(f"{name} must be an integer, got {value!r}") from None
+    """Return ``value`` if it is >= ``minimum``; raise ValueError otherwise (types are not checked:
+    the statement leaves arguments of the wrong type open)."""
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
     return value
@@ -57,7 +51,7 @@ def peak_activations(kind: str, p: int, m: int, s: int) -> int:
     m = _check_int("m (number of micro-batches)", m)
     s = _check_int("s (stage index)", s, minimum=0)
     if s >= p:
-        raise ValueError(f"s (stage index) must be in 0..p-1 = 0..{p - 1}, got {s}")
+        raise ValueError(f"s (stage index) must be in 0..p-1 (a stage of the p = {p} stages), got {s}")
     if kind == "gpipe":
         return m
     return min(p - s, m)
@@ -66,9 +60,9 @@ def peak_activations(kind: str, p: int, m: int, s: int) -> int:
 def min_microbatches(p: int, target: float) -> int:
     """Smallest m >= 1 with (p - 1) / (m + p - 1) <= target.
 
-    The candidate from the closed form m >= (p - 1)(1 - target) / target can be off by one after
-    floating-point rounding, so it is corrected by testing the defining inequality itself, with the
-    single (correctly rounded) division (p - 1) / (m + p - 1).
+    Found by testing the defining inequality itself, with the single (correctly rounded) division
+    (p - 1) / (m + p - 1), never a closed form (which floating-point rounding can put one off):
+    doubling m until it holds, then bisecting between the last m that fails and the first that holds.
     """
     p = _check_int("p (number of stages)", p)
     if isinstance(target, bool):
@@ -80,12 +74,16 @@ def min_microbatches(p: int, target: float) -> int:
     def ok(m: int) -> bool:
         return (p - 1) / (m + p - 1) <= target
 
-    m = max(1, math.ceil((p - 1) * (1.0 - target) / target))
-    while m > 1 and ok(m - 1):
-        m -= 1
-    while not ok(m):
-        m += 1
-    return m
+    low, high = 0, 1  # every m <= low fails (m = 0 is no answer); ok(high) is not known yet
+    while not ok(high):
+        low, high = high, 2 * high
+    while high - low > 1:  # low fails (or is 0), high holds
+        middle = (low + high) // 2
+        if ok(middle):
+            high = middle
+        else:
+            low = middle
+    return high
 
 
 def p2p_elements_per_microbatch(s: int, b: int, h: int, v: int = 1) -> int:

@@ -78,7 +78,7 @@ def q9() -> float:
     (2 bytes per element). In the forward pass, how many MiB (2**20 bytes) does stage 0 send to
     stage 1 for this micro-batch? Return a number.
     """
-    return 2048 * 1 * 4096 * 2 / 2**20
+    return 16.0  # s * b * h = 2048 * 1 * 4096 elements of 2 bytes = 2**24 bytes, in MiB (2**20 bytes)
 
 
 def q10() -> str:

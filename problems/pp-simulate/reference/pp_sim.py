@@ -1,4 +1,4 @@
-"""Pipeline schedules and a dependency-driven simulator: timeline, bubble fraction, peak activations."""
+"""A dependency-driven pipeline simulator: timeline, bubble fraction, peak activations, and a picture."""
 
 from __future__ import annotations
 
@@ -6,37 +6,9 @@ import math
 
 from sim_result import SimResult
 
-KINDS = ("gpipe", "1f1b")
 OPS = ("F", "B")
 
 Block = tuple[str, int, float, float]
-
-
-# ---------------------------------------------------------------------------- schedules
-
-
-def schedule(kind: str, p: int, m: int) -> list[list[tuple[str, int]]]:
-    """Return, for each stage s = 0..p-1, the ordered list of ("F", i) / ("B", i) it runs.
-
-    kind is "gpipe" or "1f1b", p >= 1 the number of stages, m >= 1 the number of micro-batches.
-    Raises ValueError for any other kind, or when p or m is not an int >= 1.
-    """
-    if not isinstance(kind, str) or kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    for name, value in (("p", p), ("m", m)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-    if kind == "gpipe":
-        return [[("F", i) for i in range(m)] + [("B", i) for i in range(m)] for _ in range(p)]
-    stages = []
-    for s in range(p):
-        warmup = min(p - s - 1, m)
-        ops = [("F", i) for i in range(warmup)]
-        for k in range(m - warmup):
-            ops += [("F", warmup + k), ("B", k)]
-        ops += [("B", i) for i in range(m - warmup, m)]
-        stages.append(ops)
-    return stages
 
 
 # ---------------------------------------------------------------------------- simulation
@@ -70,7 +42,7 @@ def simulate(sched: list[list[tuple[str, int]]], tf: float = 1.0, tb: float = 2.
                 need = _input_of(s, op, mb, p)
                 if need is not None and need not in end:
                     break
-                start = max(free[s], end[need] if need is not None else 0.0)
+                start = free[s] if need is None else max(free[s], end[need])
                 finish = start + durations[op]
                 timeline[s].append((op, mb, start, finish))
                 end[(s, op, mb)] = free[s] = finish
@@ -94,8 +66,8 @@ def _positive(name: str, value: object) -> float:
 
 def _validated(sched: object) -> list[list[tuple[str, int]]]:
     """The schedule as lists of (op, mb) tuples, or ValueError saying what is malformed."""
-    if not isinstance(sched, (list, tuple)) or not sched:
-        raise ValueError("the schedule must be a non-empty list with one list of operations per stage")
+    if not isinstance(sched, (list, tuple)):
+        raise ValueError("the schedule must be a list with one list of operations per stage")
     stages = []
     for s, row in enumerate(sched):
         ops = []
@@ -106,16 +78,15 @@ def _validated(sched: object) -> list[list[tuple[str, int]]]:
                                  f"got {item!r}")
             ops.append((item[0], int(item[1])))
         if len(set(ops)) != len(ops):
-            dup = next(op for op in ops if ops.count(op) > 1)
-            raise ValueError(f"stage {s} runs {dup[0]}{dup[1]} more than once")
+            listed = " ".join(f"{op}{mb}" for op, mb in ops)
+            raise ValueError(f"stage {s} lists the same operation more than once: {listed}")
         stages.append(ops)
-    mbs = {mb for op, mb in stages[0]}
-    want = {(op, mb) for op in OPS for mb in mbs}
     for s, ops in enumerate(stages):
-        if set(ops) != want:
-            raise ValueError(f"stage {s} must run F i and B i exactly once for the micro-batches "
-                             f"{sorted(mbs)} of stage 0")
-    if not mbs:
+        if {mb for op, mb in ops if op == "F"} != {mb for op, mb in ops if op == "B"}:
+            raise ValueError(f"stage {s} must run both F i and B i for every micro-batch i it runs")
+    if len({frozenset(ops) for ops in stages}) > 1:
+        raise ValueError("the stages must all run F i and B i for the same micro-batches")
+    if not any(stages):  # no stages, or stages without operations
         raise ValueError("the schedule has no operations")
     return stages
 

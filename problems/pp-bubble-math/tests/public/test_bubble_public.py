@@ -29,29 +29,45 @@ def _check_value(what: str, got, expected: float, hints: list[tuple[float, str]]
 # ---------------------------------------------------------------------------------------------
 # GPipe / 1F1B bubble
 
+_SWAPPED = ("you swapped the two: bubble_fraction must give (p - 1) / (m + p - 1), the idle share of the TOTAL "
+            "time, and bubble_over_ideal (p - 1) / m, the idle time relative to the IDEAL time")
 
-@pytest.mark.parametrize("p,m", [(1, 1), (1, 5), (2, 1), (4, 4), (4, 12), (8, 8), (8, 32)])
+
+def _swapped(p: int, m: int) -> bool:
+    """Whether bubble_fraction gives (p - 1) / m AND bubble_over_ideal gives (p - 1) / (m + p - 1)."""
+    import bubble_math
+
+    try:
+        return (_close(float(bubble_math.bubble_fraction(p, m)), (p - 1) / m)
+                and _close(float(bubble_math.bubble_over_ideal(p, m)), (p - 1) / (m + p - 1)))
+    except Exception:  # noqa: BLE001 - the learner's code may fail here too; then no diagnosis
+        return False
+
+
+@pytest.mark.parametrize("p,m", [(2, 1), (4, 4), (4, 12), (8, 8), (8, 32)])
 def test_bubble_fraction(p, m):
     import bubble_math
 
     got = bubble_math.bubble_fraction(p, m)
     _check_value(f"bubble_fraction(p={p}, m={m})", got, (p - 1) / (m + p - 1), [
-        ((p - 1) / m, "that is (p - 1) / m, the bubble relative to the IDEAL time; the fraction of the "
-                      "TOTAL time divides by the total length m + p - 1"),
+        ((p - 1) / m, _SWAPPED if _swapped(p, m) else
+         "that is (p - 1) / m, the bubble relative to the IDEAL time; the fraction of the "
+         "TOTAL time divides by the total length m + p - 1"),
         (m / (m + p - 1), "that is the busy fraction m / (m + p - 1); the bubble is the idle part"),
         ((p - 1) / (m + p), "the total is m + p - 1 time slots per phase, not m + p"),
         (p / (m + p - 1), "the bubble has p - 1 slots, not p: the first stage starts right away"),
     ])
 
 
-@pytest.mark.parametrize("p,m", [(1, 3), (2, 1), (4, 4), (4, 12), (8, 8), (8, 2)])
+@pytest.mark.parametrize("p,m", [(2, 1), (4, 4), (4, 12), (8, 8), (8, 2)])
 def test_bubble_over_ideal(p, m):
     import bubble_math
 
     got = bubble_math.bubble_over_ideal(p, m)
     _check_value(f"bubble_over_ideal(p={p}, m={m})", got, (p - 1) / m, [
-        ((p - 1) / (m + p - 1), "that is the fraction of the TOTAL time; relative to the ideal "
-                                "(bubble-free) time the denominator is just m"),
+        ((p - 1) / (m + p - 1), _SWAPPED if _swapped(p, m) else
+         "that is the fraction of the TOTAL time; relative to the ideal (bubble-free) time the denominator is "
+         "just m"),
         (p / m, "the bubble has p - 1 slots, not p"),
     ])
 
@@ -60,7 +76,7 @@ def test_bubble_over_ideal(p, m):
 # interleaved 1F1B
 
 
-@pytest.mark.parametrize("p,m,v", [(4, 8, 1), (4, 8, 2), (4, 8, 4), (8, 8, 2), (8, 16, 3), (1, 4, 3)])
+@pytest.mark.parametrize("p,m,v", [(4, 8, 1), (4, 8, 2), (4, 8, 4), (8, 8, 2), (8, 16, 3)])
 def test_interleaved_bubble_fraction(p, m, v):
     import bubble_math
 
@@ -75,7 +91,7 @@ def test_interleaved_bubble_fraction(p, m, v):
     ])
 
 
-@pytest.mark.parametrize("p,m,v", [(4, 8, 1), (4, 8, 2), (8, 16, 4), (8, 8, 3), (1, 4, 2)])
+@pytest.mark.parametrize("p,m,v", [(4, 8, 1), (4, 8, 2), (8, 16, 4), (8, 8, 3)])
 def test_interleaved_bubble_over_ideal(p, m, v):
     import bubble_math
 
@@ -91,20 +107,32 @@ def test_interleaved_bubble_over_ideal(p, m, v):
 
 @pytest.mark.parametrize("p,m", [(2, 2), (4, 8), (8, 8)])
 def test_interleaved_with_v1_is_plain_1f1b(p, m):
+    """With one chunk per rank (v = 1) interleaved 1F1B is plain 1F1B."""
     import bubble_math
 
-    plain = float(bubble_math.bubble_fraction(p, m))
-    got = float(bubble_math.interleaved_bubble_fraction(p, m, 1))
-    ok = _close(got, plain)
-    assert ok, (
-        f"with v = 1 interleaved 1F1B is plain 1F1B: interleaved_bubble_fraction({p}, {m}, 1) = {got:.6g} "
-        f"should equal bubble_fraction({p}, {m}) = {plain:.6g}")
-    plain = float(bubble_math.bubble_over_ideal(p, m))
-    got = float(bubble_math.interleaved_bubble_over_ideal(p, m, 1))
-    ok = _close(got, plain)
-    assert ok, (
-        f"with v = 1 interleaved 1F1B is plain 1F1B: interleaved_bubble_over_ideal({p}, {m}, 1) = {got:.6g} "
-        f"should equal bubble_over_ideal({p}, {m}) = {plain:.6g}")
+    for name, want in (("interleaved_bubble_fraction", (p - 1) / (m + p - 1)),
+                       ("interleaved_bubble_over_ideal", (p - 1) / m)):
+        got = getattr(bubble_math, name)(p, m, 1)
+        _check_value(f"{name}(p={p}, m={m}, v=1) (v = 1 is plain 1F1B)", got, want, [])
+
+
+# one stage has no bubble; two stages do (a function that always answers 0 is not right)
+ONE_STAGE = [
+    ("bubble_fraction", (1, 5), (2, 5), 1 / 6),
+    ("bubble_over_ideal", (1, 3), (2, 3), 1 / 3),
+    ("interleaved_bubble_fraction", (1, 4, 3), (2, 4, 3), 1 / 13),
+    ("interleaved_bubble_over_ideal", (1, 4, 2), (2, 4, 2), 1 / 8),
+]
+
+
+@pytest.mark.parametrize("name,one,two,want", ONE_STAGE, ids=[case[0] for case in ONE_STAGE])
+def test_one_stage_has_no_bubble(name, one, two, want):
+    """p = 1: nothing waits, the bubble is 0; with p = 2 it is not."""
+    import bubble_math
+
+    function = getattr(bubble_math, name)
+    _check_value(f"{name}{one!r} (one stage: no stage ever waits)", function(*one), 0.0, [])
+    _check_value(f"{name}{two!r}", function(*two), want, [])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,16 +155,35 @@ def test_peak_activations(kind, p, m, s, expected):
 
 
 def _peak_hint(kind: str, p: int, m: int, s: int, got) -> str:
+    """The likely mistake behind a wrong peak, when the learner's answers support it ('' otherwise)."""
     if kind == "gpipe":
         return " (GPipe runs all m forwards before any backward, so every stage holds all m)"
     if got == p - s and m < p - s:
         return f" (1F1B cannot hold more micro-batches than exist: with m = {m} take min(p - s, m))"
-    if got == p - s - 1:
-        return " (off by one: stage s does p - s - 1 warm-up forwards and then one more forward " \
-               "before its first backward, so it holds p - s)"
-    if got == s + 1:
-        return " (reversed: stage 0 is the one that holds the most, p of them; the last stage holds 1)"
+    if got == p - s - 1 and m >= p - s:
+        return (" (off by one: stage s does p - s - 1 warm-up forwards and then one more forward "
+                "before its first backward, so with m >= p - s it holds p - s)")
+    if m > 1 and got == m and _all_stages(kind, p, m) == [m] * p:
+        return (" (that is GPipe's answer, m on every stage: 1F1B starts each stage's backwards after "
+                "min(p - s - 1, m) warm-up forwards and one more forward, so stage s holds min(p - s, m))")
+    if p > 1 and _all_stages(kind, p, m) == [min(k + 1, m) for k in range(p)]:
+        return (f" (reversed: your peaks grow with the stage index, {_all_stages(kind, p, m)} for stages 0..{p - 1}; "
+                "stage 0 waits longest for its first backward and holds the most, the last stage holds 1: "
+                "stage s holds min(p - s, m))")
     return " (1F1B: stage s holds at most min(p - s, m) micro-batches)"
+
+
+def _all_stages(kind: str, p: int, m: int) -> list:
+    """The learner's peak_activations for every stage (None where it raises)."""
+    import bubble_math
+
+    out = []
+    for k in range(p):
+        try:
+            out.append(bubble_math.peak_activations(kind, p, m, k))
+        except Exception:  # noqa: BLE001 - the learner's code may fail here too; then no diagnosis
+            out.append(None)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,6 +197,9 @@ def _peak_hint(kind: str, p: int, m: int, s: int, got) -> str:
     (8, 0.25, 21),  # exact boundary: 7 / 28 == 0.25
     (2, 0.1, 9),    # exact boundary: 1 / 10 == 0.1
     (4, 0.21, 12),
+    (4, 0.2 - 1e-12, 13),  # just below an exact boundary: m = 12 gives 0.2, a hair too much
+    (2, 0.049999999999999996, 20),  # the float just below 0.05: m = 19 gives 1/20 = 0.05, a hair too much
+    (3, 2 / 3, 1),  # exact boundary: 2/3 (the closed form computed in floats gives 1.0000000000000002)
     (8, 0.99, 1),
     (1, 0.1, 1),    # one stage: no bubble at all, one micro-batch suffices
 ])
@@ -159,10 +209,11 @@ def test_min_microbatches(p, target, expected):
     got = bubble_math.min_microbatches(p, target)
     msg = f"min_microbatches(p={p}, target={target}): expected {expected}, got {got!r}"
     if got == expected + 1:
+        exact = (p - 1) / (expected + p - 1) == target
         msg += (f" (one too many: with m = {expected} the bubble fraction is {p - 1}/{expected + p - 1}"
-                f" = {(p - 1) / (expected + p - 1):.6g}, which is already <= target; 'at most' includes "
-                "equality; also, a closed form computed in floating point can land a hair above an integer "
-                "before math.ceil)")
+                f" = {(p - 1) / (expected + p - 1):.6g}, which is already <= target"
+                + ("; 'at most' includes equality, and a closed form computed in floating point can land a "
+                   "hair above an integer before math.ceil)" if exact else ")"))
     elif got == expected - 1:
         msg += (f" (one too few: with m = {got} the bubble fraction is {p - 1}/{got + p - 1}"
                 f" = {(p - 1) / (got + p - 1):.6g} > target)")

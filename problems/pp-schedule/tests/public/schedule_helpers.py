@@ -119,18 +119,14 @@ def diagnose(kind: str, p: int, m: int, got: Any, expected: list[list[tuple[str,
     lead = [_leading_forwards(stage) for stage in sched]
     off_by_one, gpipe = lead == [min(w + 1, m) for w in want], lead == [m] * p
     if off_by_one and gpipe:  # with m <= 2 both mistakes give this order: say only what it is
-        return (" (every stage runs one forward too many before its first backward: stage s does "
-                "min(p - s - 1, m) warm-up forwards, then one steady-state forward, then its first backward)")
+        return " (every stage runs one forward too many before its first backward)"
     if off_by_one:
-        return (" (every stage runs one warm-up forward too many: stage s does min(p - s - 1, m) warm-up "
-                "forwards, then the first steady-state forward, then its first backward; your warm-up "
-                "looks like min(p - s, m))")
+        return " (every stage runs one warm-up forward too many: your warm-up looks like min(p - s, m))"
     if gpipe:
         return (" (that is GPipe's order on every stage: in 1F1B stage s runs its first backward after "
                 "min(p - s - 1, m) warm-up forwards and one more forward)")
     if lead == [max(w - 1, 0) for w in want]:
-        return (" (every stage runs one forward too few before its first backward: stage s does "
-                "min(p - s - 1, m) warm-up forwards plus the first steady-state forward)")
+        return " (every stage runs one forward too few before its first backward)"
     return ""
 
 
@@ -144,7 +140,10 @@ def check_schedule(got: Any, expected: list[list[tuple[str, int]]], kind: str, p
         ops = as_ops(stage)
         if ops != want:
             lead, want_lead = _leading_forwards([op for op in ops if isinstance(op, tuple)]), _leading_forwards(want)
-            fact = (f"; stage {s} runs {lead} forwards before its first backward, 1F1B runs min(p - s, m) = {want_lead}"
+            warm = min(p - s - 1, m)
+            fact = (f"; stage {s} runs {lead} forwards before its first backward, 1F1B runs {want_lead}: "
+                    f"min(p - s - 1, m) = {warm} warm-up forwards"
+                    + (", then the first steady-state forward" if want_lead > warm else "")
                     if kind == "1f1b" and lead != want_lead else "")
             raise AssertionError(f"{where}, stage {s}: expected {fmt(want)}, got {fmt(ops)}{fact}"
                                  f"{diagnose(kind, p, m, got, expected)}")

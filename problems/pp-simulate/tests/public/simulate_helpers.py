@@ -226,23 +226,60 @@ def check_rules(sim: Sim, sched: list[list[tuple[str, int]]], tf: float, tb: flo
             if need is not None:
                 assert start >= ready - TOL, (
                     f"{name}: starts at {num(start)}, before its input {label(need[1], need[2])} on stage "
-                    f"{need[0]} ends at {num(ready)}{_dependency_hint(s, op, mb, start, ends, p)}")
+                    f"{need[0]} ends at {num(ready)}{_dependency_hint(sim, s, op, mb, start, ends)}")
             earliest = max(free, ready)
             assert math.isclose(start, earliest, abs_tol=TOL), (
                 f"{name}: starts at {num(start)}, but it could start at {num(earliest)} (the stage is free "
                 f"at {num(free)}, its input is ready at {num(ready)}): start every operation as early as "
-                f"the rules allow{_dependency_hint(s, op, mb, start, ends, p)}")
+                f"the rules allow{_dependency_hint(sim, s, op, mb, start, ends)}")
             free = end
 
 
-def _dependency_hint(s: int, op: str, mb: int, start: float, ends: dict, p: int) -> str:
-    """Name the wrong dependency a start time matches, if any."""
-    if op == "B" and s > 0 and math.isclose(start, ends.get((s - 1, "B", mb), -1.0), abs_tol=TOL):
-        return (f" (it started right when B{mb} on stage {s - 1} ended: a backward waits for the NEXT "
-                f"stage, s + 1, because gradients flow from the last stage back to stage 0)")
+def _starts_when(sim: Sim, rule: Any) -> bool:
+    """Whether EVERY block of the timeline starts at max(end of the stage's previous block, end of the
+    block ``rule(s, op, mb)`` names (None: nothing)): the whole timeline follows that rule."""
+    ends = {(s, op, mb): end for s, row in enumerate(sim.timeline) for op, mb, _, end in row}
+    for s, row in enumerate(sim.timeline):
+        free = 0.0
+        for op, mb, start, end in row:
+            need = rule(s, op, mb)
+            if need is not None and need not in ends:
+                return False
+            if not math.isclose(start, max(free, ends[need] if need is not None else 0.0), abs_tol=TOL):
+                return False
+            free = end
+    return True
+
+
+def _dependency_hint(sim: Sim, s: int, op: str, mb: int, start: float, ends: dict) -> str:
+    """Why a block starts at the wrong time: a wrong rule when the learner's WHOLE timeline follows
+    it (and no other known wrong rule), else the rule the block breaks."""
+    p = len(sim.timeline)
+
+    def right(t: int, o: str, i: int) -> tuple[int, str, int] | None:
+        if o == "F":
+            return (t - 1, "F", i) if t > 0 else None
+        return (t + 1, "B", i) if t < p - 1 else (t, "F", i)
+
+    rules = {  # a wrong rule: how its backwards (B) or forwards (F) wait
+        "own": lambda t, o, i: (t, "F", i) if o == "B" else right(t, o, i),
+        "previous": lambda t, o, i: ((t - 1, "B", i) if t > 0 else (t, "F", i)) if o == "B" else right(t, o, i),
+        "free": lambda t, o, i: None if o == "F" else right(t, o, i),
+    }
+    follows = {name for name, rule in rules.items() if _starts_when(sim, rule)}
+    if op == "B" and follows == {"own"}:
+        return (f" (every backward of your timeline waits only for its own stage's forward: B{mb} on stage {s} "
+                f"also needs the gradient from B{mb} on stage {s + 1}, the next stage)")
+    if op == "B" and follows == {"previous"}:
+        then = (f"B{mb} on stage {s} waits for B{mb} on stage {s + 1}" if s < p - 1
+                else f"B{mb} on the last stage waits only for its own F{mb}")
+        return (f" (every backward of your timeline waits for the previous stage's backward, as a forward does: "
+                f"gradients flow from the last stage back to stage 0, so {then})")
+    if op == "F" and follows == {"free"}:
+        return (f" (every forward of your timeline starts as soon as its stage is free: F{mb} on stage {s} "
+                f"must also wait for the output of F{mb} on stage {s - 1}, the previous stage)")
     if op == "B" and s < p - 1:
-        return (f" (B{mb} on stage {s} needs the gradient from B{mb} on stage {s + 1}: backwards run from "
-                f"the last stage back to stage 0)")
+        return f" (B{mb} on stage {s} needs the gradient from B{mb} on stage {s + 1}, the next stage)"
     if op == "B":
         return f" (on the last stage, B{mb} waits for that stage's own F{mb})"
     if s > 0:
@@ -289,13 +326,36 @@ def bubble_of(sim: Sim) -> float:
     return (p * sim.total - busy) / (p * sim.total)
 
 
-def check_bubble(sim: Sim, want: float, where: str) -> None:
-    p = len(sim.timeline)
+def check_total(sim: Sim, want: float, where: str, why: str = "") -> None:
+    """Assert total == want; name the mistake when total is the end of the last stage's last block."""
     hint = ""
-    if p > 1 and math.isclose(sim.bubble, want * p, rel_tol=1e-6):
-        hint = " (that is idle time / total: divide the idle stage-time by p * total)"
-    elif math.isclose(sim.bubble, 1 - want, rel_tol=1e-6):
-        hint = " (that is the busy fraction: the bubble is the idle fraction)"
+    ends = [row[-1][3] for row in sim.timeline if row]
+    if (len(ends) > 1 and math.isclose(sim.total, ends[-1], abs_tol=TOL)
+            and not math.isclose(ends[-1], max(ends), abs_tol=TOL)):
+        hint = (f" (that is when the last stage finishes; stage {ends.index(max(ends))} finishes later, at "
+                f"{num(max(ends))}: T is the end of the last block of all stages)")
+    assert math.isclose(sim.total, want, rel_tol=1e-9, abs_tol=TOL), (
+        f"{where}: expected total {num(want)}{why}, got {num(sim.total)}{hint}")
+
+
+def check_bubble(sim: Sim, want: float, where: str) -> None:
+    """Assert bubble == want; name the formula the learner's bubble matches, computed from the
+    learner's own timeline and total, when exactly one known wrong formula matches it."""
+    p = len(sim.timeline)
+    busy = sum(end - start for row in sim.timeline for _, _, start, end in row)
+    idle = p * sim.total - busy
+    readings = {}
+    if p > 1 and sim.total > 0 and idle > TOL:
+        readings[" (that is idle time / total: divide the idle stage-time by p * total)"] = idle / sim.total
+    if sim.total > 0:
+        readings[" (that is the busy fraction: the bubble is the idle fraction)"] = busy / (p * sim.total)
+    if busy > 0 and idle > TOL:
+        readings[" (that is idle / busy stage-time, the bubble relative to the work done; the bubble is the idle "
+                 "share of all the stage-time, idle / (p * T))"] = idle / busy
+    matched = [hint for hint, value in readings.items() if math.isclose(sim.bubble, value, rel_tol=1e-6)]
+    hint = matched[0] if len(matched) == 1 else ""
+    if len(matched) > 1:  # two formulas give the same number here: say only what the bubble is
+        hint = " (the bubble is the idle share of all the stage-time: idle / (p * T))"
     assert math.isclose(sim.bubble, want, rel_tol=1e-9, abs_tol=1e-12), (
         f"{where}: expected bubble {want:.6f}, got {sim.bubble:.6f}{hint}")
 

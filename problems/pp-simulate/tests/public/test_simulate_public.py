@@ -13,6 +13,7 @@ from simulate_helpers import (
     check_bubble,
     check_peaks,
     check_rules,
+    check_total,
     expect_value_error,
     ops,
     read,
@@ -28,7 +29,7 @@ def test_two_stage_1f1b_timeline(record_property):
         [("F", 0, 0, 1), ("F", 1, 1, 2), ("B", 0, 4, 6), ("B", 1, 7, 9)],
         [("F", 0, 1, 2), ("B", 0, 2, 4), ("F", 1, 4, 5), ("B", 1, 5, 7)],
     ], "1F1B p=2 m=2")
-    assert math.isclose(sim.total, 9.0), f"1F1B p=2 m=2: expected total 9, got {sim.total:g}"
+    check_total(sim, 9.0, "1F1B p=2 m=2")
 
 
 def test_two_stage_gpipe_timeline(record_property):
@@ -39,7 +40,7 @@ def test_two_stage_gpipe_timeline(record_property):
         [("F", 0, 0, 1), ("F", 1, 1, 2), ("B", 0, 5, 7), ("B", 1, 7, 9)],
         [("F", 0, 1, 2), ("F", 1, 2, 3), ("B", 0, 3, 5), ("B", 1, 5, 7)],
     ], "GPipe p=2 m=2")
-    assert math.isclose(sim.total, 9.0), f"GPipe p=2 m=2: expected total 9, got {sim.total:g}"
+    check_total(sim, 9.0, "GPipe p=2 m=2")
 
 
 def test_first_backward_of_stage_zero_waits_for_the_whole_pipeline(record_property):
@@ -62,8 +63,7 @@ def test_exercise_bubble_p4(record_property, kind, m):
     sim = run(record_property, sched, 1.0, 2.0, f"{kind}, p={p}, m={m}")
     check_rules(sim, sched, 1.0, 2.0, f"{kind} p={p} m={m}")
     want_total = (m + p - 1) * 3.0
-    assert math.isclose(sim.total, want_total), (
-        f"{kind} p={p} m={m}: expected total (m + p - 1)(tf + tb) = {want_total:g}, got {sim.total:g}")
+    check_total(sim, want_total, f"{kind} p={p} m={m}", " = (m + p - 1)(tf + tb)")
     check_bubble(sim, (p - 1) / (m + p - 1), f"{kind} p={p} m={m}")
 
 
@@ -80,6 +80,8 @@ def test_bubble_does_not_depend_on_tb_over_tf(record_property, tf, tb):
     ("gpipe", 4, 8, [8, 8, 8, 8]),
     ("1f1b", 4, 8, [4, 3, 2, 1]),
     ("1f1b", 4, 2, [2, 2, 2, 1]),
+    ("1f1b", 4, 16, [4, 3, 2, 1]),
+    ("1f1b", 1, 3, [1]),
 ])
 def test_peak_activations(record_property, kind, p, m, want):
     """GPipe holds all m micro-batches on every stage; 1F1B at most min(p - s, m) on stage s."""
@@ -93,7 +95,7 @@ def test_single_stage_has_no_bubble(record_property, kind, peak):
     sched = build(kind, 1, 3)
     sim = run(record_property, sched, 1.0, 2.0, f"{kind}, p=1, m=3")
     check_rules(sim, sched, 1.0, 2.0, f"{kind} p=1 m=3")
-    assert math.isclose(sim.total, 9.0), f"{kind} p=1 m=3: expected total 9, got {sim.total:g}"
+    check_total(sim, 9.0, f"{kind} p=1 m=3")
     assert math.isclose(sim.bubble, 0.0, abs_tol=1e-12), f"{kind} p=1: expected bubble 0, got {sim.bubble:g}"
     assert sim.peaks == [peak], f"{kind} p=1 m=3: expected peak_activations [{peak}], got {sim.peaks}"
 
@@ -102,12 +104,21 @@ def test_float_durations(record_property):
     sched = build("1f1b", 3, 4)
     sim = run(record_property, sched, 0.5, 1.25, "1F1B, p=3, m=4")
     check_rules(sim, sched, 0.5, 1.25, "1F1B p=3 m=4 tf=0.5 tb=1.25")
-    assert math.isclose(sim.total, 10.5), f"expected total (4 + 3 - 1) * 1.75 = 10.5, got {sim.total:g}"
+    check_total(sim, 10.5, "1F1B p=3 m=4 tf=0.5 tb=1.25", " = (4 + 3 - 1) * 1.75")
     check_bubble(sim, bubble_of(sim), "1F1B p=3 m=4 tf=0.5 tb=1.25")
     check_bubble(sim, 2 / 6, "1F1B p=3 m=4 tf=0.5 tb=1.25")
 
 
 def test_deadlock_raises_value_error():
+    """Orders that deadlock raise ValueError; the same operations in an order that can run do not."""
+    runs = [ops("F0 B0 F1 B1"), ops("F0 B0 F1 B1")]  # the same operations, in an order that can run
+    try:
+        sim = read(pp_sim.simulate(runs))
+    except Exception as exc:  # noqa: BLE001 - any exception here is the learner's mistake to report
+        raise AssertionError(f"simulate([[F0 B0 F1 B1], [F0 B0 F1 B1]]) raised {type(exc).__name__}: {exc}; this "
+                             f"order does not deadlock (stage 0's B0 waits for stage 1's B0, which comes after "
+                             f"stage 1's F0), so it must run") from None
+    check_total(sim, 12.0, "simulate([[F0 B0 F1 B1], [F0 B0 F1 B1]])")
     # stage 0 waits at B0 for stage 1's B0; stage 1 waits at F1 for stage 0's F1, which comes after B0
     sched = [ops("F0 B0 F1 B1"), ops("F1 B1 F0 B0")]
     expect_value_error(lambda: pp_sim.simulate(sched), "simulate([[F0 B0 F1 B1], [F1 B1 F0 B0]])",

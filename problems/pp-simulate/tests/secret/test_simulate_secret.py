@@ -15,6 +15,7 @@ from simulate_helpers import (
     check_bubble,
     check_peaks,
     check_rules,
+    check_total,
     expect_value_error,
     ops,
     read,
@@ -27,7 +28,7 @@ def check_against_oracle(sim, sched, tf, tb, where):
     timeline, total, bubble, _ = oracle_simulate(sched, tf, tb)
     check_rules(sim, sched, tf, tb, where)
     check_blocks(sim, timeline, where)
-    assert close(sim.total, total), f"{where}: expected total {total:g}, got {sim.total:g}"
+    check_total(sim, total, where)
     check_bubble(sim, bubble, where)
     check_peaks(sim, sched, where)
 
@@ -55,7 +56,7 @@ def test_closed_forms_on_a_grid(record_property, kind):
             want_total = (m + p - 1) * 3.0
             if not close(sim.total, want_total):
                 attach(record_property, sim, f"{where} (your simulate)")
-            assert close(sim.total, want_total), f"{where}: expected total {want_total:g}, got {sim.total:g}"
+            check_total(sim, want_total, where, " = (m + p - 1)(tf + tb)")
             check_bubble(sim, (p - 1) / (m + p - 1), where)
             want_peaks = [m] * p if kind == "gpipe" else [min(p - s, m) for s in range(p)]
             check_peaks(sim, sched, where, want_peaks)
@@ -66,7 +67,7 @@ def test_each_stage_follows_its_own_list_order(record_property):
     sched = [ops("F0 F1 B0 B1"), ops("F1 F0 B1 B0")]
     sim = run(record_property, sched, 1.0, 2.0, "custom order, p=2, m=2")
     check_against_oracle(sim, sched, 1.0, 2.0, "stage 1 order F1 F0 B1 B0")
-    assert close(sim.total, 12.0), f"expected total 12, got {sim.total:g}"
+    check_total(sim, 12.0, "stage 1 order F1 F0 B1 B0")
 
 
 def test_random_orders_run_or_deadlock_like_the_oracle(record_property):
@@ -104,6 +105,9 @@ def test_random_orders_run_or_deadlock_like_the_oracle(record_property):
     ([ops("F0 F1 B0")], "F1 has no backward"),
     ([ops("F0 B0 B0")], "B0 twice on a stage"),
     ([[("F", -1), ("B", -1)]], "micro-batch -1 on both F and B"),
+    ([[("F", True), ("B", True)]], "micro-batch True (a bool, not an int) on both F and B"),
+    ([[("F", 0, 0), ("B", 0, 0)]], "operations of three items"),
+    ([ops("F0 F1 B0"), ops("F0 B0 F1 B1")], "stage 0 runs F1 but not B1"),
 ])
 def test_malformed_schedules_raise_value_error(sched, why):
     diagnoses = {

@@ -1,8 +1,8 @@
-"""Answer key for the pp-quiz tests: salted hashes of the normalised answers, and hints.
+"""Answer key for the pp-quiz hidden tests: salted hashes of the normalised answers, and hints.
 
-The answers themselves are not written here, so that reading the tests does not spoil the quiz.
-A numeric answer is compared after rounding to 4 decimals; a choice answer after strip() and upper().
-An INTEGER question ("Return an integer.") takes an int only; its answer is compared like a number.
+Only the hidden tests (never shipped to learners) hold it. A numeric answer is compared after
+rounding to 4 decimals; a choice answer after strip() and upper(). The form each answer must have
+(a letter, a number, an int) is the public helper quiz_forms's.
 """
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ from __future__ import annotations
 import hashlib
 import numbers
 
-CHOICE = "choice"
-NUMBER = "number"
-INTEGER = "integer"  # a number question whose answer must be an int
+from quiz_forms import CHOICE, INTEGER, NUMBER
 
 # question -> (kind, hash of the normalised right answer, general hint)
 KEY: dict[str, tuple[str, str, str]] = {
