@@ -69,3 +69,25 @@ def test_problem_folder_is_complete():
                 "tests/public/test_schedule_public.py", "tests/secret/test_schedule_secret.py"]:
         assert (PROBLEM / rel).is_file(), rel
     assert len(load_problem(PROBLEM).wrong_files) >= 2
+
+
+def test_a_failed_public_order_records_the_expected_timeline_and_a_secret_one_never(tmp_path):
+    """Yours vs expected: the public tests record the expected order beside the learner's; the secret
+    tests never do (their expected orders are not the learner's to see)."""
+    from judge.core.problem import load_problem
+    from judge.core.wrong import wrong_source
+    from judge.engines.native import Job, judge_isolated
+    from tests.conftest import ROOT
+
+    problem = load_problem(ROOT / "problems" / "pp-schedule")
+    solution = tmp_path / problem.entry
+    solution.write_text(wrong_source(problem, problem.path / "wrong" / "warmup_off_by_one.diff"), encoding="utf-8")
+    result = judge_isolated(Job(problem, solution, include_secret=True))
+    failed = [t for t in result.tests if t.outcome == "failed"]
+    public = [t for t in failed if t.visibility == "public" and "worked_example" in t.id]
+    assert public, [t.id for t in failed]
+    names = {a["name"] for a in public[0].artifacts}
+    assert names >= {"timeline", "expected"}, names
+    expected = next(a["value"] for a in public[0].artifacts if a["name"] == "expected")
+    assert [b["op"] + str(b["mb"]) for b in expected["stages"][0]][:5] == ["F0", "F1", "F2", "F3", "B0"]
+    assert all(a["name"] != "expected" for t in result.tests if t.visibility == "secret" for a in t.artifacts)

@@ -41,6 +41,17 @@ def _plain(sched: Any) -> list[list[tuple[str, int]]] | None:
 
 def unit_timeline(sched: list[list[tuple[str, int]]]) -> list[list[tuple[str, int, float, float]]]:
     """Blocks (op, mb, start, end) per stage, every operation taking one time unit."""
+    return _unit_run(sched)[0]
+
+
+def stuck_stages(sched: list[list[tuple[str, int]]]) -> dict[int, str]:
+    """The stages left with operations when no stage can start one: stage -> the operation it waits at."""
+    nxt = _unit_run(sched)[1]
+    return {s: f"{sched[s][k][0]}{sched[s][k][1]}" for s, k in enumerate(nxt) if k < len(sched[s])}
+
+
+def _unit_run(sched: list[list[tuple[str, int]]]) -> tuple[list[list[tuple[str, int, float, float]]], list[int]]:
+    """The unit-time run: the blocks per stage, and how far each stage got."""
     p = len(sched)
     done: set[tuple[int, str, int]] = set()
     nxt = [0] * p
@@ -61,7 +72,7 @@ def unit_timeline(sched: list[list[tuple[str, int]]]) -> list[list[tuple[str, in
             if need is None or need in done:
                 started.append((s, op, mb))
         if not started:
-            return rows
+            return rows, nxt
         for s, op, mb in started:
             rows[s].append((op, mb, float(tick), float(tick + 1)))
             nxt[s] += 1
@@ -69,12 +80,17 @@ def unit_timeline(sched: list[list[tuple[str, int]]]) -> list[list[tuple[str, in
         tick += 1
 
 
-def attach(record_property: Any, sched: Any, title: str) -> None:
-    """Attach the unit-time timeline of `sched` to the test result (skipped if it is malformed)."""
+def attach(record_property: Any, sched: Any, title: str, want: list[list[tuple[str, int]]] | None = None) -> None:
+    """Attach the unit-time timeline of `sched` to the test result (skipped if it is malformed), its
+    stuck stages marked; with `want` (public tests only: the expected order is in the public file
+    anyway), the expected timeline too, which the page and `-v` draw under yours when the test fails."""
     plain = _plain(sched)
     if plain is None or not plain or any(op not in ("F", "B") for stage in plain for op, _ in stage):
         return
-    record_property("timeline", timeline(unit_timeline(plain), title=f"{title} (unit-time blocks)"))
+    record_property("timeline", timeline(unit_timeline(plain), title=f"{title} (unit-time blocks)",
+                                         stuck=stuck_stages(plain)))
+    if want is not None:
+        record_property("expected", timeline(unit_timeline(want), title=f"expected {title}"))
 
 
 def _leading_forwards(ops: list[Any]) -> int:

@@ -14,55 +14,55 @@ def ops(text: str) -> list[tuple[str, int]]:
 
 def test_gpipe_all_forwards_then_all_backwards(record_property):
     got = pp_sim.schedule("gpipe", 3, 4)
-    attach(record_property, got, "GPipe, p=3, m=4")
     want = ops("F0 F1 F2 F3 B0 B1 B2 B3")
+    attach(record_property, got, "GPipe, p=3, m=4", [want] * 3)
     check_schedule(got, [want] * 3, "gpipe", 3, 4)
 
 
 def test_1f1b_worked_example(record_property):
     """The statement's example: p = 4 stages, m = 6 micro-batches."""
     got = pp_sim.schedule("1f1b", 4, 6)
-    attach(record_property, got, "1F1B, p=4, m=6")
     want = [
         ops("F0 F1 F2 F3 B0 F4 B1 F5 B2 B3 B4 B5"),
         ops("F0 F1 F2 B0 F3 B1 F4 B2 F5 B3 B4 B5"),
         ops("F0 F1 B0 F2 B1 F3 B2 F4 B3 F5 B4 B5"),
         ops("F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5"),
     ]
+    attach(record_property, got, "1F1B, p=4, m=6", want)
     check_schedule(got, want, "1f1b", 4, 6)
 
 
 def test_1f1b_four_stages_four_microbatches(record_property):
     got = pp_sim.schedule("1f1b", 4, 4)
-    attach(record_property, got, "1F1B, p=4, m=4")
     want = [
         ops("F0 F1 F2 F3 B0 B1 B2 B3"),
         ops("F0 F1 F2 B0 F3 B1 B2 B3"),
         ops("F0 F1 B0 F2 B1 F3 B2 B3"),
         ops("F0 B0 F1 B1 F2 B2 F3 B3"),
     ]
+    attach(record_property, got, "1F1B, p=4, m=4", want)
     check_schedule(got, want, "1f1b", 4, 4)
 
 
 def test_1f1b_fewer_microbatches_than_stages(record_property):
     """m < p: the warm-up is capped at m, so the first stages run all forwards, then all backwards."""
     got = pp_sim.schedule("1f1b", 4, 2)
-    attach(record_property, got, "1F1B, p=4, m=2")
     want = [ops("F0 F1 B0 B1"), ops("F0 F1 B0 B1"), ops("F0 F1 B0 B1"), ops("F0 B0 F1 B1")]
+    attach(record_property, got, "1F1B, p=4, m=2", want)
     check_schedule(got, want, "1f1b", 4, 2)
 
 
 @pytest.mark.parametrize("kind, want", [("gpipe", "F0 F1 F2 B0 B1 B2"), ("1f1b", "F0 B0 F1 B1 F2 B2")])
 def test_single_stage(record_property, kind, want):
     got = pp_sim.schedule(kind, 1, 3)
-    attach(record_property, got, f"{kind}, p=1, m=3")
+    attach(record_property, got, f"{kind}, p=1, m=3", [ops(want)])
     check_schedule(got, [ops(want)], kind, 1, 3)
 
 
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
 def test_single_microbatch(record_property, kind):
     got = pp_sim.schedule(kind, 3, 1)
-    attach(record_property, got, f"{kind}, p=3, m=1")
+    attach(record_property, got, f"{kind}, p=3, m=1", [ops("F0 B0")] * 3)
     check_schedule(got, [ops("F0 B0")] * 3, kind, 3, 1)
 
 
