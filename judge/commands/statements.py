@@ -28,6 +28,11 @@ def translations(folder: Path) -> dict[str, Path]:
     return found
 
 
+def is_translation(name: str) -> bool:
+    """Whether a file name is a statement's translation (``README.zh.md``)."""
+    return _TRANSLATION.fullmatch(name) is not None
+
+
 def statement_languages(folder: Path) -> list[str]:
     """The languages the problem's statement is in, the default first."""
     return [DEFAULT_LANGUAGE, *translations(folder)]
