@@ -104,3 +104,20 @@ def test_judge_check_of_a_problem_in_two_languages(tmp_path: Path) -> None:
     assert check_problems(folder, parallel=2, stream=out) == 0, out.getvalue()
     assert "OK      fx-add" in out.getvalue()
     assert "    - statement languages: en (README.md), zh (README.zh.md)\n" in out.getvalue()
+
+
+def test_judge_build_publishes_each_language(tmp_path: Path) -> None:
+    import json
+
+    from judge.commands.site.build import build_site
+
+    two_languages(tmp_path)
+    site = tmp_path / "site"
+    build_site(site, pyodide="cdn", problems_dir=tmp_path / "problems")
+    manifest = json.loads(next((site / "assets").glob("problems-*.json")).read_text(encoding="utf-8"))
+    [entry] = manifest["problems"]
+    assert "README.zh.md" in {f["path"] for f in entry["files"]}
+    assert "<h1>Add two numbers</h1>" in entry["statement_html"]
+    assert list(entry["statements_html"]) == ["zh"] and "<h1>两数相加</h1>" in entry["statements_html"]["zh"]
+    [folder] = (site / "assets").glob("problem-fx-add-*")
+    assert f'src="assets/{folder.name}/sum.svg"' in entry["statements_html"]["zh"], "the assets' site folder"
