@@ -1,6 +1,6 @@
 """The folder tree is the architecture: imports point down the layers, and no two modules import each other.
 
-Layers, lowest first (docs/architecture.md): ``core`` (and ``artifacts``), what runs in both engines;
+Layers, lowest first (docs/architecture.md): ``core`` (and ``artifacts``, ``i18n``), what runs in both engines;
 ``sandbox``, the learner's side of the boundary and how it starts; ``engines``; ``formats``, which
 read Results and never import commands or engines; ``commands``. Imports inside functions count.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 PACKAGE = ROOT / "judge"
-LAYERS = {"core": 0, "artifacts": 0, "": 0, "sandbox": 1, "engines": 2, "formats": 2, "commands": 3, "__main__": 4}
+LAYERS = {"core": 0, "artifacts": 0, "i18n": 0, "": 0, "sandbox": 1, "engines": 2, "formats": 2, "commands": 3, "__main__": 4}
 
 
 def modules() -> dict[str, Path]:

@@ -341,14 +341,15 @@ def two_problems(problems) -> Path:
 def test_every_file_is_judged_or_named_in_the_status(tmp_path, two_problems):
     subs = _folder(tmp_path / "subs")
     _zip(subs / "ann.zip", {"adder.py": REFERENCE, "fx-add/adder.py": REFERENCE, "notes.txt": "my notes",
-                            "fx-add/README.md": "the statement", "__MACOSX/._adder.py": "litter",
+                            "fx-add/README.md": "the statement", "fx-add/README.zh.md": "题面",
+                            "__MACOSX/._adder.py": "litter",
                             "README.md": "the GitHub Classroom template's README"})
     rows = _grade(subs, tmp_path / "out", two_problems)
     status = rows["ann"]["status"]
     assert rows["ann"]["fx-add"] == "10" and rows["ann"]["fx-add2"] == "0"
     assert "not judged: adder.py (the entry file of fx-add and fx-add2: put it in its problem's folder" in status
     assert "notes.txt (not a file of any problem)" in status
-    assert "README.md" not in status and "MACOSX" not in status, "the practice folder's copies and litter pass"
+    assert "README" not in status and "MACOSX" not in status, "the practice folder's copies and litter pass"
 
 
 def test_a_stray_entry_file_in_a_class_folder_is_a_row_of_its_own(tmp_path, two_problems):

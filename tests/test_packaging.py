@@ -57,6 +57,7 @@ def test_wheel_carries_problems_and_runs_outside_the_clone(installed: Installed,
         assert f"judge/_problems/{pid}/problem.toml" in names, pid
     assert not [n for n in names if "__pycache__" in n]
     assert "judge/_web/index.html" in names and not [n for n in names if "node_modules" in n]
+    assert "judge/locale/zh/LC_MESSAGES/judge.mo" in names, "the message catalogs (docs/i18n.md)"
     python, env = installed.python, installed.env
     outside = tmp_path / "elsewhere"
     outside.mkdir()

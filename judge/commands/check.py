@@ -36,6 +36,7 @@ from ..core.wrong import WrongSolution, WrongSolutionError, load_wrong, unmet
 from ..engines import Job, get_engine
 from ..formats.terminal import Painter, use_colour
 from .hints import unmet_hints
+from .statements import DEFAULT_LANGUAGE, signatures, translations
 
 TIME_BUDGET = 0.5  # the reference may use at most this fraction of the time limit
 DEGENERATE = "degenerate: "  # the label of a degenerate variant of the reference (judge.core.degenerate)
@@ -86,6 +87,7 @@ def check_problems(roots: Path | Sequence[Path], parallel: int = 1, stream: Text
     for error in errors:
         stream.write(f"{paint('INVALID', 'failed')} {error}\n")
     checks = run_checks(problems, parallel, verbose)
+    language_notes(checks)
     for check in checks:
         _write_check(stream, paint, check)
     bad = len(errors) + sum(bool(c.failures) for c in checks)
@@ -211,7 +213,8 @@ def check_files(check: ProblemCheck) -> None:
     check.failures += fill_ins(problem.path)
     if "TODO" in problem.statement:
         check.failures.append("README.md still contains TODO: write the statement")
-    _check_links(check)
+    _check_links(check, "README.md", problem.statement)
+    _check_translations(check)
     check.failures += assets.unpublishable(problem.path) + assets.leaks(problem.path)
     check.notes += cut_test_names(problem)
 
@@ -258,7 +261,7 @@ def fill_ins(folder: Path) -> list[str]:
 def practice_paths(problem: Problem) -> set[str]:
     """The files and folders of ``practice/<id>/`` (see :func:`judge.commands.practice.create_practice`),
     where learners read README.md: its relative links must resolve there."""
-    files = {problem.entry, "README.md"}
+    files = {problem.entry, "README.md", *(p.name for p in translations(problem.path).values())}
     files |= {f"tests/{p.name}" for p in problem.public_test_files}
     files |= {p.name for p in problem.support_files}
     files |= {p.relative_to(problem.path).as_posix() for p in assets.asset_files(problem.path)}
@@ -266,12 +269,66 @@ def practice_paths(problem: Problem) -> set[str]:
     return files | folders
 
 
-def _check_links(check: ProblemCheck) -> None:
+def _check_translations(check: ProblemCheck) -> None:
+    """Each README.<lang>.md: readable, no TODO, its links resolve, its code blocks' function signatures
+    are the default statement's; a note lists the languages and links that differ from the default's."""
+    found = translations(check.problem.path)
+    if not found:
+        return
+    default = check.problem.statement
+    for path in found.values():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            check.failures.append(f"{path.name} cannot be read as UTF-8 text: {exc}")
+            continue
+        if "TODO" in text:
+            check.failures.append(f"{path.name} still contains TODO: finish the translation")
+        _check_links(check, path.name, text)
+        check.failures += _signature_differences(path.name, signatures(text), signatures(default))
+        check.notes += _target_differences(path.name, _targets(text), _targets(default))
+    check.notes.append("statement languages: " + ", ".join(
+        [f"{DEFAULT_LANGUAGE} (README.md)", *(f"{lang} ({path.name})" for lang, path in found.items())]))
+
+
+def _signature_differences(name: str, theirs: list[str], default: list[str]) -> list[str]:
+    if theirs == default:
+        return []
+    missing = [s for s in default if s not in theirs]
+    extra = [s for s in theirs if s not in default]
+    detail = "; ".join([*(f"missing: {s}" for s in missing), *(f"not in README.md: {s}" for s in extra)])
+    return [f"{name}: its code blocks' function signatures are not README.md's ({detail or 'another order'}): "
+            "a translation shows the same code"]
+
+
+def _target_differences(name: str, theirs: set[str], default: set[str]) -> list[str]:
+    if theirs == default:
+        return []
+    only = ", ".join(sorted(theirs - default)) or "-"
+    lacking = ", ".join(sorted(default - theirs)) or "-"
+    return [f"{name} links to other files than README.md (only here: {only}; only in README.md: {lacking})"]
+
+
+def _targets(text: str) -> set[str]:
+    from .site.markdown import relative_path, statement_links
+
+    return {path for link in statement_links(text) if (path := relative_path(link.url)) is not None}
+
+
+def language_notes(checks: Sequence[ProblemCheck]) -> None:
+    """A problem without a language other problems have: its readers get README.md (a note, never a failure)."""
+    languages = {lang for c in checks for lang in translations(c.problem.path)}
+    for check in checks:
+        for lang in sorted(languages - translations(check.problem.path).keys()):
+            check.notes.append(f"no README.{lang}.md: readers of {lang} get README.md (English)")
+
+
+def _check_links(check: ProblemCheck, name: str, text: str) -> None:
     from .site.markdown import relative_path, statement_links
 
     paths = practice_paths(check.problem)
-    for link in statement_links(check.problem.statement):
-        where = f"README.md:{link.line}: the {link.kind} {link.url}"
+    for link in statement_links(text):
+        where = f"{name}:{link.line}: the {link.kind} {link.url}"
         path = relative_path(link.url)
         if path is None:
             if link.kind == "image" and link.url.startswith(("http://", "https://")):

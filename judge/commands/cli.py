@@ -27,6 +27,7 @@ from .. import __version__
 from ..core.errors import ExitCode, JudgeError, UsageError
 from ..core.problem import Problem, ProblemError, discover_problems
 from ..formats import FORMATS, FormatContext
+from ..i18n import available_languages, has_catalog, use_language
 
 if TYPE_CHECKING:
     from ..engines import Engine
@@ -72,7 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parsers()[command]
     args = parser.parse_args(argv)
     try:
-        return int(_HANDLERS[command](args))
+        with use_language(getattr(args, "lang", None)):
+            _language_note(getattr(args, "lang", None))
+            return int(_HANDLERS[command](args))
     except JudgeError as exc:  # every error the user can fix, from every command (judge.core.errors)
         print(f"error: {exc}", file=sys.stderr)
         return int(exc.exit_code)
@@ -82,6 +85,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (e.g. `judge check | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.FAILED
+
+
+def _language_note(lang: str | None) -> None:
+    """A language asked for with --lang that has no catalog: the messages read in English, said once."""
+    if lang and not has_catalog(lang):
+        print(f"note: the judge's messages have no {lang} translation (there are: en, "
+              f"{', '.join(available_languages())}); they read in English", file=sys.stderr)
+
+
+def language_option(parser: argparse.ArgumentParser) -> None:
+    """--lang: the language of the judge's own words (default: the environment's, as $LANG)."""
+    parser.add_argument("--lang", metavar="LANG", help="the language of the report's words, e.g. zh or en "
+                        "(default: from $LANGUAGE, $LC_ALL, $LC_MESSAGES or $LANG; English without a translation)")
 
 
 def _parsers() -> dict[str, argparse.ArgumentParser]:
@@ -97,6 +113,7 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     judge.add_argument("--public-only", action="store_true", help="run only the public tests (as the browser does)")
     _common(judge)
     judge.add_argument("-v", "--verbose", action="store_true", help="list passing tests and draw timelines")
+    language_option(judge)
 
     check = argparse.ArgumentParser(
         prog="judge check", epilog=PROBLEMS_SOURCE,
@@ -179,6 +196,7 @@ def _grade_parser() -> argparse.ArgumentParser:
     grade.add_argument("--feedback", choices=FEEDBACK_LEVELS, default="names",
                        help="what feedback/ shows of the secret tests: full (names and messages, never "
                        "their code), names (name and pass/fail; the default) or none")
+    language_option(grade)
     grade.add_argument("--force", action="store_true", help="judge every submission again, changed or not")
     grade.add_argument("--deadline", metavar="TIME", help="late policy: the deadline, e.g. 2026-12-01T23:59 (the "
                        "LMS's local time); applies where the layout gives submission times (Blackboard)")

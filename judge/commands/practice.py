@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..core.assets import asset_files
 from ..core.problem import Problem
+from .statements import translations
 
 
 @dataclass
@@ -62,6 +63,8 @@ def create_practice(target: Path, problems: list[Problem]) -> list[Path]:
         (folder / "tests").mkdir(parents=True)
         (folder / problem.entry).write_text(problem.starter, encoding="utf-8")
         (folder / "README.md").write_text(problem.statement, encoding="utf-8")
+        for path in translations(problem.path).values():  # README.zh.md...: the statement in other languages
+            shutil.copyfile(path, folder / path.name)
         for path in problem.public_test_files + problem.support_files:
             shutil.copyfile(path, folder / ("tests" if path in problem.public_test_files else ".") / path.name)
         for path in asset_files(problem.path):  # what the statement's images and links point at

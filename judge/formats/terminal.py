@@ -1,22 +1,28 @@
 """The terminal report of Results: per problem a status line, per failing test its message, a summary.
 
-Machine-readable files (JSON, JUnit, the autograder formats) are :mod:`judge.formats`."""
+Machine-readable files (JSON, JUnit, the autograder formats) are :mod:`judge.formats`. Its words come
+from the active language's catalog (:mod:`judge.i18n`)."""
 
 from __future__ import annotations
 
 import os
 import sys
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..artifacts import EXPECTED, TIMELINE, first_difference, render_timeline_text
 from ..core.result import Frame, Result, TestResult
+from ..i18n import N_, _, ngettext
 
 _COLOURS = {"passed": "32", "failed": "31", "error": "31", "timeout": "33", "skipped": "33", "dim": "2",
             "bold": "1"}
 MAX_FAILURES_SHOWN = 5  # per problem, unless --verbose
-_MARKS = {"passed": "PASS", "failed": "FAIL", "error": "ERROR", "timeout": "TIMEOUT", "skipped": "SKIP"}
+_MARKS = {"passed": N_("PASS"), "failed": N_("FAIL"), "error": N_("ERROR"), "timeout": N_("TIMEOUT"),
+          "skipped": N_("SKIP")}  # a problem's status
+_TEST_MARKS = {"passed": N_("pass"), "failed": N_("fail"), "error": N_("error"), "timeout": N_("timeout"),
+               "skipped": N_("skip")}  # a test's outcome
 
 
 def use_colour(stream: TextIO) -> bool:
@@ -47,8 +53,10 @@ def print_report(results: Sequence[Result], stream: TextIO = sys.stdout, verbose
     paint = Painter(use_colour(stream))
     for result in results:
         if result.problem in options.not_started:
-            stream.write(f"{paint('TODO   ', 'skipped')} {paint(result.problem, 'bold')}  not started: edit "
-                         f"{options.not_started[result.problem]} (the statement is README.md beside it)\n")
+            note = _("not started: edit {file} (the statement is README.md beside it)").format(
+                file=options.not_started[result.problem])
+            todo = paint(_pad(_("TODO"), 7), "skipped")
+            stream.write(f"{todo} {paint(result.problem, 'bold')}  {note}\n")
             continue
         stream.write(_status_line(result, paint, options.keyword))
         if result.message:
@@ -61,20 +69,32 @@ def print_report(results: Sequence[Result], stream: TextIO = sys.stdout, verbose
         for test in shown[:limit]:
             stream.write(_test_block(test, paint, options.verbose))
         if len(shown) > limit:
-            stream.write(paint(f"    ... and {len(shown) - limit} more failing tests (-v shows them all, "
-                               f"-k TEXT picks some)\n", "dim"))
+            more = ngettext("... and {n} more failing test (-v shows them all, -k TEXT picks some)",
+                            "... and {n} more failing tests (-v shows them all, -k TEXT picks some)",
+                            len(shown) - limit).format(n=len(shown) - limit)
+            stream.write(paint(f"    {more}\n", "dim"))
     stream.write(summary_line(results, options) + "\n")
 
 
 def _status_line(result: Result, paint: Painter, keyword: str | None) -> str:
-    mark = paint(f"{_MARKS[result.status]:7s}", result.status)
-    subset = f" matching -k {keyword!r}" if keyword else ""
-    counts = f"{result.passed}/{result.total} tests{subset}" if result.total else ""
+    mark = paint(_pad(_(_MARKS[result.status]), 7), result.status)
+    subset = _(" matching -k {keyword}").format(keyword=repr(keyword)) if keyword else ""
+    counts = _("{passed}/{total} tests").format(passed=result.passed, total=result.total) + subset \
+        if result.total else ""
     if keyword:  # the points and score of a subset would read as the problem's
         return f"{mark} {paint(result.problem, 'bold')}  {counts}".rstrip() + "\n"
-    points = f"{round(result.points, 2):g}/{round(result.max_points, 2):g} points" if result.max_points else ""
+    points = _("{points}/{max_points} points").format(
+        points=f"{round(result.points, 2):g}", max_points=f"{round(result.max_points, 2):g}") \
+        if result.max_points else ""
+    score = _("score {percent}").format(percent=f"{result.score:.0%}")
     return (f"{mark} {paint(result.problem, 'bold')}  {counts}  "
-            f"{paint(f'score {result.score:.0%}', 'dim')}  {paint(points, 'dim')}".rstrip() + "\n")
+            f"{paint(score, 'dim')}  {paint(points, 'dim')}".rstrip() + "\n")
+
+
+def _pad(text: str, width: int) -> str:
+    """``text`` padded to ``width`` terminal columns (a wide character, as in 通过, takes two)."""
+    columns = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return text + " " * max(0, width - columns)
 
 
 def _objectives(result: Result, paint: Painter) -> str:
@@ -109,21 +129,25 @@ def summary_line(results: Sequence[Result], options: ReportOptions | None = None
     tests = sum(r.total for r in started)
     passed = sum(r.passed for r in started)
     todo = len(results) - len(started)
-    subset = f" (only tests matching -k {options.keyword!r})" if options.keyword else ""
-    return (f"Summary: {solved} of {len(results)} problems solved"
-            f"{f', {todo} not started' if todo else ''}; {passed} of {tests} tests passed{subset}.")
+    subset = _(" (only tests matching -k {keyword})").format(keyword=repr(options.keyword)) \
+        if options.keyword else ""
+    not_started = _(", {todo} not started").format(todo=todo) if todo else ""
+    return _("Summary: {solved} of {problems} problems solved{not_started}; {passed} of {tests} tests "
+             "passed{subset}.").format(solved=solved, problems=len(results), not_started=not_started,
+                                      passed=passed, tests=tests, subset=subset)
 
 
 def _test_block(test: TestResult, paint: Painter, verbose: bool) -> str:
-    lines = [f"    {paint(_MARKS[test.outcome].lower(), test.outcome)}  {test.name}"
-             f"{paint(' (secret)', 'dim') if test.visibility == 'secret' else ''}"]
+    secret = paint(_(" (secret)"), "dim") if test.visibility == "secret" else ""
+    lines = [f"    {paint(_(_TEST_MARKS[test.outcome]), test.outcome)}  {test.name}{secret}"]
     if test.message:
         lines.append(_indent(test.message, 10))
     for frame in _frames_to_show(test):
-        lines.append(paint(f"          at {_practice_path(frame.file)}:{frame.line} in {frame.function}: "
-                           f"{frame.code}", "dim"))
+        at = _("at {file}:{line} in {function}: {code}").format(
+            file=_practice_path(frame.file), line=frame.line, function=frame.function, code=frame.code)
+        lines.append(paint(f"          {at}", "dim"))
     if test.stdout.strip() and test.outcome != "passed":
-        lines.append(paint("          printed:", "dim"))
+        lines.append(paint("          " + _("printed:"), "dim"))
         lines.append(_indent(test.stdout.rstrip()[-1500:], 12))
     if verbose:
         lines.extend(_indent(text, 10) for text in _timelines(test))
@@ -150,7 +174,7 @@ def _timelines(test: TestResult) -> list[str]:
         out.append(render_timeline_text(value, mark=mark))
         title = str(expected.get("title", ""))
         if not title.lower().startswith("expected"):
-            title = f"expected: {title}".rstrip(": ")
+            title = _("expected: {title}").format(title=title).rstrip(": ")
         out.append(render_timeline_text({**expected, "title": title}, mark=mark))
         out.append(_difference_note(value, expected, mark))
         expected = None  # under the first timeline only
@@ -159,7 +183,7 @@ def _timelines(test: TestResult) -> list[str]:
 
 def _difference_note(yours: dict[str, Any], expected: dict[str, Any], mark: tuple[int, int] | None) -> str:
     if mark is None:
-        return "same order of operations as expected (the timing differs)"
+        return _("same order of operations as expected (the timing differs)")
     row, index = mark
     name = yours.get("rows", "stage")
 
@@ -167,11 +191,13 @@ def _difference_note(yours: dict[str, Any], expected: dict[str, Any], mark: tupl
         stages = timeline.get("stages", [])
         blocks = stages[row] if row < len(stages) else []
         if index >= len(blocks):
-            return "nothing"
+            return _("nothing")
         b = blocks[index]
-        return f"{b['op']}{b['mb']}" + (f" (chunk {b['chunk']})" if b.get("chunk") is not None else "")
+        chunk = _(" (chunk {chunk})").format(chunk=b["chunk"]) if b.get("chunk") is not None else ""
+        return f"{b['op']}{b['mb']}{chunk}"
 
-    return f"first difference: {name} {row}, operation {index + 1}: yours {at(yours)}, expected {at(expected)}"
+    return _("first difference: {rows} {row}, operation {operation}: yours {yours}, expected {expected}").format(
+        rows=name, row=row, operation=index + 1, yours=at(yours), expected=at(expected))
 
 
 def _frames_to_show(test: TestResult) -> list[Frame]:

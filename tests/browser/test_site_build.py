@@ -15,6 +15,7 @@ import pytest
 from judge.commands.site.build import MARKER, BuildError, build_site
 from judge.commands.site.compress import is_twin
 from judge.commands.site.markdown import render_markdown
+from judge.commands.statements import is_translation, statement_languages
 from judge.core.problem import discover_problems
 from judge.engines import pyodide_dist
 from tests.browser.conftest import Served
@@ -109,10 +110,12 @@ def test_manifest_holds_exactly_the_published_files(cdn_site: Path) -> None:
         assert {"problem.toml", "README.md", f"starter/{problem.entry}"} <= paths
         assert {f"tests/public/{p.name}" for p in problem.public_test_files} <= paths
         assert {f"support/{p.name}" for p in problem.support_files} <= paths
-        assert all(p.split("/")[0] in ("problem.toml", "README.md", "starter", "tests", "support") for p in paths)
+        assert all(p.split("/")[0] in ("problem.toml", "README.md", "starter", "tests", "support")
+                   or is_translation(p) for p in paths)
         assert not [p for p in paths if p.startswith(("tests/secret", "reference", "wrong"))]
         assert entry["starter"] == problem.starter
         assert entry["statement_html"].strip()
+        assert sorted(entry["statements_html"]) == statement_languages(problem.path)[1:]
 
 
 def test_judge_package_ships_without_native_only_parts(cdn_site: Path) -> None:

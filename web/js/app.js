@@ -40,6 +40,8 @@ const ui = {
   tryOutput: $("try-output"),
   splitter: $("splitter"),
   editorBox: $("editor"),
+  langSwitch: document.querySelector("[data-testid=lang-switch]"),
+  langSelect: $("lang-select"),
 };
 
 const state = {
@@ -219,7 +221,7 @@ function showProblem(problem) {
   if (!switching) return;
   if (needsNumpy(problem)) pool.wantNumpy(); // numpy loads only for the problems that import it
   ui.title.textContent = problem.title;
-  renderStatement(ui.statement, problem.statement_html);
+  showStatement(problem);
   renderTestsPanel(problem);
   selectTab("statement", false);
   ui.fileName.textContent = problem.entry;
@@ -244,6 +246,59 @@ function showProblem(problem) {
   ui.tryCall.value = store.loadTry(problem.id) || "";
   updateRunButtons();
   ui.statement.scrollTop = 0;
+}
+
+// ------------------------------------------------------------------------------------------
+// the statements' language: README.<lang>.md as built into statements_html, else the default (English)
+
+const LANGUAGE_NAMES = { en: "English", zh: "中文" };
+const DEFAULT_LANGUAGE = "en";
+let language = DEFAULT_LANGUAGE;
+
+/** The languages some statement is in, the default first. */
+function statementLanguages() {
+  const found = new Set(state.problems.flatMap((p) => Object.keys(p.statements_html || {})));
+  return [DEFAULT_LANGUAGE, ...[...found].sort()];
+}
+
+/** The learner's choice if they made one, else the first of the browser's languages that a statement is in. */
+function initialLanguage(available) {
+  const chosen = store.loadLanguage();
+  if (chosen && available.includes(chosen)) return chosen;
+  for (const tag of navigator.languages || [navigator.language || ""]) {
+    const base = tag.toLowerCase().split("-")[0];
+    if (available.includes(base)) return base;
+  }
+  return DEFAULT_LANGUAGE;
+}
+
+function setupLanguages() {
+  const available = statementLanguages();
+  language = initialLanguage(available);
+  ui.langSelect.replaceChildren(...available.map((lang) => new Option(LANGUAGE_NAMES[lang] || lang, lang)));
+  ui.langSelect.value = language;
+  ui.langSwitch.hidden = available.length < 2;
+  document.documentElement.lang = language;
+  ui.langSelect.addEventListener("change", () => {
+    language = ui.langSelect.value;
+    store.saveLanguage(language);
+    document.documentElement.lang = language;
+    if (state.current) showStatement(state.current); // the statement only: the editor keeps the learner's code
+  });
+}
+
+/** The statement in the chosen language; without a translation the default one, under a note saying so. */
+function showStatement(problem) {
+  const translated = (problem.statements_html || {})[language];
+  renderStatement(ui.statement, translated ?? problem.statement_html);
+  ui.statement.dataset.lang = translated === undefined ? DEFAULT_LANGUAGE : language;
+  if (translated === undefined && language !== DEFAULT_LANGUAGE) {
+    const note = document.createElement("p");
+    note.className = "statement-note";
+    note.dataset.testid = "statement-note";
+    note.textContent = `No ${LANGUAGE_NAMES[language] || language} statement for this exercise yet: shown in English.`;
+    ui.statement.prepend(note);
+  }
 }
 
 /** The Try it field's hint: the starter's first function with its parameters named. */
@@ -717,6 +772,7 @@ async function start() {
   const manifest = await response.json();
   state.problems = manifest.problems;
   for (const p of state.problems) state.byId.set(p.id, p);
+  setupLanguages();
   pool.prepareProblems(state.problems.map(workerProblem)); // compiled while the learner reads
   renderLists();
   window.addEventListener("hashchange", route);

@@ -61,6 +61,8 @@ export const loadStatus = (id) => read(`status:${id}`);
 export const saveStatus = (id, status) => write(`status:${id}`, status);
 export const loadLast = () => read("last");
 export const saveLast = (id) => write("last", id);
+export const loadLanguage = () => read("lang"); // the statements' language the learner chose
+export const saveLanguage = (lang) => write("lang", lang);
 
 // Kept quietly (a refused write loses nothing the learner typed): the last verdict per problem, so
 // a reload shows it under its badge (pp-judge:v1:result:<id>), the Try it call (try:<id>), and

@@ -8,6 +8,7 @@ cut to :data:`MESSAGE_LINES` lines; the secret tests follow ``--feedback`` (``fu
 messages, never a line of their code; ``names``: how many passed and the names of those that failed;
 ``none``: nothing, the points say it).
 Passing problems, untouched starters and problems not submitted get their summary line only.
+The frame's words come from the active language's catalog (:mod:`judge.i18n`, ``judge grade --lang``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ...core.result import Result, TestResult
 from ...formats.objectives import objective_lines
 from ...formats.points import text
 from ...formats.secret_code import secret_code_lines, without_code
+from ...i18n import N_, _, ngettext
 from .model import ClassGrades, Graded
 
 FAILURES_SHOWN = 5  # failing tests with their messages, per problem
@@ -24,20 +26,24 @@ SECRET_NAMES_SHOWN = 10
 MESSAGE_LINES = 12  # lines of one message
 MESSAGE_CHARS = 1500
 _SEVERITY = {"error": 0, "timeout": 0, "failed": 1}
+_OUTCOMES = (N_("passed"), N_("failed"), N_("error"), N_("timeout"), N_("skipped"))  # shown translated
 
 
 def feedback_markdown(item: Graded, grades: ClassGrades) -> str:
     """The student's page (see the module docstring)."""
     late = grades.options.late
-    lines = [f"# Feedback for {item.student}", "",
-             f"Total: **{text(item.total(late))} / {text(grades.max_total)}** points."]
+    lines = [_("# Feedback for {student}").format(student=item.student), "",
+             _("Total: **{points} / {max_points}** points.").format(points=text(item.total(late)),
+                                                                    max_points=text(grades.max_total))]
     if late and item.penalty(late):
-        lines.append(f"{late.days_late(item.submission.submitted_at)} day(s) late: {text(item.penalty(late))} "
-                     f"points were taken off the {text(item.raw_points)} earned.")
+        days = late.days_late(item.submission.submitted_at)
+        lines.append(ngettext("{days} day late: {penalty} points were taken off the {earned} earned.",
+                              "{days} days late: {penalty} points were taken off the {earned} earned.", days)
+                     .format(days=days, penalty=text(item.penalty(late)), earned=text(item.raw_points)))
     if item.submission.error:
-        lines += ["", f"Your submission could not be read: {item.submission.error}."]
+        lines += ["", _("Your submission could not be read: {error}.").format(error=item.submission.error)]
     lines += ["", *(f"- {line}" for line in item.submission.notes)] if item.submission.notes else []
-    lines += ["", "| problem | points | verdict |", "|---|---|---|"]
+    lines += ["", "| {} | {} | {} |".format(_("problem"), _("points"), _("verdict")), "|---|---|---|"]
     pairs = list(zip(grades.problems, item.results))
     lines += [f"| {p.id} | {text(r.points)} / {text(grades.max_points(p.id))} | {verdict(item, p, r)} |"
               for p, r in pairs]
@@ -49,19 +55,19 @@ def feedback_markdown(item: Graded, grades: ClassGrades) -> str:
 def verdict(item: Graded, problem: Problem, result: Result) -> str:
     """One problem's verdict in a few words."""
     if item.submission.error:
-        return "not judged: the submission could not be read"
+        return _("not judged: the submission could not be read")
     if problem.id in item.submission.unreadable:
-        return f"not judged: {item.submission.unreadable[problem.id]}"
+        return _("not judged: {reason}").format(reason=item.submission.unreadable[problem.id])
     if not item.submitted(problem.id):
-        return "not submitted"
+        return _("not submitted")
     if untouched(item, problem):
-        return "not attempted (the file is the starter as given)"
+        return _("not attempted (the file is the starter as given)")
     if result.status == "passed":
-        return "all tests passed"
+        return _("all tests passed")
     if result.status in ("error", "timeout"):
         first = result.message.splitlines()[0] if result.message else result.status
-        return f"{result.status}: {first[:120]}"
-    return f"{result.passed} of {result.total} tests passed"
+        return f"{_(result.status)}: {first[:120]}"
+    return _("{passed} of {total} tests passed").format(passed=result.passed, total=result.total)
 
 
 def untouched(item: Graded, problem: Problem) -> bool:
@@ -80,16 +86,19 @@ def _details(problem: Problem, result: Result, level: str) -> list[str]:
     if result.message:
         lines += [_fenced(result.message), ""]
     if result.objectives:
-        lines += ["Points by objective:", *(f"- {line}" for line in objective_lines(result)), ""]
+        lines += [_("Points by objective:"), *(f"- {line}" for line in objective_lines(result)), ""]
     public = [t for t in result.tests if t.visibility == "public"]
     failing = [t for t in public if t.outcome != "passed"]
     if public:
-        lines.append(f"Public tests: {len(public) - len(failing)} of {len(public)} passed.")
+        lines.append(_("Public tests: {passed} of {total} passed.").format(passed=len(public) - len(failing),
+                                                                           total=len(public)))
     for test in failing[:FAILURES_SHOWN]:
-        lines += ["", f"- {test.outcome}: {test.name}", "", _fenced(test.message or test.outcome, indent="  ")]
+        lines += ["", f"- {_(test.outcome)}: {test.name}", "", _fenced(test.message or _(test.outcome), indent="  ")]
     if len(failing) > FAILURES_SHOWN:
-        lines += ["", f"... and {len(failing) - FAILURES_SHOWN} more failing public tests: run the judge on "
-                  "your practice folder to see them all."]
+        more = len(failing) - FAILURES_SHOWN
+        lines += ["", ngettext("... and {n} more failing public test: run the judge on your practice folder to "
+                               "see them all.", "... and {n} more failing public tests: run the judge on your "
+                               "practice folder to see them all.", more).format(n=more)]
     return lines + [""] + _secret_lines(problem, [t for t in result.tests if t.visibility == "secret"], level)
 
 
@@ -97,12 +106,13 @@ def _secret_lines(problem: Problem, secret: list[TestResult], level: str) -> lis
     if not secret or level == "none":
         return []
     failing = [t for t in secret if t.outcome != "passed"]
-    lines = [f"Secret tests: {len(secret) - len(failing)} of {len(secret)} passed."]
+    lines = [_("Secret tests: {passed} of {total} passed.").format(passed=len(secret) - len(failing),
+                                                                   total=len(secret))]
     if not failing:
         return lines
     hidden = secret_code_lines(problem) if level == "full" else set()
     for test in failing[:SECRET_NAMES_SHOWN if level == "names" else FAILURES_SHOWN]:
-        lines.append(f"- {test.outcome}: {test.name}")
+        lines.append(f"- {_(test.outcome)}: {test.name}")
         if level == "full" and test.message:
             lines += ["", _fenced(without_code(test, hidden).message, indent="  "), ""]
     return lines

@@ -34,6 +34,7 @@ from typing import IO, Any
 
 from ...core.problem import Problem
 from ..practice import LAUNCHER
+from ..statements import is_translation
 from .layouts import Entry, student_name
 
 MAX_MEMBERS = 2000  # files and folders in one submission
@@ -42,7 +43,7 @@ MAX_ENTRY_BYTES = 1024 * 1024  # one entry file (learner code)
 MAX_INNER_ZIP_BYTES = 16 * 1024 * 1024  # a zip inside a submitted folder, read into memory
 NOTES_SHOWN = 6  # files named in a note before "and N more"
 _IGNORED = ("__MACOSX", "__pycache__", ".DS_Store", "Thumbs.db", "desktop.ini")
-_PRACTICE_COPIES = ("README.md", "tests", "assets")  # what `judge practice/` puts beside the entry file
+_PRACTICE_COPIES = ("README.md", "tests", "assets")  # what `judge practice/` puts beside the entry (+ README.<lang>.md)
 
 
 @dataclass
@@ -306,7 +307,7 @@ def _practice_copy(path: PurePosixPath, problems: list[Problem]) -> bool:
         if part in by_id and index <= 1:
             rest = path.parts[index + 1:]
             support = {f.name for f in by_id[part].support_files}
-            return rest[0] in _PRACTICE_COPIES or (len(rest) == 1 and rest[0] in support)
+            return rest[0] in _PRACTICE_COPIES or (len(rest) == 1 and (rest[0] in support or is_translation(rest[0])))
     return False
 
 

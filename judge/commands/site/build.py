@@ -64,6 +64,7 @@ from ...engines.pyodide_files import (
     web_source_dir,
     write_engine,
 )
+from ..statements import translations
 from .compress import write_twins
 from .course import CourseText, apply_course_text, course_text
 from .markdown import render_markdown
@@ -181,7 +182,7 @@ def _problem_entry(problem: Problem, wheels: dict[str, Any]) -> dict[str, Any]:
     """One problem in the manifest: metadata, rendered statement and its published files only."""
     folder = problem.path
     files: list[dict[str, str]] = []
-    published = [folder / "problem.toml", folder / "README.md", problem.starter_path]
+    published = [folder / "problem.toml", folder / "README.md", *translations(folder).values(), problem.starter_path]
     public_dir = folder / "tests" / "public"
     published += sorted(p for p in public_dir.rglob("*")
                         if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
@@ -196,10 +197,18 @@ def _problem_entry(problem: Problem, wheels: dict[str, Any]) -> dict[str, Any]:
         "memory_limit": problem.memory_limit, "tags": list(problem.tags), "packages": list(problem.packages),
         "wheels": [w for pkg in problem.packages for w in wheels.get("by_package", {}).get(pkg, [])],
         "statement_html": render_markdown(problem.statement, problem_assets.site_folder(problem.id, folder)),
+        "statements_html": _translated_statements(problem),  # language -> HTML, README.<lang>.md rendered
         "starter": problem.starter,
         "public_tests": public, "support": support,
         "files": files,
     }
+
+
+def _translated_statements(problem: Problem) -> dict[str, str]:
+    """Each translation of the statement rendered (a language without one reads ``statement_html``)."""
+    assets_url = problem_assets.site_folder(problem.id, problem.path)
+    return {lang: render_markdown(path.read_text(encoding="utf-8"), assets_url)
+            for lang, path in translations(problem.path).items()}
 
 
 def _copy_problem_assets(out: Path, problems: list[Problem]) -> None:

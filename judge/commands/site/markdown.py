@@ -27,7 +27,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-__all__ = ["render_markdown", "make_renderer", "statement_links", "relative_path", "Link"]
+__all__ = ["render_markdown", "make_renderer", "statement_links", "relative_path", "Link", "code_blocks"]
 
 
 def _bracket_inline(state: StateInline, silent: bool) -> bool:
@@ -135,6 +135,11 @@ def statement_links(text: str) -> list[Link]:
     """Every link and image of a statement, in order (reference-style links resolved)."""
     return [Link("image" if token.type == "image" else "link", str(token.attrGet(attr)), line)
             for token, attr, line in _link_tokens(_MD.parse(text))]
+
+
+def code_blocks(text: str) -> list[str]:
+    """The text of every fenced or indented code block of a statement, in order."""
+    return [token.content for token in _MD.parse(text) if token.type in ("fence", "code_block")]
 
 
 def relative_path(url: str) -> str | None:

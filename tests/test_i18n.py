@@ -1,0 +1,143 @@
+"""The judge's own words per language (judge/i18n.py): the catalogs match the sources, every marked
+message has a Chinese translation, and the terminal report and feedback files come out in Chinese
+with ``--lang zh`` or ``LANG=zh_CN.UTF-8`` (English, with a note, for a language without a catalog)."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import string
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+from judge.core.result import Result
+from judge.core.result import TestResult as Case
+from judge.formats.terminal import ReportOptions, print_report
+from judge.i18n import LOCALE_DIR, available_languages, use_language
+from tests.conftest import FIXTURE_PROBLEMS, ROOT
+
+LANGUAGES = ["zh"]
+
+
+def _catalog(lang: str):
+    with open(LOCALE_DIR / lang / "LC_MESSAGES" / "judge.po", "rb") as f:
+        return read_po(f, locale=lang)
+
+
+def _marked() -> set[str]:
+    """Every message marked in the judge's sources (as ``pybabel extract -F babel.cfg`` finds them)."""
+    keywords = {**DEFAULT_KEYWORDS, "N_": None}
+    found = extract_from_dir(str(ROOT / "judge"), method_map=[("**.py", "python")], keywords=keywords)
+    return {message if isinstance(message, str) else message[0] for _, _, message, *_ in found}
+
+
+def _fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+
+
+def test_the_languages_are_those_with_catalogs() -> None:
+    assert available_languages() == LANGUAGES
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_marked_message_is_translated_with_the_same_placeholders(lang: str) -> None:
+    catalog = _catalog(lang)
+    ids = {m.id if isinstance(m.id, str) else m.id[0]: m for m in catalog if m.id}
+    marked = _marked()
+    assert marked - ids.keys() == set(), "marked but not in the .po: run pybabel extract and update (docs/i18n.md)"
+    assert ids.keys() - marked == set(), "in the .po but no longer marked: run pybabel update"
+    for key, message in ids.items():
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        assert all(strings) and not message.fuzzy, f"{lang}: no translation of {key!r}"
+        assert all(_fields(s) == _fields(key) for s in strings), f"{lang}: the placeholders of {key!r} differ"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_compiled_catalog_is_that_of_the_po_file(lang: str) -> None:
+    compiled = io.BytesIO()
+    write_mo(compiled, _catalog(lang))
+    mo = LOCALE_DIR / lang / "LC_MESSAGES" / "judge.mo"
+    assert mo.read_bytes() == compiled.getvalue(), "stale .mo: run pybabel compile -d judge/locale -D judge"
+
+
+def _results() -> list[Result]:
+    failing = Case("test_add[1-2]", "test_add[1-2]", "tests/public/test_add.py", "public", "failed",
+                         "assert 4 == 3")
+    secret = Case("test_big", "test_big", "tests/secret/test_big.py", "secret", "error", "boom")
+    return [Result("fx-add", "failed", tests=[failing, secret], points=0, max_points=10), Result("fx-b", "passed")]
+
+
+def _report(lang: str | None) -> str:
+    out = io.StringIO()
+    with use_language(lang):
+        print_report(_results(), stream=out, options=ReportOptions(not_started={"fx-b": "b.py"}))
+    return out.getvalue()
+
+
+def test_the_terminal_report_in_chinese_and_in_english() -> None:
+    chinese = _report("zh")
+    assert chinese.startswith("未通过  fx-add  0/2 个测试  得分率 0%  0/10 分\n"), chinese
+    assert "    未通过  test_add[1-2]\n" in chinese and "    错误  test_big（隐藏测试）" in chinese
+    assert "待做    fx-b  未开始：编辑 b.py" in chinese
+    assert chinese.rstrip().endswith("总结：2 道题中解出 0 道，1 道未开始；2 个测试中通过 0 个。")
+    english = _report("en")
+    assert english.startswith("FAIL    fx-add  0/2 tests  score 0%  0/10 points\n")
+    assert english.rstrip().endswith("Summary: 0 of 2 problems solved, 1 not started; 0 of 2 tests passed.")
+    assert _report("fr") == english, "a language without a catalog reads in English"
+
+
+def test_the_language_comes_from_the_environment(monkeypatch) -> None:
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    assert "总结" in _report(None)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    assert "Summary" in _report(None)
+
+
+def _judge(*args: str, cwd: Path, lang_env: str = "C.UTF-8") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES")}
+    env.update(NO_COLOR="1", PYTHONPATH=str(ROOT), LANG=lang_env)
+    return subprocess.run([sys.executable, "-m", "judge", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.fixture
+def problems(tmp_path: Path) -> Path:
+    root = tmp_path / "problems"
+    shutil.copytree(FIXTURE_PROBLEMS / "fx-add", root / "fx-add")
+    return root
+
+
+def test_python_m_judge_lang_zh_and_lang_environment(tmp_path: Path, problems: Path) -> None:
+    by_option = _judge("practice/", "--problems", str(problems), "--lang", "zh", "-j", "1", cwd=tmp_path)
+    assert by_option.returncode == 1, by_option.stderr
+    assert "待做    fx-add  未开始" in by_option.stdout and "总结：1 道题中解出 0 道" in by_option.stdout
+    by_env = _judge("practice/", "--problems", str(problems), "-j", "1", cwd=tmp_path, lang_env="zh_CN.UTF-8")
+    assert "总结：1 道题中解出 0 道" in by_env.stdout, by_env.stdout + by_env.stderr
+    other = _judge("practice/", "--problems", str(problems), "--lang", "fr", "-j", "1", cwd=tmp_path)
+    assert "Summary: 0 of 1 problems solved" in other.stdout
+    assert "note: the judge's messages have no fr translation" in other.stderr
+
+
+def test_judge_grade_lang_zh_writes_chinese_feedback(tmp_path: Path, problems: Path) -> None:
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    wrong = (FIXTURE_PROBLEMS / "fx-add" / "wrong" / "subtracts.py").read_text()
+    with zipfile.ZipFile(subs / "s1.zip", "w") as archive:
+        archive.writestr("fx-add/adder.py", wrong)
+    out = tmp_path / "out"
+    done = _judge("grade", str(subs), "-o", str(out), "--problems", str(problems), "-j", "1", "--lang", "zh",
+                  cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    feedback = (out / "feedback" / "s1.md").read_text(encoding="utf-8")
+    assert feedback.startswith("# s1 的反馈\n\n总分：**1 / 4** 分。\n"), feedback
+    assert "| 题目 | 得分 | 结论 |" in feedback and "公开测试：" in feedback
