@@ -273,8 +273,7 @@ function withFiles(problem) {
 // the page's time limit and Stop apply, and the engine is replaced afterwards.
 const TRY_PY = `
 def _judge_try(folder, entry, source, call):
-    import ast, contextlib, importlib.util, io, json, os, signal, sys, tempfile, traceback
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    import ast, contextlib, importlib.util, io, json, os, sys, tempfile, traceback
     out, err = io.StringIO(), io.StringIO()
     result = {"ok": False, "value": None, "type": None, "stdout": "", "stderr": "", "error": None, "frames": []}
     work = tempfile.mkdtemp(prefix="try-")

@@ -58,7 +58,9 @@ def test_own_hint_appears_and_no_other(problem, path, messages):
     for phrase in hint_phrases(problem, path):
         assert phrase in text, (f"{problem.id}/{path.name}: expected its hint {phrase!r} in the messages, got:\n"
                                 f"{text[:3000]}")
-    own = hint_phrases(problem, path)
+    own = hint_phrases(problem, path) + hints.shared_phrases(path)
+    for phrase in hints.shared_phrases(path):
+        assert phrase in text, f"{problem.id}/{path.name}: expected the shared hint {phrase!r} in the messages"
     for other_problem, other in ALL:
         if other == path:
             continue

@@ -66,24 +66,21 @@ def leading_forwards(ops: list[tuple[int, str, int]]) -> int:
 
 
 def warmup_hint(p: int, m: int, v: int, rank: int, got: int) -> str:
-    """Name the likely mistake when ``got`` warm-up forwards were produced instead of the right count."""
-    hints = []
-    if v > 1 and got == min(2 * (p - rank - 1), m * v):
-        hints.append("the warm-up is missing the (v - 1) * p term: every rank must first run "
-                     "chunks 0..v-2 for p micro-batches each")
-    if v > 1 and got == 2 * (p - rank - 1) + (v - 1) * p:
-        hints.append(f"the warm-up is not capped at m * v = {m * v}")
-    if v > 1 and got == min(p - rank - 1 + (v - 1) * p, m * v):
-        hints.append("the rank term is 2 * (p - r - 1), not p - r - 1")
+    """Name the likely mistake behind ``got`` warm-up forwards, only when exactly one known mistake gives
+    that count at this rank (at some ranks two mistakes give the same count: then no guess)."""
     want = warmup_formula(p, m, v, rank)
-    if not hints and got == want - 1:
-        hints.append(f"one warm-up forward short: rank {rank} runs {want}")
-    if not hints and got == want + 1:
-        hints.append(f"one warm-up forward too many: rank {rank} runs {want}")
-    if v == 1 and got == min(2 * (p - rank - 1), m):
-        hints.append("with v = 1 the schedule is plain 1F1B: min(p - r - 1, m) warm-ups, "
-                     "not the interleaved 2 * (p - r - 1)")
-    return "; ".join(hints)
+    known = [
+        (v > 1 and got == min(2 * (p - rank - 1), m * v),
+         "the warm-up is missing the (v - 1) * p term: every rank must first run chunks 0..v-2 for p micro-batches each"),
+        (v > 1 and got == 2 * (p - rank - 1) + (v - 1) * p, f"the warm-up is not capped at m * v = {m * v}"),
+        (v > 1 and got == min(p - rank - 1 + (v - 1) * p, m * v), "the rank term is 2 * (p - r - 1), not p - r - 1"),
+        (got == want - 1, f"one warm-up forward short: rank {rank} runs {want}"),
+        (got == want + 1, f"one warm-up forward too many: rank {rank} runs {want}"),
+        (v == 1 and got == min(2 * (p - rank - 1), m),
+         "with v = 1 the schedule is plain 1F1B: min(p - r - 1, m) warm-ups, not the interleaved 2 * (p - r - 1)"),
+    ]
+    matching = [text for matches, text in known if matches]
+    return matching[0] if len(matching) == 1 else ""
 
 
 def rank_hint(p: int, m: int, v: int, rank: int, expected: list, got: list) -> str:

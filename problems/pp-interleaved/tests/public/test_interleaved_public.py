@@ -255,10 +255,14 @@ def test_simulate_any_order():
              for _ in range(2)]
     rows, total, bubble = simulate(interleaved, sched, 2, 2, "a schedule that is not Megatron's (every forward first)")
     starts = [[float(s) for _, _, _, s, _ in row] for row in rows]
+    # what the same schedule gives when chunk c of rank r is taken as virtual stage r * v + c
+    contiguous = [[0.0, 0.5, 1.0, 1.5, 6.5, 7.5, 8.5, 9.5], [1.5, 2.0, 2.5, 3.0, 3.5, 4.5, 5.5, 6.5]]
+    mapping = (" (these are the start times when chunk c of rank r is virtual stage r * v + c; the layers are dealt "
+               "round-robin: chunk c of rank r is virtual stage c * p + r)") if starts == contiguous else ""
     assert starts == [[0.0, 0.5, 1.0, 1.5, 3.5, 4.5, 5.5, 6.5], [0.5, 1.0, 1.5, 2.0, 2.5, 3.5, 4.5, 5.5]], (
         f"start times per rank: expected [[0, .5, 1, 1.5, 3.5, 4.5, 5.5, 6.5], [.5, 1, 1.5, 2, 2.5, 3.5, 4.5, 5.5]], "
-        f"got {starts}. Rank 1 holds virtual stages 1 and 3; the backward of stage 3 (the last) waits only for its "
-        f"own forward, rank 0's backward of its chunk 1 (stage 2) waits for stage 3's backward")
+        f"got {starts}{mapping}. Rank 1 holds virtual stages 1 and 3; the backward of stage 3 (the last) waits only "
+        f"for its own forward, rank 0's backward of its chunk 1 (stage 2) waits for stage 3's backward")
     assert float(total) == 7.5, f"total: expected 7.5, got {float(total)}"
     assert math.isclose(float(bubble), 0.2, rel_tol=1e-9), f"bubble: expected 1 - 12/15 = 0.2, got {float(bubble)}"
 
