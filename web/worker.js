@@ -9,13 +9,15 @@
  *                   {type: "ready", timings, mode, imageSource, snapshotError}
  *                                                     booted (mode "snapshot": restored from the
  *                                                     memory snapshot, imageSource "kept" from the
- *                                                     image this worker kept in Cache Storage, or
- *                                                     "site" from the site's file; "plain": the long
+ *                                                     image a worker kept in the origin private
+ *                                                     file system, or "site" from the site's
+ *                                                     file; "plain": the long
  *                                                     way, and snapshotError says why when there
  *                                                     was one): pytest and the judge imported
  *                   {type: "numpy", state: "loading" | "ready" | "failed", ms?, message?}
  *                                                     numpy, loaded in the background after a restore
  *                   {type: "boot-error", message}
+ *                   {type: "image-kept"}              the restored image is on disk for the next boot
  *   page -> worker  {type: "run", runId, problem: {id, entry, files, wheels}, source, micropip}
  *                     (files only with the problem's first run or bare run in this worker)
  *   worker -> page  {type: "waiting", runId, text}    the run waits for numpy to finish loading
@@ -202,7 +204,7 @@ async function keptImage(sha256, size) {
     const folder = await imageFolder();
     if (!folder) return null;
     const file = await folder.getFileHandle(`${sha256}.img`);
-    const handle = await file.createSyncAccessHandle();
+    const handle = await syncHandle(file);
     try {
       if (handle.getSize() !== size) return null; // not (completely) written
       const image = new Uint8Array(size);
@@ -212,6 +214,19 @@ async function keptImage(sha256, size) {
     }
   } catch (err) {
     return null; // none kept (or another engine is writing it)
+  }
+}
+
+// A worker of the page being reloaded may still hold the file's lock for a moment while it closes:
+// try again a few times before booting without the kept image.
+async function syncHandle(file) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await file.createSyncAccessHandle();
+    } catch (err) {
+      if (attempt >= 5 || !err || err.name !== "NoModificationAllowedError") throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 }
 
@@ -225,10 +240,15 @@ async function keepImage(sha256, image) {
     }
     const file = await folder.getFileHandle(`${sha256}.img`, { create: true });
     handle = await file.createSyncAccessHandle();
-    if (handle.getSize() === image.length) return; // already kept (by the other engine)
-    handle.truncate(0);
-    if (handle.write(image, { at: 0 }) !== image.length) handle.truncate(0);
-    handle.flush();
+    if (handle.getSize() !== image.length) {
+      handle.truncate(0);
+      if (handle.write(image, { at: 0 }) !== image.length) {
+        handle.truncate(0);
+        return;
+      }
+      handle.flush();
+    } // else kept already (by the other engine)
+    post({ type: "image-kept" });
   } catch (err) {
     // kept in memory for this boot only
   } finally {

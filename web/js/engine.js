@@ -75,7 +75,8 @@ class Engine {
     this.progress = "Starting Python…";
     this.timings = null;
     this.mode = null; // "snapshot" (restored from the memory snapshot) or "plain"
-    this.imageSource = null; // after a restore: "kept" (the worker's copy in Cache Storage) or "site"
+    this.imageSource = null; // after a restore: "kept" (the worker's copy in the origin private file system) or "site"
+    this.imageKept = false; // the worker has the restored image on disk for the next boot
     this.snapshotError = null; // why the memory snapshot was not used, when it was not
     this.numpy = null; // "loading" | "ready" | "failed" (after a restore, numpy loads in the background)
     this.bareWaiters = new Map();
@@ -116,6 +117,8 @@ class Engine {
       this.snapshotError = msg.snapshotError || null;
       this.numpy = msg.mode === "plain" ? "ready" : this.numpy;
       this.pool.engineReady(this);
+    } else if (msg.type === "image-kept") {
+      this.imageKept = true;
     } else if (msg.type === "prepared") {
       this.preparedAll = true;
     } else if (msg.type === "bare-done") {
