@@ -34,6 +34,8 @@
  *   page -> worker  {type: "prepare", problems}       every problem (with its files), prepared while
  *                                                     idle (see prepareProblems)
  *   worker -> page  {type: "prepared"}                done
+ *   page -> worker  {type: "pause"} / {type: "resume"}   a spare's preparing waits while a run is in
+ *                                                     progress in another engine
  *   page -> worker  {type: "bare", runId, problem, source}   bench/browser.py's yardstick: time a
  *   worker -> page  {type: "bare-done", runId, ms | error}   bare pytest.main on the same tests
  *
@@ -141,6 +143,7 @@ async function boot(msg) {
     judgePyc?.().catch(() => {});
   }
   let snapshot = null;
+  if (msg.snapshot) post({ type: "progress", text: "Reading the kept memory image…" });
   const kept = msg.snapshot ? await keptImage(msg.snapshot.sha256, msg.snapshot.imageSize) : null; // (a Uint8Array or null)
   if (!kept) {
     await goSignal;
@@ -395,8 +398,12 @@ async function bare({ runId, problem, source }) {
 let toPrepare = [];
 
 let preparing = false;
+let paused = false; // a spare's preparing waits while the page runs code in another engine
+let prepareAsked = false;
 
 function prepareProblems({ problems }) {
+  if (!engine) return;
+  prepareAsked = true;
   // a problem that imports numpy is prepared once numpy is there (it loads only when asked for)
   const all = problems.map(withFiles);
   const later = all.filter((p) => !engine.numpyLoaded && engine.needsNumpy(p.files, ""));
@@ -415,6 +422,10 @@ function prepareProblems({ problems }) {
 function startPreparing() {
   preparing = true;
   const next = () => {
+    if (paused) {
+      preparing = false; // "resume" starts again
+      return;
+    }
     const problem = toPrepare.shift();
     if (!problem) {
       preparing = false;
@@ -453,5 +464,10 @@ self.onmessage = async (event) => {
     await bare(msg);
   } else if (msg.type === "prepare") {
     prepareProblems(msg);
+  } else if (msg.type === "pause") {
+    paused = true;
+  } else if (msg.type === "resume") {
+    paused = false;
+    if (!preparing && prepareAsked) startPreparing();
   }
 };

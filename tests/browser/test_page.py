@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from judge.core.problem import load_problem
-from tests.browser.conftest import App, Served
+from tests.browser.conftest import BOOT_TIMEOUT_MS, App, Served
 from tests.conftest import ROOT
 
 AXE = ROOT / "tests" / "browser" / "vendor" / "axe.min.js"
@@ -486,3 +486,86 @@ def test_tests_that_share_a_name_are_told_apart(app: App) -> None:
         return [...list.querySelectorAll('.test-name')].map((n) => n.textContent);
     }""")
     assert names == ["test single stage [4-4]", "test single stage ['4'-4]", "test other"]
+
+
+# ------------------------------------------------------------------------------------------------
+# 10. after a hard stop
+
+# Ignores SIGINT: no interrupt can end it, so Stop must end its engine.
+STUBBORN = ('"""Ignores the interrupt."""\nimport signal\n\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n\n\n'
+            'def answer() -> int:\n    while True:\n        pass\n')
+ENGINES = """() => { const p = window.ppJudge.pool; const e = (x) => x ? {id: x.id, state: x.state} : null;
+    return {primary: e(p.primary), spare: e(p.spare), runs: p.runs}; }"""
+# Records, from now on, what the results summary and the engine status said while a run waited.
+WATCH_WAITING = """() => {
+    window.__waiting = [];
+    const summary = document.querySelector('[data-testid=result-summary]');
+    const status = document.querySelector('[data-testid=engine-status]');
+    const note = () => { if (summary.dataset.waiting) window.__waiting.push({waiting: summary.dataset.waiting,
+        summary: summary.innerText, status: status.innerText, state: status.dataset.state}); };
+    window.__waitingObserver = new MutationObserver(note);
+    window.__waitingObserver.observe(document.body, {subtree: true, childList: true, characterData: true,
+                                                     attributes: true});
+}"""
+
+
+def _hard_stop(app: App) -> None:
+    app.set_code(STUBBORN)
+    run = app.click_run()
+    app.page.wait_for_function("() => window.ppJudge.pool.current && window.ppJudge.pool.current.startedAt")
+    app.page.click("[data-testid=stop]")
+    assert app.wait_verdict(run, timeout=10_000) == "error"
+    assert "stopped" in app.result("bt-limits")["message"]
+
+
+def test_after_a_hard_stop_the_ready_spare_runs_the_next_run_at_once(app: App, problems_root: Path) -> None:
+    app.select("bt-limits")
+    app.page.wait_for_function("""() => { const p = window.ppJudge.pool;
+        return p.primary && p.primary.state === 'ready' && p.spare && p.spare.state === 'ready'; }""",
+                               timeout=BOOT_TIMEOUT_MS)
+    before = app.page.evaluate(ENGINES)
+    _hard_stop(app)
+    after = app.page.evaluate(ENGINES)
+    # the stuck engine is gone and the spare that was ready took over: nothing boots in between
+    assert after["primary"] == {"id": before["spare"]["id"], "state": "ready"}
+    assert after["runs"][-1] == {"engine": before["primary"]["id"], "waited": False}
+    app.set_code(_reference(problems_root, "bt-limits"))
+    assert app.run() == "passed"
+    assert app.page.evaluate(ENGINES)["runs"][-1] == {"engine": before["spare"]["id"], "waited": False}
+    assert not app.errors, app.errors
+
+
+# Stop, then Run again as soon as the page lets it (in the page, so no engine can boot in between).
+STOP_THEN_RUN = """async (text) => {
+    document.querySelector('[data-testid=stop]').click();
+    while (window.ppJudge.state.running) await new Promise((resolve) => setTimeout(resolve, 0));
+    const view = window.ppJudge.editor.view;
+    view.dispatch({changes: {from: 0, to: view.state.doc.length, insert: text}});
+    document.querySelector('[data-testid=run]').click();
+}"""
+
+
+def test_a_run_that_waits_for_a_fresh_engine_says_so(app_context, served: Served, problems_root: Path) -> None:
+    page = app_context.new_page()
+    try:
+        lone = App(page, served.url + "?spare=0")  # no spare: after a hard stop the next run waits for a boot
+        lone.open("bt-limits")
+        lone.wait_ready()
+        lone.set_code(STUBBORN)
+        stuck = lone.click_run()
+        lone.page.wait_for_function("() => window.ppJudge.pool.current && window.ppJudge.pool.current.startedAt")
+        lone.page.evaluate(WATCH_WAITING)
+        lone.page.evaluate(STOP_THEN_RUN, _reference(problems_root, "bt-limits"))
+        assert lone.wait_verdict(stuck + 1) == "passed"
+        assert lone.result("bt-limits")["status"] == "passed"
+        seen = lone.page.evaluate("window.__waiting")
+        assert seen, "the run never said it was waiting"
+        assert {s["waiting"] for s in seen} == {"engine"}
+        assert all("Starting a fresh Python" in s["summary"] and "then running the tests" in s["summary"]
+                   for s in seen)
+        assert all("Starting a fresh Python" in s["status"] and s["state"] == "booting" for s in seen)
+        assert lone.page.get_attribute("[data-testid=result-summary]", "data-waiting") is None
+        assert lone.page.evaluate(ENGINES)["runs"][-1]["waited"] is True
+        assert not lone.errors, lone.errors
+    finally:
+        page.close()

@@ -478,12 +478,13 @@ async function startRun(mode = "run") {
       className: "muted", textContent: booting ? "Waiting for Python to start…" : `Calling ${call} (${limit})…` }));
   }
   const runNumber = state.runs;
-  const outcome = await pool.run(workerProblem(problem), source, problem.time_limit, (text) => {
-    // numpy loads after a restore from the memory snapshot: this run needs it and says so
+  const outcome = await pool.run(workerProblem(problem), source, problem.time_limit, (text, what) => {
+    // the run waits: for numpy (it loads after a restore from the memory snapshot) or for a fresh
+    // engine (after a hard stop, before the spare is ready), and says so
     const summary = ui.summary.querySelector(".summary-text");
     if (mode === "run" && summary && ui.summary.dataset.run === String(runNumber)) {
       summary.textContent = `${text.replace(/…$/, "")}, then running the tests…`;
-      ui.summary.dataset.waiting = "numpy";
+      ui.summary.dataset.waiting = what;
     }
   }, mode === "try" ? { mode: "try", call } : {});
   delete ui.summary.dataset.waiting;

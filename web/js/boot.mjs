@@ -105,10 +105,11 @@ async function bootPlain(options) {
 
 async function restoreJudge(options, clock, image) {
   const progress = options.progress || (() => {});
-  progress("Loading Python…");
+  progress("Restoring Python from its memory image…");
   Promise.resolve(image).catch(() => {}); // loadPyodide awaits it; its failure is reported there
   const py = await options.loadPyodide({ ...pyodideOptions(options, []), _loadSnapshot: image });
   clock.mark("restore");
+  progress("Writing its files back…");
   const boot = py.pyimport("judge.engines.pyodide_boot");
   writeSiteFiles(py, boot);
   boot.after_restore(PROBLEMS_ROOT);

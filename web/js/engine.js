@@ -4,13 +4,13 @@
 // an engine no earlier run has used: the learner's code shares Pyodide's one interpreter with the
 // tests (judge/sandbox/inprocess.py), so whatever it changed there must not reach a later run. When
 // a run is over its engine is terminated and the spare, booted and prepared meanwhile, takes over.
-// A run has a time limit (the problem's). Stop and the time limit first interrupt the running
-// Python through a SharedArrayBuffer (only when the page is cross-origin isolated); if the engine is
-// not free again within GRACE_MS, or there is no shared memory, the worker is terminated and the
-// spare takes over. The caller gets its verdict at once either way: the page never waits on a
-// stuck worker.
+// A run has a time limit (the problem's). Stop and the time limit terminate the run's worker at
+// once: it would never run again anyway, and an interrupt that cannot land (time.sleep, C loops,
+// code that ignores SIGINT) would keep it busy, and the next run waiting behind it, for a grace
+// period. The caller gets its verdict at once and the spare takes over at once. The spare boots
+// and prepares the problems while no run is in progress (paused during a run), so it is ready
+// when it takes over.
 
-const GRACE_MS = 3000; // pytest needs a moment to wind down after a KeyboardInterrupt
 const SPARE_DELAY_MS = 300; // every run ends its engine: the next one should be ready soon
 
 let engineCounter = 0;
@@ -175,12 +175,20 @@ class Engine {
     return { ...payload, problem: { ...payload.problem, files: null } };
   }
 
-  /** Send the problems to prepare, once per worker. */
-  prepare(problems) {
+  /** Send the problems to prepare, once per worker (`first`: the id of the problem to prepare first). */
+  prepare(problems, first = null) {
     if (this.prepared) return;
     this.prepared = true;
-    const payload = problems.map((problem) => this.withoutKnownFiles({ problem }).problem);
+    const ordered = [...problems.filter((p) => p.id === first), ...problems.filter((p) => p.id !== first)];
+    const payload = ordered.map((problem) => this.withoutKnownFiles({ problem }).problem);
     this.worker.postMessage({ type: "prepare", problems: payload });
+  }
+
+  /** A spare's background work (preparing the problems) waits while a run is in progress elsewhere. */
+  hold(paused) {
+    if (this.state === "dead" || Boolean(this.held) === paused) return;
+    this.held = paused;
+    this.worker.postMessage({ type: paused ? "pause" : "resume" });
   }
 
   /** Milliseconds of one bare pytest.main on the tests of a run (bench/browser.py's yardstick). */
@@ -190,12 +198,6 @@ class Engine {
       this.bareWaiters.set(runId, { resolve, reject });
       this.worker.postMessage({ type: "bare", runId, ...this.withoutKnownFiles(payload) });
     });
-  }
-
-  requestInterrupt() {
-    if (!this.interrupt) return false;
-    Atomics.store(this.interrupt, 0, 2); // SIGINT
-    return true;
   }
 
   fail(message) {
@@ -225,6 +227,7 @@ export class EnginePool {
     this.waiters = [];
     this.lastError = null;
     this.bootFailures = 0;
+    this.runs = []; // the last runs: {engine: its id, waited: it waited for an engine to boot} (tests)
     // ?spare=0 in the page URL: no pre-booted spare (saves memory; a hard stop then boots a new engine)
     this.noSpare = new URLSearchParams(location.search).get("spare") === "0";
   }
@@ -235,10 +238,13 @@ export class EnginePool {
     this.changed();
   }
 
-  /** {state: booting|ready|running, text, shared} for the status line. */
+  /** {state: booting|ready|running, text, waiting?} for the status line. */
   status() {
     const p = this.primary;
     if (this.current) {
+      const waiting = this.waitingText();
+      // a run that waits for its engine says so (and what the engine is doing), not "Running tests…"
+      if (waiting) return { state: "booting", text: waiting, waiting: "engine", download: p ? p.download || null : null };
       const what = this.current.mode === "try" ? "Calling your function…" : "Running tests…";
       return { state: "running", text: this.current.aborting ? "Stopping…" : what };
     }
@@ -250,7 +256,27 @@ export class EnginePool {
     return { state: "booting", text: p ? p.progress : "Starting Python…", download: p ? p.download || null : null };
   }
 
-  changed() { this.onChange(this.status()); }
+  /** What the run in progress waits for before its engine can start it (null: it does not wait). */
+  waitingText() {
+    const ctl = this.current;
+    if (!ctl || ctl.engine || ctl.aborting || ctl.settled) return null;
+    const p = this.primary;
+    if (p && p.state === "ready") return null;
+    if (!this.firstReadyAt) return null; // the first boot: the page says "Waiting for Python to start"
+    const what = p && p.progress && p.progress !== "Starting Python…" ? p.progress.replace(/…$/, "") : "";
+    const step = what ? ` (${what.charAt(0).toLowerCase()}${what.slice(1)})` : "";
+    return `Starting a fresh Python${step}…`;
+  }
+
+  changed() {
+    const status = this.status();
+    const ctl = this.current;
+    if (ctl && status.waiting === "engine" && ctl.onWaiting && ctl.waitingShown !== status.text) {
+      ctl.waitingShown = status.text;
+      ctl.onWaiting(status.text, "engine");
+    }
+    this.onChange(status);
+  }
 
   /** The page's own files are in: the engines may start their downloads (see worker.js, "go"). */
   pageReady() {
@@ -269,13 +295,14 @@ export class EnginePool {
   /** Every problem, for the engines to prepare while idle (each engine once, when it is ready). */
   prepareProblems(problems) {
     this.problemsToPrepare = problems;
-    if (this.primary && this.primary.state === "ready") this.primary.prepare(problems);
+    for (const engine of [this.primary, this.spare]) if (engine && engine.state === "ready") engine.prepare(problems);
   }
 
   engineReady(engine) {
-    // only the engine in use prepares (a spare's background work would slow the learner's runs);
-    // a spare prepares once it is promoted
-    if (this.problemsToPrepare && engine === this.primary) engine.prepare(this.problemsToPrepare);
+    // every engine prepares the problems once it is ready, the last run's problem first: a spare
+    // too, so that it is prepared when it takes over (its work waits while a run is in progress)
+    if (engine === this.spare) engine.hold(Boolean(this.current));
+    if (this.problemsToPrepare) engine.prepare(this.problemsToPrepare, this.lastProblemId);
     if (engine === this.spare && (!this.primary || this.primary.state === "dead")) this.promote();
     if (engine === this.primary) {
       if (!this.firstReadyAt) {
@@ -309,6 +336,9 @@ export class EnginePool {
     if (this.bootFailures >= 3) return; // do not loop on a distribution that cannot boot
     this.primary = this.spare || new Engine(this.config, this);
     this.spare = null;
+    this.primary.hold(false);
+    // a ready engine schedules its own spare at once; a booting one once it is ready (two boots at
+    // once would slow down the one the next run waits for)
     if (this.primary.state === "ready") this.engineReady(this.primary);
     this.changed();
   }
@@ -348,25 +378,31 @@ export class EnginePool {
     if (this.current) return Promise.reject(new Error("a run is already in progress"));
     return new Promise((resolve) => {
       const ctl = { aborting: null, startedAt: null, resolve, settled: false, engine: null, problemId: problem.id,
-                    mode: extra.mode || "run" };
+                    mode: extra.mode || "run", onWaiting };
       this.current = ctl;
+      this.lastProblemId = problem.id;
+      if (this.spare) this.spare.hold(true);
       const settle = (outcome) => {
         if (ctl.settled) return;
         ctl.settled = true;
         clearTimeout(ctl.timer);
         if (this.current === ctl) this.current = null;
+        if (this.spare && !this.current) this.spare.hold(false);
         this.changed();
         resolve(outcome);
       };
       ctl.settle = settle;
       this.changed();
+      const waited = !(this.primary && this.primary.state === "ready");
       this.acquire().then((engine) => {
         if (ctl.aborting) return settle({ kind: ctl.aborting, seconds: 0 });
         ctl.engine = engine;
+        this.runs = [...this.runs.slice(-19), { engine: engine.id, waited }];
         const runId = ++this.runCounter;
         const payload = { problem, source, micropip: this.config.micropip || null, ...extra };
+        this.changed(); // no longer waiting for an engine
         engine.run(runId, payload, {
-          waiting: (text) => { if (onWaiting && !ctl.settled) onWaiting(text); },
+          waiting: (text) => { if (onWaiting && !ctl.settled) onWaiting(text, "numpy"); },
           started: () => {
             ctl.startedAt = performance.now();
             ctl.timer = setTimeout(() => this.abort("timeout", timeLimit), timeLimit * 1000);
@@ -403,18 +439,12 @@ export class EnginePool {
     ctl.settle({ kind: reason, seconds });
     if (!engine) { this.waiters.splice(0).forEach((r) => r()); return; }
     if (engine.state !== "busy") return;
-    const runId = engine.handlers && engine.handlers.runId;
-    const interrupted = engine.requestInterrupt();
-    const kill = () => {
-      // only if it is still stuck in the run we stopped (not busy with a later one)
-      if (engine.state === "busy" && engine.handlers && engine.handlers.runId === runId) {
-        engine.terminate();
-        this.engineDied(engine, null);
-        this.lastError = null;
-      }
-    };
-    if (interrupted) setTimeout(kill, GRACE_MS);
-    else kill();
+    // This engine is never used again (one engine per run): end it now, and the spare takes over
+    // at once. Waiting for an interrupt to land would gain nothing, and when it cannot land the
+    // next run would wait behind the stuck worker.
+    engine.terminate();
+    this.engineDied(engine, null);
+    this.lastError = null;
   }
 
   get busy() { return Boolean(this.current); }
