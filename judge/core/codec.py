@@ -273,12 +273,16 @@ class Decoder:
     def __init__(self, registry: Registry | None = None, refs: References | None = None) -> None:
         self.registry = registry or Registry()
         self.refs = refs or NoReferences()
+        # json.loads(text, object_hook=...) builds a decoder for every message: one is kept instead
+        self._json = json.JSONDecoder(object_hook=self.hook)
 
     def loads(self, text: str | bytes) -> Any:
         """The value (or message) in ``text``; :class:`Malformed` when it does not follow the format."""
         if len(text) > MAX_MESSAGE:
             raise Malformed("a message larger than the limit")
         try:
+            if type(text) is str and not text.startswith("\ufeff"):
+                return self._json.decode(text)  # what json.loads does with such a text
             return json.loads(text, object_hook=self.hook)
         except (ValueError, RecursionError) as exc:
             if isinstance(exc, Malformed):
@@ -466,9 +470,14 @@ def crosses_as_exception(exc: BaseException) -> bool:
 
 
 # --------------------------------------------------------------------------------------------- text
+#: json.dumps(tree, ensure_ascii=True, separators=(",", ":"), allow_nan=True) makes this encoder for
+#: every call; one is kept instead (encoding with it is reentrant)
+_JSON_ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=True)
+
+
 def dumps(tree: Any) -> str:
     """A tree as one line of JSON text (ASCII only, so a message never contains a newline)."""
-    text = json.dumps(tree, ensure_ascii=True, separators=(",", ":"), allow_nan=True)
+    text = _JSON_ENCODER.encode(tree)
     if len(text) > MAX_MESSAGE:
         raise NotPlain(f"a value of {len(text) / 2**20:.1f} MiB", f"the limit is {MAX_MESSAGE // 2**20} MiB")
     return text

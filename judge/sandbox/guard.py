@@ -38,7 +38,25 @@ def confine(root: str) -> None:
     if "hook" not in _state:
         sys.addaudithook(_hook)
         _state["hook"] = "installed"
-    _state["root"] = os.path.realpath(root)
+    _state["root"] = _real_root(root)
+
+
+#: ``root`` -> its real path, as first confined to. The browser's one interpreter confines to the
+#: learner's folder around every call into the learner's code; resolving it again each time cost a
+#: few file-system calls per call. Keeping the first answer also keeps the confinement where it was
+#: if the folder's own name is later made a symbolic link.
+_real_roots: dict[str, str] = {}
+
+
+def _real_root(root: str) -> str:
+    if not os.path.isabs(root):
+        return os.path.realpath(root)  # depends on the working directory
+    real = _real_roots.get(root)
+    if real is None:
+        if len(_real_roots) >= 64:
+            _real_roots.clear()
+        real = _real_roots[root] = os.path.realpath(root)
+    return real
 
 
 def release() -> None:
