@@ -501,8 +501,10 @@ WATCH_WAITING = """() => {
     window.__waiting = [];
     const summary = document.querySelector('[data-testid=result-summary]');
     const status = document.querySelector('[data-testid=engine-status]');
-    const note = () => { if (summary.dataset.waiting) window.__waiting.push({waiting: summary.dataset.waiting,
-        summary: summary.innerText, status: status.innerText, state: status.dataset.state}); };
+    const note = () => { const pool = window.ppJudge.pool, run = pool.current;
+        const booting = Boolean(run && !run.engine && !(pool.primary && pool.primary.state === 'ready'));
+        if (summary.dataset.waiting) window.__waiting.push({waiting: summary.dataset.waiting,
+            summary: summary.innerText, status: status.innerText, state: status.dataset.state, booting}); };
     window.__waitingObserver = new MutationObserver(note);
     window.__waitingObserver.observe(document.body, {subtree: true, childList: true, characterData: true,
                                                      attributes: true});
@@ -563,10 +565,10 @@ def test_a_run_that_waits_for_a_fresh_engine_says_so(app_context, served: Served
         assert {s["waiting"] for s in seen} == {"engine"}
         assert all("Starting a fresh Python" in s["summary"] and "then running the tests" in s["summary"]
                    for s in seen)
-        # the status line says it too, for as long as the engine boots
-        booting = [s for s in seen if s["state"] == "booting"]
-        assert booting, seen
-        assert all("Starting a fresh Python" in s["status"] for s in booting), booting
+        # the status line says it too, for as long as the run waits for its engine to boot
+        waiting = [s for s in seen if s["booting"]]
+        assert waiting, seen
+        assert [s for s in waiting if "Starting a fresh Python" not in s["status"] or s["state"] != "booting"] == []
         assert lone.page.get_attribute("[data-testid=result-summary]", "data-waiting") is None
         assert lone.page.evaluate(ENGINES)["runs"][-1]["waited"] is True
         assert not lone.errors, lone.errors
