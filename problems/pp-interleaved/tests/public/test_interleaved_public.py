@@ -10,6 +10,7 @@ import pytest
 from interleaved_check import (
     NOTATION,
     assert_schedule,
+    attach,
     expect_value_error,
     fmt,
     leading_forwards,
@@ -19,7 +20,6 @@ from interleaved_check import (
     simulate,
     stuck_ops,
     timeline_artifact,
-    try_timeline,
     warmup_hint,
 )
 
@@ -62,9 +62,7 @@ def _expected(p: int, m: int, v: int) -> list[list[tuple[int, str, int]]]:
 
 def _check_exact(p: int, m: int, v: int, record_property) -> None:
     got = normalize(interleaved.interleaved_schedule(p, m, v), p)
-    art = try_timeline(interleaved, got, p, v, f"your interleaved 1F1B, p={p} m={m} v={v}")
-    if art is not None:
-        record_property("timeline", art)
+    attach(record_property, interleaved, got, p, v, f"interleaved 1F1B, p={p} m={m} v={v}", _expected(p, m, v))
     assert_schedule(p, m, v, _expected(p, m, v), got)
 
 
@@ -221,7 +219,10 @@ def test_simulate_worked_example(record_property):
     sched = _expected(2, 4, 2)
     rows, total, bubble = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)")
     rows = _rows(rows)
-    record_property("timeline", timeline_artifact(rows, "simulate_interleaved, p=2 m=4 v=2 (tf=1, tb=2)"))
+    record_property("timeline", timeline_artifact(rows, "your simulate_interleaved, p=2 m=4 v=2 (tf=1, tb=2)"))
+    record_property("expected", timeline_artifact(  # the times WORKED_TIMES gives anyway
+        [[(c, o, mb, s, e) for (c, o, mb), (s, e) in zip(sched[r], WORKED_TIMES[r])] for r in range(2)],
+        "expected simulation, p=2 m=4 v=2 (tf=1, tb=2)"))
     durations = {o: sorted({e - s for row in rows for _, oo, _, s, e in row if oo == o}) for o in "FB"}
     assert durations == {"F": [0.5], "B": [1.0]}, (
         f"op durations: expected every forward to take tf/v = 0.5 and every backward tb/v = 1.0 "
