@@ -190,13 +190,31 @@ export function firstDifference(yours, expected) {
   return best ? { row: best.row, index: best.index } : null;
 }
 
+/** Where two timelines with the same order first differ in time (judge.artifacts.first_timing_difference):
+ * {row, index} of the earliest block whose start or end differs, or null. */
+export function firstTimingDifference(yours, expected, tolerance = 1e-9) {
+  if (firstDifference(yours, expected)) return null;
+  const want = expected.stages || [];
+  let best = null;
+  (yours.stages || []).forEach((a, r) => {
+    const b = want[r] || [];
+    const k = a.findIndex((x, i) => i < b.length && (Math.abs(Number(x.start) - Number(b[i].start)) > tolerance ||
+                                                      Math.abs(Number(x.end) - Number(b[i].end)) > tolerance));
+    if (k < 0) return;
+    const when = Math.min(Number(a[k].start), Number(b[k].start));
+    if (!best || when < best.when || (when === best.when && r < best.row)) best = { when, row: r, index: k };
+  });
+  return best ? { row: best.row, index: best.index } : null;
+}
+
 /** Yours above, expected below, on one time scale, the first difference marked on both. */
 export function renderComparison(yours, expected, width = 640) {
   const availableWidth = width - 24; // the box's border and padding
   const box = document.createElement("div");
   box.className = "timeline-compare";
   box.dataset.testid = "timeline-compare";
-  const diff = firstDifference(yours, expected);
+  const orderDiff = firstDifference(yours, expected);
+  const diff = orderDiff || firstTimingDifference(yours, expected);
   const unit = Math.min(timeUnit(yours.stages || []), timeUnit(expected.stages || []));
   const scale = { unit, total: Math.max(Number(yours.total) || 0, Number(expected.total) || 0) };
   const rowName = yours.rows === "rank" ? "rank" : "stage";
@@ -204,13 +222,19 @@ export function renderComparison(yours, expected, width = 640) {
   const note = document.createElement("p");
   note.className = "compare-note";
   note.dataset.testid = "difference-note";
-  if (diff) {
+  if (orderDiff) {
     const a = at(yours, diff.row, diff.index);
     const b = at(expected, diff.row, diff.index);
     note.textContent = `First difference: ${rowName} ${diff.row}, operation ${diff.index + 1}: ` +
       `yours ${a ? label(a) : "has nothing"}, expected ${b ? label(b) : "nothing"}.`;
+  } else if (diff) {
+    const a = at(yours, diff.row, diff.index);
+    const b = at(expected, diff.row, diff.index);
+    note.textContent = "Same order of operations as expected on every row; the timing differs. " +
+      `First difference: ${rowName} ${diff.row}, operation ${diff.index + 1}: yours ${label(a)} from ` +
+      `${fmt(a.start)} to ${fmt(a.end)}, expected ${label(b)} from ${fmt(b.start)} to ${fmt(b.end)}.`;
   } else {
-    note.textContent = "Same order of operations as expected on every row; the timing differs.";
+    note.textContent = "Same order and timing as expected on every row.";
   }
   const markFor = (self, other) => {
     if (!diff) return null;

@@ -182,6 +182,12 @@ def attach(record_property: Any, sim: Sim, title: str) -> None:
         pass
 
 
+def attach_expected(record_property: Any, want: list[list[tuple[str, int, float, float]]], title: str) -> None:
+    """Record the expected blocks ``want`` beside your timeline (public tests only: they write the
+    blocks out anyway); the page and ``-v`` draw them under yours when the test fails."""
+    record_property("expected", timeline(want, title=f"expected {title}"))
+
+
 def run(record_property: Any, sched: list[list[tuple[str, int]]], tf: float = 1.0, tb: float = 2.0,
         title: str = "") -> Sim:
     """pp_sim.simulate(sched, tf, tb), read and attached to the test."""

@@ -7,6 +7,7 @@ import math
 import pp_sim
 import pytest
 from simulate_helpers import (
+    attach_expected,
     bubble_of,
     build,
     check_blocks,
@@ -24,22 +25,26 @@ from simulate_helpers import (
 def test_two_stage_1f1b_timeline(record_property):
     sched = build("1f1b", 2, 2)  # stage 0: F0 F1 B0 B1, stage 1: F0 B0 F1 B1
     sim = run(record_property, sched, 1.0, 2.0, "1F1B, p=2, m=2")
-    check_rules(sim, sched, 1.0, 2.0, "1F1B p=2 m=2")
-    check_blocks(sim, [
+    want = [
         [("F", 0, 0, 1), ("F", 1, 1, 2), ("B", 0, 4, 6), ("B", 1, 7, 9)],
         [("F", 0, 1, 2), ("B", 0, 2, 4), ("F", 1, 4, 5), ("B", 1, 5, 7)],
-    ], "1F1B p=2 m=2")
+    ]
+    attach_expected(record_property, want, "1F1B, p=2, m=2, tf=1, tb=2")
+    check_rules(sim, sched, 1.0, 2.0, "1F1B p=2 m=2")
+    check_blocks(sim, want, "1F1B p=2 m=2")
     check_total(sim, 9.0, "1F1B p=2 m=2")
 
 
 def test_two_stage_gpipe_timeline(record_property):
     sched = build("gpipe", 2, 2)  # both stages: F0 F1 B0 B1
     sim = run(record_property, sched, 1.0, 2.0, "GPipe, p=2, m=2")
-    check_rules(sim, sched, 1.0, 2.0, "GPipe p=2 m=2")
-    check_blocks(sim, [
+    want = [
         [("F", 0, 0, 1), ("F", 1, 1, 2), ("B", 0, 5, 7), ("B", 1, 7, 9)],
         [("F", 0, 1, 2), ("F", 1, 2, 3), ("B", 0, 3, 5), ("B", 1, 5, 7)],
-    ], "GPipe p=2 m=2")
+    ]
+    attach_expected(record_property, want, "GPipe, p=2, m=2, tf=1, tb=2")
+    check_rules(sim, sched, 1.0, 2.0, "GPipe p=2 m=2")
+    check_blocks(sim, want, "GPipe p=2 m=2")
     check_total(sim, 9.0, "GPipe p=2 m=2")
 
 
