@@ -310,6 +310,13 @@ def duration_hint(res, tf, tb, tw, gain) -> str:
     return ""
 
 
+def expected_timeline(times, p: int | None, title: str) -> dict | None:
+    """The expected timeline of a test that writes its times out (rows of (label, start, end), as
+    :func:`rows` gives them), drawn as :func:`to_timeline` draws yours. Public tests only."""
+    res = {"timeline": [[(parse(text)[0], start, end) for text, start, end in row] for row in times]}
+    return to_timeline(res, p, title)
+
+
 def to_timeline(res, p: int | None, title: str) -> dict | None:
     """A judge timeline from a simulate result: a pair is drawn as its F half then its B half, I as B;
     with ``p`` given, chunk 0 is a rank's down stage and chunk 1 its up stage."""
