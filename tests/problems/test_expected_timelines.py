@@ -113,8 +113,7 @@ def test_a_failing_public_test_draws_the_expected_timeline_from_where_the_wrong_
     text = "\n".join(_timelines(test))
     assert expected["title"] in text and "^" in text
     assert f"first difference: {yours.get('rows', 'stage')} {row}, operation {index + 1}: " in text
-    for r, waiting in stuck.items():
-        assert f"stuck: waits for {waiting}" in text
+    assert all(f"stuck: waits for {waiting}" in text for waiting in stuck.values())
 
 
 @pytest.mark.parametrize("problem_id,wrong", sorted({(c.problem, c.wrong) for c in CASES}))
