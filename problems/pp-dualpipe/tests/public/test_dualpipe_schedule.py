@@ -40,7 +40,10 @@ def test_phase_counts(p):
             f"with one" + (" (and the last rank's very first main-loop step is not a pair)" if r == p - 1 else ""))
 
 
-@pytest.mark.parametrize("p,m", [(1, 1), (2, 3), (3, 5), (4, 7), (0, 4), (-1, 6)])
+INVALID_SIZES = [(1, 1), (2, 3), (3, 5), (4, 7), (0, 4), (-1, 6)]
+
+
+@pytest.mark.parametrize("p,m", INVALID_SIZES, ids=[f"p={p}, m={m}" for p, m in INVALID_SIZES])
 def test_invalid_sizes_raise(p, m):
     try:
         got = dualpipe.dualpipev_schedule(p, m)

@@ -311,7 +311,7 @@ def _raises_value_error(sched) -> bool:
     return False
 
 
-@pytest.mark.parametrize("kind", ["FB", "IW", ""])
+@pytest.mark.parametrize("kind", ["FB", "IW", ""], ids=repr)
 def test_kinds_are_whole_names(kind):
     """A kind is exactly F, B, I or W: a name made of several of them, or the empty string, is no kind."""
     sched = [[("F", 0, 0), ("I", 0, 0), (kind, 0, 0), ("W", 0, 0)]]

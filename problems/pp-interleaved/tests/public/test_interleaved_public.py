@@ -165,8 +165,11 @@ def test_every_op_exactly_once(p, m, v):
             f"{NOTATION}; missing: {fmt(missing[:8]) or '-'}; extra or repeated: {fmt(extra[:8]) or '-'}")
 
 
-@pytest.mark.parametrize("p,m,v", [(2, 3, 2), (4, 6, 2), (3, 4, 3), (3, 2, 2), (4, 1, 3), (0, 4, 2), (2, 0, 2),
-                                   (2, 4, 0), (-1, 4, 2), (0, 4, 1), (3, 0, 1)])
+INVALID_SIZES = [(2, 3, 2), (4, 6, 2), (3, 4, 3), (3, 2, 2), (4, 1, 3), (0, 4, 2), (2, 0, 2),
+    (2, 4, 0), (-1, 4, 2), (0, 4, 1), (3, 0, 1)]
+
+
+@pytest.mark.parametrize("p,m,v", INVALID_SIZES, ids=[f"p={p}, m={m}, v={v}" for p, m, v in INVALID_SIZES])
 def test_invalid_sizes_raise(p, m, v):
     """Both functions check the sizes, also for v = 1 (plain 1F1B still needs p, m >= 1).
 
@@ -175,7 +178,10 @@ def test_invalid_sizes_raise(p, m, v):
     expect_value_error(interleaved, "num_warmup", p, m, v, 0)
 
 
-@pytest.mark.parametrize("p,m,v,rank", [(2, 4, 2, -1), (2, 4, 2, 2), (3, 5, 1, 3), (3, 5, 1, -1), (1, 3, 4, 1)])
+BAD_RANKS = [(2, 4, 2, -1), (2, 4, 2, 2), (3, 5, 1, 3), (3, 5, 1, -1), (1, 3, 4, 1)]
+
+
+@pytest.mark.parametrize("p,m,v,rank", BAD_RANKS, ids=[f"p={p}, m={m}, v={v}, rank={rank}" for p, m, v, rank in BAD_RANKS])
 def test_num_warmup_rejects_bad_rank(p, m, v, rank):
     """A rank outside 0..p-1 raises ValueError, also for v = 1."""
     expect_value_error(interleaved, "num_warmup", p, m, v, rank)
@@ -300,7 +306,7 @@ def test_bubble_shrinks_with_v(tf, tb, record_property):
         f"idle time per rank should shrink by v: v=1 {idle[1]}, v=2 {idle[2]}, v=4 {idle[4]}")
 
 
-@pytest.mark.parametrize("op", ["W", "f", "X", "", "FB"])
+@pytest.mark.parametrize("op", ["W", "f", "X", "", "FB"], ids=repr)
 def test_simulate_rejects_unknown_ops(op):
     """simulate_interleaved raises ValueError for an op other than "F" or "B".
 

@@ -19,6 +19,7 @@ from simulate_helpers import (
     ops,
     read,
     run,
+    shown,
 )
 
 
@@ -87,7 +88,7 @@ def test_bubble_does_not_depend_on_tb_over_tf(record_property, tf, tb):
     ("1f1b", 4, 2, [2, 2, 2, 1]),
     ("1f1b", 4, 16, [4, 3, 2, 1]),
     ("1f1b", 1, 3, [1]),
-])
+], ids=["gpipe, p=4, m=8", "1f1b, p=4, m=8", "1f1b, p=4, m=2", "1f1b, p=4, m=16", "1f1b, p=1, m=3"])
 def test_peak_activations(record_property, kind, p, m, want):
     """GPipe holds all m micro-batches on every stage; 1F1B at most min(p - s, m) on stage s."""
     sched = build(kind, p, m)
@@ -165,7 +166,10 @@ def test_render_with_a_time_unit():
     assert got == want, f"render(result, unit=0.5) of a tf=0.5, tb=1 timeline:\nexpected\n{want}\ngot\n{got}"
 
 
-@pytest.mark.parametrize("tf, tb", [(True, 2.0), (1.0, float("inf")), (float("nan"), 1.0), ("1", 2.0), (0, 2.0)])
+BAD_DURATIONS = [(True, 2.0), (1.0, float("inf")), (float("nan"), 1.0), ("1", 2.0), (0, 2.0)]
+
+
+@pytest.mark.parametrize("tf, tb", BAD_DURATIONS, ids=[shown(tf=tf, tb=tb) for tf, tb in BAD_DURATIONS])
 def test_durations_must_be_positive_finite_numbers(tf, tb):
     """A duration is an int or float, finite and > 0: not a bool, an infinity, NaN or a string."""
     sched = build("1f1b", 2, 2)
@@ -173,7 +177,7 @@ def test_durations_must_be_positive_finite_numbers(tf, tb):
                        "tf and tb must be positive, finite int or float values, not bool")
 
 
-@pytest.mark.parametrize("unit", [0, -1.0, True, float("inf"), "1"])
+@pytest.mark.parametrize("unit", [0, -1.0, True, float("inf"), "1"], ids=lambda unit: shown(unit=unit))
 def test_render_unit_must_be_a_positive_finite_number(unit):
     res = pp_sim.SimResult(timeline=[[("F", 0, 0.0, 1.0), ("B", 0, 1.0, 3.0)]], total=3.0, bubble=0.0,
                            peak_activations=[1])
@@ -181,7 +185,7 @@ def test_render_unit_must_be_a_positive_finite_number(unit):
                        "unit must be a positive, finite int or float, not bool")
 
 
-@pytest.mark.parametrize("bad", [("f", 0), ("W", 0), ("F", True), ("F", "0")])
+@pytest.mark.parametrize("bad", [("f", 0), ("W", 0), ("F", True), ("F", "0")], ids=repr)
 def test_unknown_operations_raise_value_error(bad):
     """Only ("F", i) and ("B", i) with an int i >= 0 are operations: no lowercase, no W, no bool or str i."""
     sched = [[bad, ("B", 0)]]

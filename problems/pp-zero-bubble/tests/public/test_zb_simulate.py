@@ -149,7 +149,7 @@ def _raises_value_error(sched) -> tuple[bool, str]:
     return False, f"returned a result with total {got.get('total') if isinstance(got, dict) else got!r}"
 
 
-@pytest.mark.parametrize("name", ["FB", "BW", ""])
+@pytest.mark.parametrize("name", ["FB", "BW", ""], ids=repr)
 def test_op_names_are_whole_names(name):
     """The statement: ValueError if an op name is not F, B or W, so also for a name made of several of them."""
     sched = [[("F", 0), ("B", 0), (name, 0), ("W", 0)]]
