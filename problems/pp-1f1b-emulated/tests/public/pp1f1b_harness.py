@@ -175,6 +175,16 @@ EXPECTED_ORDERS = {
     (1, 3): ["F0 B0 F1 B1 F2 B2"],
     (2, 1): ["F0 B0", "F0 B0"],
     (3, 1): ["F0 B0", "F0 B0", "F0 B0"],
+    (2, 2): [  # test_blocking_sends_deadlock's sizes too: its message names the order when no deadlock came
+        "F0 F1 B0 B1",
+        "F0 B0 F1 B1",
+    ],
+    (4, 6): [
+        "F0 F1 F2 F3 B0 F4 B1 F5 B2 B3 B4 B5",
+        "F0 F1 F2 B0 F3 B1 F4 B2 F5 B3 B4 B5",
+        "F0 F1 B0 F2 B1 F3 B2 F4 B3 F5 B4 B5",
+        "F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5",
+    ],
     (2, 4): [
         "F0 F1 B0 F2 B1 F3 B2 B3",
         "F0 B0 F1 B1 F2 B2 F3 B3",
