@@ -56,6 +56,8 @@ CASES = [
     Case("pp-dualpipe", "warmup_without_factor_two", "test_order_exact[2-4]", "order", (0, 2), "F0c1", "F2c0",
          {0: "F3s3&B1s0", 1: "F3s1&B1s2"}),
     Case("pp-dualpipe", "pair_ignores_gain", "test_pair_waits_for_both_inputs", "timing", (1, 2), "F1c0", "F1c0"),
+    Case("pp-dualpipe", "pair_ignores_gain", "test_pair_duration[0.5]", "timing", (0, 3), "F1c1", "F1c1"),
+    Case("pp-interleaved", "contiguous_virtual_stages", "test_simulate_any_order", "timing", (1, 0), "F0c0", "F0c0"),
 ]
 
 _RESULTS: dict[tuple[str, str], Result] = {}
@@ -124,3 +126,16 @@ def test_no_secret_test_records_an_expected_timeline(problem_id: str, wrong: str
     secret = [t for t in result.tests if t.visibility == "secret"]
     assert secret
     assert [t.id for t in secret if EXPECTED in artifacts(t)] == []
+
+
+def test_a_secret_test_draws_a_stuck_schedule_as_yours_only(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """pp-interleaved's grid (secret): a warm-up one short deadlocks; the learner's schedule is drawn up to
+    where it gets stuck, the stuck rank marked, and no expected timeline beside it."""
+    result = judged("pp-interleaved", "warmup_one_short", tmp_path_factory.mktemp("expected"))
+    test = next(t for t in result.tests if t.id.endswith("::test_grid_schedule[1-2]"))
+    assert test.visibility == "secret" and test.outcome == "failed"
+    found = artifacts(test)
+    assert sorted(found) == ["timeline"]
+    assert found["timeline"]["stuck"] == [{"row": 0, "waiting": "B0c1"}]
+    # p = 1, m = 2, v = 2: no warm-up forward at all, so B0c1 comes right after F0c0, before its F0c1
+    assert [label(found["timeline"], 0, i) for i in range(len(found["timeline"]["stages"][0]))] == ["F0c0"]

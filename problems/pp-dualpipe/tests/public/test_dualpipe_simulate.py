@@ -175,7 +175,7 @@ PAIRS = H.parse("F0s0 F1s0 F0s1 F1s1&B0s1 F2s0&B1s1 B0s0 F2s1 B2s1 B1s0 B2s0")
 
 
 @pytest.mark.parametrize("gain", [0.0, 0.5, 1.0])
-def test_pair_duration(gain):
+def test_pair_duration(gain, record_property):
     """One rank, no waiting: each pair lasts T_F + T_B - gain, every other action its own time."""
     res = _sim([PAIRS], 1.0, 2.0, 1.0, gain, "a one-rank schedule with two pairs")
     pair = 3.0 - gain
@@ -184,6 +184,10 @@ def test_pair_duration(gain):
         d = pair if isinstance(a[0], tuple) else {"F": 1.0, "B": 2.0}[a[0]]
         want.append((H.label(a), t, t + d))
         t += d
+    yours = H.to_timeline(res, 1, f"your simulate: one rank, two pairs, gain={gain:g}")
+    if yours is not None:
+        record_property("timeline", yours)
+    record_property("expected", H.expected_timeline([want], 1, f"expected: one rank, two pairs, gain={gain:g}"))
     got = H.rows(res)[0]
     assert got == want, (f"T_F=1, T_B=2, gain={gain:g} (a pair takes T_F + T_B - gain = {pair:g}), one rank, no waiting:"
                          f"\n  expected {want}\n  got      {got}." + H.duration_hint(res, 1.0, 2.0, 1.0, gain))

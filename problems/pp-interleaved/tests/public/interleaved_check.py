@@ -228,6 +228,14 @@ def stuck_ops(sched: list, p: int, v: int) -> list[str]:
     return [f"rank {r} at {label(sched[r][pos[r]])}" for r in range(p) if pos[r] < len(sched[r])]
 
 
+def runnable_part(sched: list, p: int, v: int) -> tuple[list, dict[int, str]]:
+    """The part of ``sched`` that can run (each rank's list up to where the dependency walk gets stuck;
+    all of it when nothing does) and the stuck ranks, each with the op it waits at."""
+    pos = _walk(sched, p, v)
+    stuck = {r: label(sched[r][pos[r]]) for r in range(p) if pos[r] < len(sched[r])}
+    return ([row[:pos[r]] for r, row in enumerate(sched)] if stuck else sched), stuck
+
+
 def _walk(sched: list, p: int, v: int) -> list[int]:
     """How far each rank's list gets when the ops run in dependency order (no timing)."""
     last = p * v - 1
@@ -266,9 +274,7 @@ def try_timeline(module: Any, sched: list, p: int, v: int, title: str) -> dict |
     A schedule that deadlocks is never simulated whole: the ops that can run (each rank's list up to
     where the tests' dependency walk gets stuck) are, and the stuck ranks are marked with the op each
     waits at."""
-    pos = _walk(sched, p, v)
-    stuck = {r: label(sched[r][pos[r]]) for r in range(p) if pos[r] < len(sched[r])}
-    runnable = [row[:pos[r]] for r, row in enumerate(sched)] if stuck else sched
+    runnable, stuck = runnable_part(sched, p, v)
     try:
         rows, _, _ = module.simulate_interleaved(runnable, p, v)
         return timeline_artifact(rows, title + (" (up to where it gets stuck)" if stuck else ""), stuck)

@@ -13,6 +13,7 @@ from interleaved_check import (
     fmt,
     normalize,
     order_report,
+    runnable_part,
     schedule_report,
     timeline_artifact,
     warmup_formula,
@@ -56,10 +57,12 @@ def _check_grid_schedule(p: int, v: int, record_property) -> None:
             failures.append((m, got, report))
     if failures:
         m, got, report = failures[0]
+        runnable, stuck = runnable_part(got, p, v)  # a deadlocking schedule: up to where it gets stuck
         try:
-            rows, _, _ = oracle.simulate(got, p, v)
-            record_property("timeline", timeline_artifact(rows, f"your schedule, p={p} m={m} v={v}"))
-        except (ValueError, KeyError):
+            rows, _, _ = oracle.simulate(runnable, p, v)
+            record_property("timeline", timeline_artifact(
+                rows, f"your schedule, p={p} m={m} v={v}" + (" (up to where it gets stuck)" if stuck else ""), stuck))
+        except (ValueError, KeyError, ZeroDivisionError):
             pass
         pytest.fail(report + f"\n(wrong for m in {[f[0] for f in failures]} with p={p}, v={v})")
 
