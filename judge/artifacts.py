@@ -27,9 +27,9 @@ holds it) may record the expected timeline beside the learner's, under the name 
 
 When such a test fails, the page and ``judge -v`` draw the expected timeline under the learner's
 and mark the first difference on both (:func:`first_difference`; when the order of operations is
-the same on every row, the first block at another time, :func:`first_timing_difference`). Neither ever shows an expected
-timeline of a secret test, but record it only in public tests: the Result of a secret test reaches
-other outputs too.
+the same on every row, the first block at another time, :func:`first_timing_difference`). Neither
+ever shows an expected timeline of a secret test, but record it only in public tests: the Result of
+a secret test reaches other outputs too (``judge check`` fails a problem whose secret test does).
 """
 
 from __future__ import annotations
