@@ -168,7 +168,9 @@ function diffMark(x, y, w, missing = false) {
   return g;
 }
 
-const label = (b) => `${b.op}${b.mb}` + (b.chunk === null || b.chunk === undefined ? "" : `c${b.chunk}`);
+const label = (b) => `${b.op}${b.mb}` + (b.chunk === null || b.chunk === undefined ? "" : `c${b.chunk}`) + (b.when || "");
+/** The block with its times after its label (a difference in time, not in order). */
+const withTimes = (b, timing) => (b && timing ? { ...b, when: ` from ${fmt(b.start)} to ${fmt(b.end)}` } : b);
 
 /** Where two timelines first differ (judge.artifacts.first_difference's rule): {row, index} or null. */
 export function firstDifference(yours, expected) {
@@ -213,28 +215,22 @@ export function renderComparison(yours, expected, width = 640) {
   const box = document.createElement("div");
   box.className = "timeline-compare";
   box.dataset.testid = "timeline-compare";
-  const orderDiff = firstDifference(yours, expected);
-  const diff = orderDiff || firstTimingDifference(yours, expected);
+  const diff = firstDifference(yours, expected) || firstTimingDifference(yours, expected);
+  const timing = Boolean(diff) && !firstDifference(yours, expected); // same order: the note gives the times
   const unit = Math.min(timeUnit(yours.stages || []), timeUnit(expected.stages || []));
   const scale = { unit, total: Math.max(Number(yours.total) || 0, Number(expected.total) || 0) };
   const rowName = yours.rows === "rank" ? "rank" : "stage";
-  const at = (t, row, index) => ((t.stages || [])[row] || [])[index] || null;
+  const at = (t, row, index) => withTimes(((t.stages || [])[row] || [])[index] || null, timing);
   const note = document.createElement("p");
   note.className = "compare-note";
   note.dataset.testid = "difference-note";
-  if (orderDiff) {
+  if (diff) {
     const a = at(yours, diff.row, diff.index);
     const b = at(expected, diff.row, diff.index);
     note.textContent = `First difference: ${rowName} ${diff.row}, operation ${diff.index + 1}: ` +
       `yours ${a ? label(a) : "has nothing"}, expected ${b ? label(b) : "nothing"}.`;
-  } else if (diff) {
-    const a = at(yours, diff.row, diff.index);
-    const b = at(expected, diff.row, diff.index);
-    note.textContent = "Same order of operations as expected on every row; the timing differs. " +
-      `First difference: ${rowName} ${diff.row}, operation ${diff.index + 1}: yours ${label(a)} from ` +
-      `${fmt(a.start)} to ${fmt(a.end)}, expected ${label(b)} from ${fmt(b.start)} to ${fmt(b.end)}.`;
   } else {
-    note.textContent = "Same order and timing as expected on every row.";
+    note.textContent = "Same order of operations as expected on every row; the timing differs.";
   }
   const markFor = (self, other) => {
     if (!diff) return null;
