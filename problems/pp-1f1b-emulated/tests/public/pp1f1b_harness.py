@@ -174,6 +174,16 @@ EXPECTED_ORDERS = {
     (1, 3): ["F0 B0 F1 B1 F2 B2"],
     (2, 1): ["F0 B0", "F0 B0"],
     (3, 1): ["F0 B0", "F0 B0", "F0 B0"],
+    (2, 2): [  # test_blocking_sends_deadlock's sizes too: its message names the order when no deadlock came
+        "F0 F1 B0 B1",
+        "F0 B0 F1 B1",
+    ],
+    (4, 6): [
+        "F0 F1 F2 F3 B0 F4 B1 F5 B2 B3 B4 B5",
+        "F0 F1 F2 B0 F3 B1 F4 B2 F5 B3 B4 B5",
+        "F0 F1 B0 F2 B1 F3 B2 F4 B3 F5 B4 B5",
+        "F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5",
+    ],
     (2, 4): [
         "F0 F1 B0 F2 B1 F3 B2 B3",
         "F0 B0 F1 B1 F2 B2 F3 B3",
@@ -206,9 +216,72 @@ def is_gpipe_order(order: list[str], M: int) -> bool:
     return order == [f"F{i}" for i in range(M)] + [f"B{i}" for i in range(M)]
 
 
-def world_timeline(world: p2p.World, title: str) -> dict[str, Any]:
+def world_timeline(world: p2p.World, title: str, deadlocked: bool = False) -> dict[str, Any]:
+    """The ranks' compute traces as a timeline; ``deadlocked``: the world stopped in a deadlock, and
+    every rank still blocked is marked stuck with the operation it is blocked in."""
+    stuck = {}
+    if deadlocked:
+        for r, op in enumerate(getattr(world, "_pending", [])):
+            if op is not None:
+                describe = getattr(op, "describe", None)
+                stuck[r] = describe() if callable(describe) else str(getattr(op, "kind", "?"))
     return timeline([[(e.op, e.mb, e.start, e.end) for e in comm.trace] for comm in world.ranks],
-                    title=title)
+                    title=title, stuck=stuck)
+
+
+def order_timeline(orders: list[list[str]], title: str) -> dict[str, Any]:
+    """Per-stage orders (labels 'F0', 'B0', ...) placed on the runtime's logical clock: a forward takes
+    mlp.FORWARD_TIME, a backward mlp.BACKWARD_TIME, and each starts when its stage is free and its
+    input has arrived (the forward's from the previous stage, the backward's from the next; the last
+    stage's backward follows its own forward), as the messages of the statement's loop carry them."""
+    p = len(orders)
+    ends: dict[tuple[int, str], float] = {}
+    rows: list[list[tuple[str, int, float, float]]] = [[] for _ in range(p)]
+    clock, pos = [0.0] * p, [0] * p
+    moved = True
+    while moved:
+        moved = False
+        for s in range(p):
+            while pos[s] < len(orders[s]):
+                op = orders[s][pos[s]]
+                need = (s - 1, op) if op[0] == "F" and s > 0 else (s + 1, op) if op[0] == "B" and s < p - 1 else None
+                if need is not None and need not in ends:
+                    break
+                start = max(clock[s], ends[need] if need is not None else 0.0)
+                clock[s] = start + (mlp.FORWARD_TIME if op[0] == "F" else mlp.BACKWARD_TIME)
+                ends[(s, op)] = clock[s]
+                rows[s].append((op[0], int(op[1:]), start, clock[s]))
+                pos[s] += 1
+                moved = True
+    return timeline(rows, title=title)
+
+
+def attach_order(record_property: Any, loop: Callable[..., Any], p: int, M: int, title: str) -> None:
+    """Record your pipeline's compute as a timeline (a deadlocked run up to where it stopped, the
+    blocked ranks marked stuck) and the expected 1F1B order placed on the same clock. Public tests
+    only: the expected orders are the public table EXPECTED_ORDERS."""
+    key = (loop, p, M, 0, 2)
+    try:
+        good_run(loop, p, M)
+    except (Exception, pytest.fail.Exception):  # noqa: BLE001 - the test itself reports what went wrong
+        pass
+    found = _RUNS.get(key)
+    if isinstance(found, PipelineRun):
+        record_property("timeline", world_timeline(found.world, f"your {title}"))
+    elif isinstance(found, _Deadlocked):  # run it again for the world where it stopped
+        try:
+            run_pipeline(loop, p, M, blocking=False)
+            return  # it did not deadlock this time: nothing to draw
+        except p2p.DeadlockError as e:
+            if e.world is None:
+                return
+            record_property("timeline", world_timeline(e.world, f"your {title} (up to the deadlock)", deadlocked=True))
+        except Exception:  # noqa: BLE001 - the test reports the real failure
+            return
+    else:
+        return
+    record_property("expected", order_timeline([EXPECTED_ORDERS[(p, M)][s].split() for s in range(p)],
+                                               f"expected 1F1B, {title}"))
 
 
 def missing_computes(run: PipelineRun) -> str:
@@ -489,7 +562,7 @@ def assert_blocking_deadlocks(loop: Callable[..., Any], p: int, M: int, record_p
         run = run_pipeline(loop, p, M, blocking=True)
     except p2p.DeadlockError as e:
         record_property("timeline", world_timeline(
-            e.world, f"blocking sends, p={p}, m={M}: the compute done before the deadlock"))
+            e.world, f"blocking sends, p={p}, m={M}: the compute done before the deadlock", deadlocked=True))
         msg = str(e)
         assert "send(to=" in msg, (
             f"p={p}, m={M}: with blocking=True the deadlock should come from blocking sends, but "

@@ -24,10 +24,9 @@ def test_loss_is_full_batch_mse(p: int, M: int) -> None:
 @pytest.mark.parametrize("p,M", [(2, 4), (3, 2), (4, 8)])
 def test_order_is_1f1b(p: int, M: int, record_property) -> None:
     import pp_1f1b
-    run = h.good_run(pp_1f1b.stage_loop, p, M)
-    record_property("timeline", h.world_timeline(
-        run.world, f"your pipeline: p={p} stages, m={M} micro-batches (F = 1 unit, B = 2 units)"))
-    h.assert_order(run)
+    h.attach_order(record_property, pp_1f1b.stage_loop, p, M,
+                   f"p={p} stages, m={M} micro-batches (F = 1 unit, B = 2 units)")
+    h.assert_order(h.good_run(pp_1f1b.stage_loop, p, M))
 
 
 @pytest.mark.parametrize("p,M", [(2, 4), (3, 5), (4, 8)])

@@ -224,6 +224,20 @@ def stuck_ops(sched: list, p: int, v: int) -> list[str]:
     """Run the lists in dependency order without timing; return, per rank that cannot finish,
     the op it is stuck at (empty when the schedule runs to the end). Used so that the tests never
     hand a deadlocking schedule to your simulate_interleaved by accident."""
+    pos = _walk(sched, p, v)
+    return [f"rank {r} at {label(sched[r][pos[r]])}" for r in range(p) if pos[r] < len(sched[r])]
+
+
+def runnable_part(sched: list, p: int, v: int) -> tuple[list, dict[int, str]]:
+    """The part of ``sched`` that can run (each rank's list up to where the dependency walk gets stuck;
+    all of it when nothing does) and the stuck ranks, each with the op it waits at."""
+    pos = _walk(sched, p, v)
+    stuck = {r: label(sched[r][pos[r]]) for r in range(p) if pos[r] < len(sched[r])}
+    return ([row[:pos[r]] for r, row in enumerate(sched)] if stuck else sched), stuck
+
+
+def _walk(sched: list, p: int, v: int) -> list[int]:
+    """How far each rank's list gets when the ops run in dependency order (no timing)."""
     last = p * v - 1
     done: set[tuple[int, str, int]] = set()
     pos = [0] * p
@@ -243,26 +257,44 @@ def stuck_ops(sched: list, p: int, v: int) -> list[str]:
                 done.add((g, kind, mb))
                 pos[r] += 1
                 moved = True
-    return [f"rank {r} at {label(sched[r][pos[r]])}" for r in range(p) if pos[r] < len(sched[r])]
+    return pos
 
 
-def timeline_artifact(rows: list, title: str) -> dict:
-    """A judge timeline from simulate_interleaved's rows of (chunk, op, mb, start, end)."""
+def timeline_artifact(rows: list, title: str, stuck: dict[int, str] | None = None) -> dict:
+    """A judge timeline from simulate_interleaved's rows of (chunk, op, mb, start, end); ``stuck`` maps
+    the ranks that cannot go on to the op each waits at."""
     from judge.artifacts import timeline
     return timeline([[(op, mb, start, end, chunk) for chunk, op, mb, start, end in row] for row in rows],
-                    title=title, rows="rank")
+                    title=title, rows="rank", stuck=stuck)
 
 
 def try_timeline(module: Any, sched: list, p: int, v: int, title: str) -> dict | None:
-    """The learner's own simulation of ``sched`` as a timeline artifact, or None if it does not run
-    (or the schedule would deadlock: then it is not simulated at all)."""
-    if stuck_ops(sched, p, v):
-        return None
+    """The learner's own simulation of ``sched`` as a timeline artifact, or None if it does not run.
+
+    A schedule that deadlocks is never simulated whole: the ops that can run (each rank's list up to
+    where the tests' dependency walk gets stuck) are, and the stuck ranks are marked with the op each
+    waits at."""
+    runnable, stuck = runnable_part(sched, p, v)
     try:
-        rows, _, _ = module.simulate_interleaved(sched, p, v)
-        return timeline_artifact(rows, title)
+        rows, _, _ = module.simulate_interleaved(runnable, p, v)
+        return timeline_artifact(rows, title + (" (up to where it gets stuck)" if stuck else ""), stuck)
     except Exception:  # the test reports the real failure; the picture is a bonus
         return None
+
+
+def attach(record_property: Any, module: Any, got: list, p: int, v: int, title: str,
+           want: list | None = None) -> None:
+    """Record the learner's schedule as a timeline (timed by their simulate_interleaved); with ``want``
+    (public tests only: the expected lists are in the public test file anyway), the expected schedule
+    too, timed the same way, which the page and ``-v`` draw under yours when the test fails."""
+    art = try_timeline(module, got, p, v, f"your {title}")
+    if art is None:
+        return
+    record_property("timeline", art)
+    if want is not None:
+        expected = try_timeline(module, want, p, v, f"expected {title} (timed by your simulate_interleaved)")
+        if expected is not None:
+            record_property("expected", expected)
 
 
 def simulate(module: Any, sched: list, p: int, v: int, what: str, tf: float = 1.0, tb: float = 2.0):

@@ -10,6 +10,7 @@ import pytest
 from interleaved_check import (
     NOTATION,
     assert_schedule,
+    attach,
     expect_value_error,
     fmt,
     leading_forwards,
@@ -19,7 +20,6 @@ from interleaved_check import (
     simulate,
     stuck_ops,
     timeline_artifact,
-    try_timeline,
     warmup_hint,
 )
 
@@ -62,9 +62,7 @@ def _expected(p: int, m: int, v: int) -> list[list[tuple[int, str, int]]]:
 
 def _check_exact(p: int, m: int, v: int, record_property) -> None:
     got = normalize(interleaved.interleaved_schedule(p, m, v), p)
-    art = try_timeline(interleaved, got, p, v, f"your interleaved 1F1B, p={p} m={m} v={v}")
-    if art is not None:
-        record_property("timeline", art)
+    attach(record_property, interleaved, got, p, v, f"interleaved 1F1B, p={p} m={m} v={v}", _expected(p, m, v))
     assert_schedule(p, m, v, _expected(p, m, v), got)
 
 
@@ -167,8 +165,11 @@ def test_every_op_exactly_once(p, m, v):
             f"{NOTATION}; missing: {fmt(missing[:8]) or '-'}; extra or repeated: {fmt(extra[:8]) or '-'}")
 
 
-@pytest.mark.parametrize("p,m,v", [(2, 3, 2), (4, 6, 2), (3, 4, 3), (3, 2, 2), (4, 1, 3), (0, 4, 2), (2, 0, 2),
-                                   (2, 4, 0), (-1, 4, 2), (0, 4, 1), (3, 0, 1)])
+INVALID_SIZES = [(2, 3, 2), (4, 6, 2), (3, 4, 3), (3, 2, 2), (4, 1, 3), (0, 4, 2), (2, 0, 2),
+    (2, 4, 0), (-1, 4, 2), (0, 4, 1), (3, 0, 1)]
+
+
+@pytest.mark.parametrize("p,m,v", INVALID_SIZES, ids=[f"p={p}, m={m}, v={v}" for p, m, v in INVALID_SIZES])
 def test_invalid_sizes_raise(p, m, v):
     """Both functions check the sizes, also for v = 1 (plain 1F1B still needs p, m >= 1).
 
@@ -177,7 +178,10 @@ def test_invalid_sizes_raise(p, m, v):
     expect_value_error(interleaved, "num_warmup", p, m, v, 0)
 
 
-@pytest.mark.parametrize("p,m,v,rank", [(2, 4, 2, -1), (2, 4, 2, 2), (3, 5, 1, 3), (3, 5, 1, -1), (1, 3, 4, 1)])
+BAD_RANKS = [(2, 4, 2, -1), (2, 4, 2, 2), (3, 5, 1, 3), (3, 5, 1, -1), (1, 3, 4, 1)]
+
+
+@pytest.mark.parametrize("p,m,v,rank", BAD_RANKS, ids=[f"p={p}, m={m}, v={v}, rank={rank}" for p, m, v, rank in BAD_RANKS])
 def test_num_warmup_rejects_bad_rank(p, m, v, rank):
     """A rank outside 0..p-1 raises ValueError, also for v = 1."""
     expect_value_error(interleaved, "num_warmup", p, m, v, rank)
@@ -221,7 +225,10 @@ def test_simulate_worked_example(record_property):
     sched = _expected(2, 4, 2)
     rows, total, bubble = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)")
     rows = _rows(rows)
-    record_property("timeline", timeline_artifact(rows, "simulate_interleaved, p=2 m=4 v=2 (tf=1, tb=2)"))
+    record_property("timeline", timeline_artifact(rows, "your simulate_interleaved, p=2 m=4 v=2 (tf=1, tb=2)"))
+    record_property("expected", timeline_artifact(  # the times WORKED_TIMES gives anyway
+        [[(c, o, mb, s, e) for (c, o, mb), (s, e) in zip(sched[r], WORKED_TIMES[r])] for r in range(2)],
+        "expected simulation, p=2 m=4 v=2 (tf=1, tb=2)"))
     durations = {o: sorted({e - s for row in rows for _, oo, _, s, e in row if oo == o}) for o in "FB"}
     assert durations == {"F": [0.5], "B": [1.0]}, (
         f"op durations: expected every forward to take tf/v = 0.5 and every backward tb/v = 1.0 "
@@ -249,11 +256,21 @@ def test_simulate_uses_tf_and_tb():
     assert float(total) == 18.0, f"total: expected (4 + 1/2) * (2 + 2) = 18.0, got {float(total)}"
 
 
-def test_simulate_any_order():
+ANY_ORDER_STARTS = [[0.0, 0.5, 1.0, 1.5, 3.5, 4.5, 5.5, 6.5], [0.5, 1.0, 1.5, 2.0, 2.5, 3.5, 4.5, 5.5]]
+
+
+def test_simulate_any_order(record_property):
     # Not Megatron's order: every forward first (chunk by chunk), then every backward.
     sched = [[(0, "F", 0), (0, "F", 1), (1, "F", 0), (1, "F", 1), (1, "B", 0), (1, "B", 1), (0, "B", 0), (0, "B", 1)]
              for _ in range(2)]
     rows, total, bubble = simulate(interleaved, sched, 2, 2, "a schedule that is not Megatron's (every forward first)")
+    try:
+        record_property("timeline", timeline_artifact(_rows(rows), "your simulate_interleaved, every forward first"))
+    except (TypeError, ValueError):
+        pass  # not drawable: the checks below say what is wrong
+    record_property("expected", timeline_artifact(  # the start times below, and tf/v = 0.5, tb/v = 1
+        [[(c, o, mb, s, s + (0.5 if o == "F" else 1.0)) for (c, o, mb), s in zip(sched[r], ANY_ORDER_STARTS[r])]
+         for r in range(2)], "expected simulation, every forward first (tf=1, tb=2)"))
     starts = [[float(s) for _, _, _, s, _ in row] for row in rows]
     # what the same schedule gives when chunk c of rank r is taken as virtual stage r * v + c
     contiguous = [[0.0, 0.5, 1.0, 1.5, 6.5, 7.5, 8.5, 9.5], [1.5, 2.0, 2.5, 3.0, 3.5, 4.5, 5.5, 6.5]]
@@ -299,7 +316,7 @@ def test_bubble_shrinks_with_v(tf, tb, record_property):
         f"idle time per rank should shrink by v: v=1 {idle[1]}, v=2 {idle[2]}, v=4 {idle[4]}")
 
 
-@pytest.mark.parametrize("op", ["W", "f", "X", "", "FB"])
+@pytest.mark.parametrize("op", ["W", "f", "X", "", "FB"], ids=repr)
 def test_simulate_rejects_unknown_ops(op):
     """simulate_interleaved raises ValueError for an op other than "F" or "B".
 
