@@ -1,7 +1,7 @@
 """Self-test quiz on pipeline parallelism: answer each question by returning a short value.
 
 Multiple-choice questions: return one capital letter, e.g. "B". Number questions: return an int or
-a float; an exact expression such as 7 / 15 is best, a rounded value must be right to 4 decimals.
+a float; an exact expression such as 1 / 3 is best, a rounded value must be right to 4 decimals.
 Questions that say "Return an integer." take an int only (5, not 5.0).
 """
 
