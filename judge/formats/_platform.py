@@ -71,7 +71,7 @@ def rows(result: Result, problem: Problem | None = None, feedback: str = "names"
     earned = [t.points > 0 for t in result.tests]
     missing = result.max_points - sum(weights)
     if missing > _TOLERANCE * len(out):
-        out.append(Row(result.problem, f"{result.problem}: {_('tests that did not run')}", 0.0, 0.0, "error",
+        out.append(Row(result.problem, f"{result.problem}: " + _("tests that did not run"), 0.0, 0.0, "error",
                        "public", result.message or _("these tests did not run (a test file did not load)"),
                        whole_problem=True))
         weights.append(missing)
