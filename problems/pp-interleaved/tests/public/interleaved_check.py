@@ -216,11 +216,14 @@ def order_report(kind: str, p: int, m: int, v: int, rank: int, got_ops: list) ->
         return ""
     name, rule = ("forwards", FORWARD_RULE) if kind == "F" else ("backwards", BACKWARD_RULE)
     if max(len(want), len(got)) <= FULL_LIST_LIMIT:
-        shown = f"expected {fmt(want)}\n        got      {fmt(got)}"
+        shown = say(f"expected {fmt(want)}\n        got      {fmt(got)}",
+                    zh=f"预期 {fmt(want)}\n        实际 {fmt(got)}")
     else:
         first = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
         lo, hi = max(0, first - 4), first + 8
-        shown = f"first difference at position {first}: expected {_show(want, lo, hi)}\n        got {_show(got, lo, hi)}"
+        shown = say(f"first difference at position {first}: expected {_show(want, lo, hi)}\n        got "
+                    f"{_show(got, lo, hi)}",
+                    zh=f"第一处不同在位置 {first}：预期 {_show(want, lo, hi)}\n        实际 {_show(got, lo, hi)}")
     hint = _order_hint(kind, p, m, v, got)
     return (say(f"interleaved_schedule(p={p}, m={m}, v={v}), rank {rank}: its {name}, in the order it runs them, "
                 f"are not the statement's ({rule}) {NOTATION}",
@@ -248,12 +251,15 @@ def schedule_report(p: int, m: int, v: int, expected: list, got: list, max_ranks
         if len(details) >= max_ranks:
             continue
         if max(len(want), len(have)) <= FULL_LIST_LIMIT:
-            text = f"rank {rank}: expected {fmt(want)}\n        got      {fmt(have)}"
+            text = say(f"rank {rank}: expected {fmt(want)}\n        got      {fmt(have)}",
+                       zh=f"rank {rank}：预期 {fmt(want)}\n        实际 {fmt(have)}")
         else:
             first = next((i for i, (a, b) in enumerate(zip(want, have)) if a != b), min(len(want), len(have)))
             lo, hi = max(0, first - 4), first + 8
-            text = (f"rank {rank}: first difference at position {first}: "
-                    f"expected {_show(want, lo, hi)}\n        got {_show(have, lo, hi)}")
+            text = say(f"rank {rank}: first difference at position {first}: "
+                       f"expected {_show(want, lo, hi)}\n        got {_show(have, lo, hi)}",
+                       zh=f"rank {rank}：第一处不同在位置 {first}："
+                       f"预期 {_show(want, lo, hi)}\n        实际 {_show(have, lo, hi)}")
         details.append(text + (f"\n        {likely(hint)}" if hint else ""))
     if not wrong:
         return ""

@@ -201,7 +201,8 @@ def test_schedule_has_no_deadlock(p, m, v, record_property):
         f"Each of these waits for an op that (directly or through other ranks) waits for it. Typical causes: "
         f"too few warm-up forwards (the (v - 1) * p term) or backwards in forward chunk order")
     # the schedule is feasible: your simulation must run every op of it
-    rows, total, _ = simulate(interleaved, sched, p, v, f"your interleaved_schedule({p}, {m}, {v})")
+    rows, total, _ = simulate(interleaved, sched, p, v, say(f"your interleaved_schedule({p}, {m}, {v})",
+                                                         zh=f"你的 interleaved_schedule({p}, {m}, {v})"))
     record_property("timeline", timeline_artifact(_rows(rows), f"interleaved 1F1B, p={p} m={m} v={v}"))
     assert sum(len(row) for row in rows) == 2 * m * v * p, "every op of the schedule must appear in the timeline"
 
@@ -215,13 +216,17 @@ WORKED_TIMES = [
 ]
 
 
+def _worked() -> str:
+    return say("the worked example's schedule (p=2, m=4, v=2)", zh="题面示例的调度（p=2, m=4, v=2）")
+
+
 def _rows(rows) -> list[list[tuple[int, str, int, float, float]]]:
     return [[(int(c), str(o), int(mb), float(s), float(e)) for c, o, mb, s, e in row] for row in rows]
 
 
 def test_simulate_worked_example(record_property):
     sched = _expected(2, 4, 2)
-    rows, total, bubble = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)")
+    rows, total, bubble = simulate(interleaved, sched, 2, 2, _worked())
     rows = _rows(rows)
     record_property("timeline", timeline_artifact(rows, "simulate_interleaved, p=2 m=4 v=2 (tf=1, tb=2)"))
     durations = {o: sorted({e - s for row in rows for _, oo, _, s, e in row if oo == o}) for o in "FB"}
@@ -247,7 +252,7 @@ def test_simulate_worked_example(record_property):
 
 def test_simulate_uses_tf_and_tb():
     sched = _expected(2, 4, 2)
-    rows, total, bubble = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)", tf=2.0, tb=2.0)
+    rows, total, bubble = simulate(interleaved, sched, 2, 2, _worked(), tf=2.0, tb=2.0)
     durations = sorted({float(e) - float(s) for row in rows for _, _, _, s, e in row})
     assert durations == [1.0], f"with tf = tb = 2 and v = 2 every op takes 1.0, got durations {durations}"
     assert float(total) == 18.0, f"total: expected (4 + 1/2) * (2 + 2) = 18.0, got {float(total)}"
@@ -257,7 +262,8 @@ def test_simulate_any_order():
     # Not Megatron's order: every forward first (chunk by chunk), then every backward.
     sched = [[(0, "F", 0), (0, "F", 1), (1, "F", 0), (1, "F", 1), (1, "B", 0), (1, "B", 1), (0, "B", 0), (0, "B", 1)]
              for _ in range(2)]
-    rows, total, bubble = simulate(interleaved, sched, 2, 2, "a schedule that is not Megatron's (every forward first)")
+    rows, total, bubble = simulate(interleaved, sched, 2, 2, say(
+        "a schedule that is not Megatron's (every forward first)", zh="一个不是 Megatron 的调度（先运行全部前向）"))
     starts = [[float(s) for _, _, _, s, _ in row] for row in rows]
     # what the same schedule gives when chunk c of rank r is taken as virtual stage r * v + c
     contiguous = [[0.0, 0.5, 1.0, 1.5, 6.5, 7.5, 8.5, 9.5], [1.5, 2.0, 2.5, 3.0, 3.5, 4.5, 5.5, 6.5]]
@@ -352,7 +358,7 @@ def test_simulate_types():
     A tuple (timeline, total, bubble); a block is a tuple (chunk, op, mb, start, end); start, end,
     total and bubble are floats (an int is fine too)."""
     sched = _expected(2, 4, 2)
-    result = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)")
+    result = simulate(interleaved, sched, 2, 2, _worked())
     call = "simulate_interleaved(<the worked example's schedule>, 2, 2, tf=1.0, tb=2.0)"
     assert type(result) is tuple and len(result) == 3, (
         f"{call}: expected a tuple (timeline, total, bubble), got {str(result)[:80]} (a {type(result).__name__})")
@@ -380,7 +386,7 @@ def test_simulate_types():
 def test_simulate_default_durations():
     """The defaults are tf = 1.0 and tb = 2.0, as in the signature."""
     sched = _expected(2, 4, 2)
-    _, explicit_total, _ = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)")
+    _, explicit_total, _ = simulate(interleaved, sched, 2, 2, _worked())
     call = "simulate_interleaved(<the worked example's schedule>, 2, 2)"
     try:
         rows, total, _ = interleaved.simulate_interleaved(sched, 2, 2)
