@@ -36,6 +36,7 @@ from ..core.result import Result, TestResult
 from ..core.wrong import WrongSolution, WrongSolutionError, load_wrong, unmet
 from ..engines import Job, get_engine
 from ..formats.terminal import Painter, use_colour
+from ..i18n import _
 from .hints import unmet_hints
 from .statements import DEFAULT_LANGUAGE, signatures, translations
 
@@ -81,7 +82,7 @@ def check_problems(roots: Path | Sequence[Path], parallel: int = 1, stream: Text
     try:
         problems, errors = discover_in(roots)
     except ProblemError as exc:
-        stream.write(f"error: {exc}\n")
+        stream.write(_("error: {message}").format(message=exc) + "\n")
         return 2
     where = ", ".join(str(root) for root in ([roots] if isinstance(roots, Path) else roots))
     stream.write(f"Checking {len(problems) + len(errors)} problem folder(s) in {where}\n")
