@@ -78,7 +78,7 @@ def _results() -> list[Result]:
 def _report(lang: str | None) -> str:
     out = io.StringIO()
     with use_language(lang):
-        print_report(_results(), stream=out, options=ReportOptions(not_started={"fx-b": "b.py"}))
+        print_report(_results(), stream=out, options=ReportOptions(not_started={"fx-b": ("b.py", "README.md")}))
     return out.getvalue()
 
 
@@ -126,6 +126,16 @@ def test_python_m_judge_lang_zh_and_lang_environment(tmp_path: Path, problems: P
     other = _judge("practice/", "--problems", str(problems), "--lang", "fr", "-j", "1", cwd=tmp_path)
     assert "Summary: 0 of 1 problems solved" in other.stdout
     assert "note: the judge's messages have no fr translation" in other.stderr
+
+
+def test_the_not_started_line_names_the_statement_in_the_reports_language(tmp_path: Path, problems: Path) -> None:
+    (problems / "fx-add" / "README.zh.md").write_text((problems / "fx-add" / "README.md").read_text(encoding="utf-8"),
+                                                       encoding="utf-8")
+    chinese = _judge("practice/", "--problems", str(problems), "--lang", "zh", "-j", "1", cwd=tmp_path)
+    assert "已在 practice/ 中用初始代码创建 1 个题目文件夹" in chinese.stdout, chinese.stdout + chinese.stderr
+    assert "题面见它旁边的 README.zh.md" in chinese.stdout, chinese.stdout
+    english = _judge("practice/", "--problems", str(problems), "-j", "1", cwd=tmp_path)
+    assert "(the statement is README.md beside it)" in english.stdout, english.stdout
 
 
 def test_judge_grade_lang_zh_writes_chinese_feedback(tmp_path: Path, problems: Path) -> None:

@@ -27,7 +27,8 @@ from .. import __version__
 from ..core.errors import ExitCode, JudgeError, UsageError
 from ..core.problem import Problem, ProblemError, discover_problems
 from ..formats import FORMATS, FormatContext
-from ..i18n import _, available_languages, current_language, has_catalog, use_language
+from ..i18n import _, available_languages, current_language, has_catalog, ngettext, use_language
+from .statements import statement_file
 
 if TYPE_CHECKING:
     from ..engines import Engine
@@ -345,10 +346,12 @@ def _run_judge(args: argparse.Namespace) -> int:
     if not target.exists() or _is_practice_root(target, problems):
         created = create_practice(target, problems)
         if created:
-            print(f"Created {len(created)} problem folder(s) in {target}/ from the starters: "
-                  f"{', '.join(p.name for p in created)}.\nEdit the entry file in each (for example "
-                  f"{created[0] / problems[0].entry if len(created) == len(problems) else created[0]}) and run "
-                  f"`python -m judge {args.path}` again.\n")
+            example = created[0] / problems[0].entry if len(created) == len(problems) else created[0]
+            print(ngettext("Created {n} problem folder in {target}/ from the starters: {names}.",
+                           "Created {n} problem folders in {target}/ from the starters: {names}.", len(created))
+                  .format(n=len(created), target=target, names=", ".join(p.name for p in created)))
+            print(_("Edit the entry file in each (for example {example}) and run `python -m judge {path}` again.")
+                  .format(example=example, path=args.path) + "\n")
     workspace = find_solutions(target, problems)
     for warning in workspace.warnings:
         print(_("warning: {message}").format(message=warning), file=sys.stderr)
@@ -391,13 +394,15 @@ def write_formats(args: argparse.Namespace, results: list, context: FormatContex
                     from None
 
 
-def _not_started(solutions: list[tuple[Problem, Path]]) -> dict[str, str]:
-    """Problems whose entry file is still the untouched starter, with the file to edit."""
+def _not_started(solutions: list[tuple[Problem, Path]]) -> dict[str, tuple[str, str]]:
+    """Problems whose entry file is still the untouched starter: the file to edit and the statement
+    beside it in the report's language (``README.zh.md``, else ``README.md``)."""
     untouched = {}
     for problem, path in solutions:
         try:
             if path.read_text(encoding="utf-8") == problem.starter:
-                untouched[problem.id] = str(path)
+                statement = statement_file(path.parent, current_language()).name
+                untouched[problem.id] = (str(path), statement)
         except (OSError, UnicodeDecodeError):
             continue
     return untouched

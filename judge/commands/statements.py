@@ -40,8 +40,10 @@ def statement_languages(folder: Path) -> list[str]:
 
 
 def statement_file(folder: Path, lang: str) -> Path:
-    """The statement a reader of ``lang`` gets: its translation, else the default (English)."""
-    return translations(folder).get(lang, folder / DEFAULT)
+    """The statement a reader of ``lang`` gets: its translation (``zh-CN`` reads ``README.zh.md`` when
+    there is no ``README.zh-CN.md``), else the default (English)."""
+    found = translations(folder)
+    return found.get(lang) or found.get(lang.split("-")[0]) or folder / DEFAULT
 
 
 def signatures(text: str) -> list[str]:

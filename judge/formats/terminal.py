@@ -43,7 +43,7 @@ class ReportOptions:
 
     verbose: bool = False
     keyword: str | None = None  # -k: the counts are of a subset of the tests
-    not_started: Mapping[str, str] = field(default_factory=dict)  # problem id -> the file to edit
+    not_started: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # problem id -> (file to edit, statement)
 
 
 def print_report(results: Sequence[Result], stream: TextIO = sys.stdout, verbose: bool = False,
@@ -53,8 +53,9 @@ def print_report(results: Sequence[Result], stream: TextIO = sys.stdout, verbose
     paint = Painter(use_colour(stream))
     for result in results:
         if result.problem in options.not_started:
-            note = _("not started: edit {file} (the statement is README.md beside it)").format(
-                file=options.not_started[result.problem])
+            entry, statement = options.not_started[result.problem]
+            note = _("not started: edit {file} (the statement is {statement} beside it)").format(
+                file=entry, statement=statement)
             todo = paint(_pad(_("TODO"), 7), "skipped")
             stream.write(f"{todo} {paint(result.problem, 'bold')}  {note}\n")
             continue
