@@ -23,7 +23,7 @@ def test_version():
 def test_first_run_creates_practice_and_says_not_started(tmp_path):
     result = run_cli(str(tmp_path / "practice"), *FX, cwd=tmp_path)
     assert result.returncode == 1, result.stderr
-    assert "Created 1 problem folder(s)" in result.stdout
+    assert "Created 1 problem folder in" in result.stdout
     assert "TODO    fx-add  not started: edit " in result.stdout
     assert "NotImplementedError" not in result.stdout, "an untouched starter's failures are not listed"
     assert "Summary: 0 of 1 problems solved, 1 not started; 0 of 0 tests passed." in result.stdout

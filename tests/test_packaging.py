@@ -64,7 +64,7 @@ def test_wheel_carries_problems_and_runs_outside_the_clone(installed: Installed,
     result = subprocess.run([str(python), "-m", "judge", "practice/", "-j", "2"], cwd=outside, env=env,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert f"Created {len(problem_ids)} problem folder(s)" in result.stdout
+    assert f"Created {len(problem_ids)} problem folders in" in result.stdout
     assert sorted(p.name for p in (outside / "practice").iterdir()) == ["judge.py", *problem_ids]  # + the launcher
     where = subprocess.run([str(python), "-c", "import judge; print(judge.__file__)"], cwd=outside, env=env,
                            capture_output=True, text=True, check=True).stdout

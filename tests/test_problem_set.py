@@ -65,7 +65,7 @@ def test_fresh_practice_fails_everywhere_then_references_pass(tmp_path):
     practice = tmp_path / "practice"
     first = run_cli(str(practice), "-j", "2", cwd=tmp_path, timeout=900)
     assert first.returncode == 1, first.stdout + first.stderr
-    assert f"Created {len(FOLDERS)} problem folder(s)" in first.stdout
+    assert f"Created {len(FOLDERS)} problem folders in" in first.stdout
     for pid in FOLDERS:
         assert any(line.startswith("TODO") and f" {pid} " in line for line in first.stdout.splitlines()), pid
     verbose = run_cli(str(practice), "-j", "2", "-v", cwd=tmp_path, timeout=900)  # the starters' own verdicts

@@ -399,7 +399,9 @@ export class EnginePool {
         ctl.engine = engine;
         this.runs = [...this.runs.slice(-19), { engine: engine.id, waited }];
         const runId = ++this.runCounter;
-        const payload = { problem, source, micropip: this.config.micropip || null, ...extra };
+        // the page's language (its switch sets <html lang>): the tests' messages follow it (judge.lang)
+        const lang = globalThis.document?.documentElement?.lang || null;
+        const payload = { problem, source, micropip: this.config.micropip || null, lang, ...extra };
         this.changed(); // no longer waiting for an engine
         engine.run(runId, payload, {
           waiting: (text) => { if (onWaiting && !ctl.settled) onWaiting(text, "numpy"); },
