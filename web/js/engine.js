@@ -10,6 +10,7 @@
 // spare takes over. The caller gets its verdict at once either way: the page never waits on a
 // stuck worker.
 
+const N_ = (message) => message; // marks the status words; the page translates them (js/i18n.js)
 const GRACE_MS = 3000; // pytest needs a moment to wind down after a KeyboardInterrupt
 const SPARE_DELAY_MS = 300; // every run ends its engine: the next one should be ready soon
 
@@ -72,7 +73,7 @@ class Engine {
     this.id = early ? early.id : ++engineCounter;
     this.pool = pool;
     this.state = "booting"; // booting | ready | busy | dead
-    this.progress = "Starting Python…";
+    this.progress = N_("Starting Python…");
     this.timings = null;
     this.mode = null; // "snapshot" (restored from the memory snapshot) or "plain"
     this.imageSource = null; // after a restore: "kept" (the worker's copy in the origin private file system) or "site"
@@ -107,6 +108,7 @@ class Engine {
   onMessage(msg) {
     if (msg.type === "progress") {
       this.progress = msg.text;
+      this.progressValues = msg.values || null; // the {placeholders} of a marked message
       this.download = msg.total ? { loaded: msg.loaded, total: msg.total } : null;
       this.pool.changed();
     } else if (msg.type === "ready") {
@@ -239,15 +241,16 @@ export class EnginePool {
   status() {
     const p = this.primary;
     if (this.current) {
-      const what = this.current.mode === "try" ? "Calling your function…" : "Running tests…";
-      return { state: "running", text: this.current.aborting ? "Stopping…" : what };
+      const what = this.current.mode === "try" ? N_("Calling your function…") : N_("Running tests…");
+      return { state: "running", text: this.current.aborting ? N_("Stopping…") : what };
     }
     if (p && p.state === "ready") {
-      return { state: "ready", text: p.numpy === "loading" ? "Python ready (numpy is loading)" : "Python ready" };
+      return { state: "ready", text: p.numpy === "loading" ? N_("Python ready (numpy is loading)") : N_("Python ready") };
     }
-    if (p && p.state === "busy") return { state: "running", text: "Finishing the previous run…" };
+    if (p && p.state === "busy") return { state: "running", text: N_("Finishing the previous run…") };
     if (this.lastError && (!p || p.state === "dead")) return { state: "booting", text: this.lastError, error: true };
-    return { state: "booting", text: p ? p.progress : "Starting Python…", download: p ? p.download || null : null };
+    return { state: "booting", text: p ? p.progress : N_("Starting Python…"), values: p ? p.progressValues : null,
+             download: p ? p.download || null : null };
   }
 
   changed() { this.onChange(this.status()); }
