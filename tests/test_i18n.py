@@ -22,11 +22,11 @@ from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
+from judge.commands.site.course import CourseText, apply_course_text
+from judge.commands.site.i18n import extract_html, site_catalogs
 from judge.core.result import Result
 from judge.core.result import TestResult as Case
 from judge.formats.terminal import ReportOptions, print_report
-from judge.commands.site.course import CourseText, apply_course_text
-from judge.commands.site.i18n import extract_html, site_catalogs
 from judge.i18n import LOCALE_DIR, available_languages, use_language
 from tests.conftest import FIXTURE_PROBLEMS, ROOT
 
