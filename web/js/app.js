@@ -72,6 +72,7 @@ window.ppJudge = { state, metrics, config, i18n: { missing: missingMessages, lan
 // engine
 
 let lastStatusText = "";
+let bannerAgain = null; // shows the banner again, in another language (showBanner)
 /** The engine's status in the page's language (an error's own text is shown as it is). */
 const statusText = (status) => (status.error ? status.text : _(status.text, status.values));
 const downloadText = (d) => _("Downloading Python: {loaded} of {total} MB",
@@ -273,7 +274,6 @@ function showProblem(problem) {
   }
   showResult(shown);
   ui.tryOutput.replaceChildren();
-  delete ui.tryOutput.dataset.status;
   state.lastTry = null;
   ui.tryCall.placeholder = tryExample(problem);
   ui.tryCall.value = store.loadTry(problem.id) || "";
@@ -358,7 +358,8 @@ onLanguageChange(() => {
   renderTestsPanel(problem);
   ui.timeLimit.textContent = timeLimitText(problem);
   setSaveState(saveLabel);
-  if (state.running === problem.id && state.runMode === "run" && state.runningText) runningSummary(state.runningText);
+  const running = state.running === problem.id && ui.summary.dataset.status === "running";
+  if (running && state.runMode === "run" && state.runningText) runningSummary(state.runningText);
   else showResult(state.lastResults.get(problem.id) || null);
   if (state.running === problem.id && state.runMode === "try" && state.tryText) showTryWaiting(state.tryText);
   else if (state.lastTry && state.lastTry.problem === problem) showTry(state.lastTry.answer, problem);
@@ -820,8 +821,6 @@ $("import-zip-input").addEventListener("change", async (event) => {
 
 // ------------------------------------------------------------------------------------------
 // banner, service worker, start
-
-let bannerAgain = null; // shows the banner again, in another language
 
 /** A banner; `text()` gives its words in the page's language (called again after a switch). */
 function showBanner(text, kind = "info", key = "general") {
