@@ -77,6 +77,7 @@ def test_the_pages_words_switch_language_live_keep_the_code_and_the_result_and_a
         mine = app.code() + "\n# mine\n"  # the starter: one of three public tests passes
         app.set_code(mine)
         assert app.run() == "failed"
+        app.wait_ready()  # the next engine (one engine per run)
         english = _words(app)
         assert english["run"] == "Run" and english["status"] == "Python ready" and english["tab"] == "Public tests"
         assert "1 of 3 public tests passed" in english["summary"] and "1 / 5 points" in english["summary"]
@@ -106,7 +107,8 @@ def test_the_pages_words_switch_language_live_keep_the_code_and_the_result_and_a
         assert app.code() == mine
 
         app.page.select_option("[data-testid=lang-select]", "zh")
-        app.open("bt-expected")  # a reload: the choice is remembered, the result kept
+        app.page.reload()  # the choice is remembered, the result kept
+        app.page.wait_for_selector("html[data-app-ready=true]")
         assert app.page.get_attribute("html", "lang") == "zh"
         assert _words(app)["run"] == "运行" and app.code() == mine
         assert "你上一次运行的结果" in app.page.inner_text("[data-testid=kept-result]")
