@@ -632,7 +632,7 @@ function tryOutcome(problem, outcome) {
   if (outcome.kind === "timeout") {
     return { error: _("Timed out after {seconds} s (the time limit): does it loop forever?", { seconds: outcome.seconds }) };
   }
-  if (outcome.kind === "stopped") return { error: _("Stopped by you after {seconds} s.", { seconds: outcome.seconds }) };
+  if (outcome.kind === "stopped") return { error: _("Stopped by you after {seconds} s", { seconds: outcome.seconds }) };
   return { error: outcome.message || _("the Python engine failed") };
 }
 

@@ -30,8 +30,10 @@ function seconds(x) {
 }
 
 /** Summary text for a Result: the browser runs the public tests only, and says so. */
-export function summaryText(result) {
+export function summaryText(result, stopped = false) {
   const { status, passed = 0, total = 0 } = result;
+  // Stop's verdict (judge.engines.unfinished: an error saying so), in the page's words
+  if (stopped && status === "error" && !total) return _("Stopped by you after {seconds} s", { seconds: result.duration || 0 });
   if (status === "passed") return ngettext("The public test passed", "All {n} public tests passed", total);
   if (status === "failed") return ngettext("{passed} of {n} public test passed", "{passed} of {n} public tests passed", total, { passed });
   if (status === "timeout") {
@@ -55,7 +57,7 @@ export function renderResult(result, summaryEl, listEl, ctx) {
   summaryEl.replaceChildren();
   listEl.replaceChildren();
   const badge = h("span", { class: `badge badge-${result.status}` }, STATUS_WORD[result.status] ? _(STATUS_WORD[result.status]) : result.status);
-  const text = h("span", { class: "summary-text" }, summaryText(result));
+  const text = h("span", { class: "summary-text" }, summaryText(result, ctx.stopped));
   const points = result.max_points && result.tests?.length
     ? _("{points} / {max_points} points", { points: num(result.points), max_points: num(result.max_points) }) : "";
   const took = result.duration ? _("in {duration}", { duration: seconds(result.duration) }) : "";
