@@ -59,6 +59,18 @@ def test_signatures_ignore_layout_and_prose() -> None:
     assert signatures(ENGLISH) == signatures(CHINESE) == ["def add(a: int, b: int) -> int"]
 
 
+def test_signatures_written_without_a_body_are_compared_too() -> None:
+    block = ("```python\n"
+             "def backward_input(grad_out, weight) -> np.ndarray   # B of one Linear: grad_out @ weight.T\n"
+             "def backward_weight(grad_out, x_in) -> (grad_weight, grad_bias)\n"
+             "def q1() -> float: ...\n"
+             "def run(sched,\n        tf: float = 1.0) -> dict\n"
+             "```\n")
+    assert signatures(block) == ["def backward_input(grad_out, weight) -> np.ndarray",
+                                 "def backward_weight(grad_out, x_in) -> (grad_weight, grad_bias)",
+                                 "def q1() -> float", "def run(sched, tf: float = 1.0) -> dict"]
+
+
 def test_a_faithful_translation_passes_and_the_languages_are_named(tmp_path: Path) -> None:
     folder = two_languages(tmp_path)
     found = findings(folder)

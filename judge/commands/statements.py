@@ -14,8 +14,9 @@ from pathlib import Path
 DEFAULT = "README.md"
 DEFAULT_LANGUAGE = "en"
 _TRANSLATION = re.compile(r"README\.([a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?)\.md")
-_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\((.*?)\)[ \t]*(?:->(.*?))?:[ \t]*(?:#.*)?$",
-                  re.MULTILINE | re.DOTALL)
+# a definition (``def f(x) -> int:``) or a signature written on its own (``def f(x) -> int``, ``def f(x): ...``)
+_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\((.*?)\)[ \t]*(?:->(.*?))?"
+                  r"(?::[ \t]*(?:\.\.\.)?)?[ \t]*(?:#[^\n]*)?$", re.MULTILINE | re.DOTALL)
 
 
 def translations(folder: Path) -> dict[str, Path]:

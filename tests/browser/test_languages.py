@@ -35,7 +35,7 @@ def test_the_language_switch_keeps_the_code_is_remembered_and_defaults_to_the_br
         app.page.select_option("[data-testid=lang-select]", "zh")
         _shown(app, "zh")
         assert app.code() == MINE, "switching the language keeps the learner's code"
-        app.select("pp-schedule")  # no README.zh.md: English, with a note
+        app.select("bt-limits")  # a fixture problem, never translated: English, with a note
         _shown(app, "en")
         assert app.page.is_visible("[data-testid=statement-note]")
         app.select("pp-interleaved")

@@ -226,6 +226,11 @@ def _config(site: Path) -> dict:
     ("```python\nx = 1 < 2\n```", '<code class="language-python">x = 1 &lt; 2'),
     ("| a | b |\n|---|---|\n| 1 | 2 |", "<table>"),
     (r"escaped \\( not math", r"escaped \( not math"),
+    # a Chinese sentence wrapped across lines: no space where the line broke, between two characters
+    ("流水线的\n气泡", "<p>流水线的气泡</p>"),
+    ("**预热**\n之后", "<strong>预热</strong>之后"),
+    ("rank\n之间", "rank\n之间"),  # beside a Latin word the break stays a space
+    ("two\nlines", "two\nlines"),
 ])
 def test_statement_markdown(source: str, expected: str) -> None:
     assert expected in render_markdown(source)

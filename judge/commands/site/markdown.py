@@ -16,6 +16,7 @@ where the site serves that folder.
 from __future__ import annotations
 
 import posixpath
+import unicodedata
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -92,12 +93,41 @@ def _render_inline_display(self, tokens, idx, options, env) -> str:  # noqa: ANN
     return f'<span class="math display">{escapeHtml(tokens[idx].content.strip())}</span>'
 
 
+def _is_wide(char: str) -> bool:
+    """A character of a script written without spaces between words (Chinese, Japanese)."""
+    return unicodedata.east_asian_width(char) in ("W", "F")
+
+
+def _neighbour_text(tokens: list[Token], idx: int, step: int) -> str:
+    """The text next to ``tokens[idx]`` in direction ``step``, across emphasis marks; "" if none."""
+    idx += step
+    while 0 <= idx < len(tokens) and (tokens[idx].type.endswith(("_open", "_close"))
+                                      or (tokens[idx].type == "text" and not tokens[idx].content)):
+        idx += step
+    if 0 <= idx < len(tokens) and tokens[idx].type == "text":
+        return tokens[idx].content
+    return ""
+
+
+def _render_softbreak(self: object, tokens: list[Token], idx: int, options: object, env: object) -> str:
+    """A line break inside a paragraph: a space in a browser, except between two wide characters.
+
+    Markdown joins a paragraph's lines with a space, which a Chinese sentence wrapped across lines
+    must not get (the browser would show a stray space between two characters).
+    """
+    before, after = _neighbour_text(tokens, idx, -1), _neighbour_text(tokens, idx, 1)
+    if before and after and _is_wide(before[-1]) and _is_wide(after[0]):
+        return ""
+    return "\n"
+
+
 def make_renderer() -> MarkdownIt:
     """The configured Markdown renderer (CommonMark + tables + math)."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
     md.use(dollarmath_plugin, allow_labels=False, allow_space=False, allow_digits=False,
            double_inline=True, renderer=lambda content, _opts: escapeHtml(content))
     md.add_render_rule("math_inline_double", _render_inline_display)
+    md.add_render_rule("softbreak", _render_softbreak)
     md.inline.ruler.before("escape", "math_inline_bracket", _bracket_inline)
     md.block.ruler.before("fence", "math_block_bracket", _bracket_block,
                           {"alt": ["paragraph", "reference", "blockquote", "list"]})

@@ -3,8 +3,8 @@
 ``p`` ranks hold ``2p`` stages folded into a V: rank ``r`` holds stage ``r`` (its down stage) and stage
 ``2p - 1 - r`` (its up stage). An action is ``("F", mb, stage)``, ``("B", mb, stage)`` (full backward),
 ``("I", mb, stage)`` (input gradient only), ``("W", mb, stage)`` (weight gradient only) or an
-overlapped pair ``(("F", mb1, s1), ("B", mb2, s2))``. README.md gives the exact rules; replace each
-``raise NotImplementedError`` with your code.
+overlapped pair ``(("F", mb1, s1), ("B", mb2, s2))``. The statement (README.md, or its translation
+README.<lang>.md) gives the exact rules; replace each ``raise NotImplementedError`` with your code.
 """
 
 from __future__ import annotations

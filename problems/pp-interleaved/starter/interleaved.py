@@ -2,7 +2,7 @@
 
 Rank ``r`` of ``p`` holds ``v`` model chunks; local chunk ``c`` is global virtual stage ``c * p + r``.
 An op is a tuple ``(chunk, op, micro_batch)`` with ``op`` ``"F"`` (forward) or ``"B"`` (backward).
-Read README.md for the rules; replace each ``raise NotImplementedError`` with your code.
+Read the statement (README.md, or README.zh.md in Chinese) for the rules; replace each ``raise NotImplementedError`` with your code.
 """
 
 from __future__ import annotations
