@@ -26,9 +26,10 @@ holds it) may record the expected timeline beside the learner's, under the name 
     record_property("expected", timeline(want, title="expected 1F1B, p=4 m=4"))
 
 When such a test fails, the page and ``judge -v`` draw the expected timeline under the learner's
-and mark the first difference on both (:func:`first_difference`). Neither ever shows an expected
-timeline of a secret test, but record it only in public tests: the Result of a secret test reaches
-other outputs too.
+and mark the first difference on both (:func:`first_difference`; when the order of operations is
+the same on every row, the first block at another time, :func:`first_timing_difference`). Neither
+ever shows an expected timeline of a secret test, but record it only in public tests: the Result of
+a secret test reaches other outputs too (``judge check`` fails a problem whose secret test does).
 """
 
 from __future__ import annotations
@@ -96,6 +97,27 @@ def first_difference(yours: Mapping[str, Any], expected: Mapping[str, Any]) -> t
     return None if best is None else (best[1], best[2])
 
 
+def first_timing_difference(yours: Mapping[str, Any], expected: Mapping[str, Any],
+                            tolerance: float = 1e-9) -> tuple[int, int] | None:
+    """Where two timelines with the same order of operations first differ in time: ``(row, index)`` of
+    the earliest block, in time, whose start or end differs from the expected one by more than
+    ``tolerance``; ``None`` when every block of every row is where it is expected (or a row's order
+    differs: that is :func:`first_difference`'s to say)."""
+    if first_difference(yours, expected) is not None:
+        return None
+    best: tuple[float, int, int] | None = None
+    for r, (a, b) in enumerate(zip(yours.get("stages", []), expected.get("stages", []))):
+        k = next((i for i, (x, y) in enumerate(zip(a, b))
+                  if abs(float(x["start"]) - float(y["start"])) > tolerance
+                  or abs(float(x["end"]) - float(y["end"])) > tolerance), None)
+        if k is None:
+            continue
+        when = min(float(a[k]["start"]), float(b[k]["start"]))
+        if best is None or (when, r) < best[:2]:
+            best = (when, r, k)
+    return None if best is None else (best[1], best[2])
+
+
 def render_timeline_text(artifact: Mapping[str, Any], width: int = 72,
                          mark: tuple[int, int] | None = None) -> str:
     """Render a timeline as text, one line per stage, one column per time unit when it fits.
@@ -110,13 +132,15 @@ def render_timeline_text(artifact: Mapping[str, Any], width: int = 72,
     stages = artifact.get("stages", [])
     total = float(artifact.get("total", 0.0))
     lines = [artifact.get("title", "")] if artifact.get("title") else []
+    stuck = {int(s["row"]): str(s["waiting"]) for s in artifact.get("stuck", []) or []}
+    name = artifact.get("rows", "stage")
+    if stages and total <= 0 and stuck:  # stuck before anything ran
+        return "\n".join(lines + [f"{name} {i} ||" + _stuck_note(stuck, i) for i in range(len(stages))])
     if not stages or total <= 0:
         return "\n".join(lines + ["(empty timeline)"])
-    stuck = {int(s["row"]): str(s["waiting"]) for s in artifact.get("stuck", []) or []}
     unit = _time_unit(stages)
     slots = round(total / unit)
     label_width = max(len(_label(b)) for row in stages for b in row)
-    name = artifact.get("rows", "stage")
     if slots * label_width > width * 4:
         return "\n".join(lines + [_compact_line(f"{name} {i}", row, mark[1] if mark and mark[0] == i else None)
                                   + _stuck_note(stuck, i) for i, row in enumerate(stages)])

@@ -23,6 +23,7 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "judge"
 _ENV = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")  # where gettext looks, in its order
 _active: gettext.NullTranslations = gettext.NullTranslations()
+_active_language = "en"  # the language asked for (``zh``, ``pt-BR``), whether or not it has a catalog
 
 
 def available_languages() -> list[str]:
@@ -47,6 +48,18 @@ def requested_language() -> str | None:
     return None
 
 
+def normalize(lang: str | None) -> str:
+    """A language as a statement's file name spells it: ``zh_CN.UTF-8`` -> ``zh-CN``, ``C`` -> ``en``."""
+    tag = (lang or "").split(":")[0].split(".")[0].split("@")[0].replace("_", "-")
+    return "en" if tag in ("", "C", "POSIX") else tag
+
+
+def current_language() -> str:
+    """The language :func:`use_language` made active (``en`` outside it): what the judge's words are in,
+    and what the problems' tests are told (:mod:`judge.lang`)."""
+    return _active_language
+
+
 def has_catalog(lang: str) -> bool:
     """Whether ``lang`` is English or has a catalog (``zh_CN`` finds ``zh``)."""
     if lang.replace("-", "_").split("_")[0].split(".")[0] in ("en", "C", "POSIX"):
@@ -57,12 +70,13 @@ def has_catalog(lang: str) -> bool:
 @contextmanager
 def use_language(lang: str | None = None) -> Iterator[gettext.NullTranslations]:
     """Within the block, :func:`_` translates into ``lang`` (None: the environment's language)."""
-    global _active
-    before, _active = _active, translation(lang)
+    global _active, _active_language
+    before = _active, _active_language
+    _active, _active_language = translation(lang), normalize(lang or requested_language())
     try:
         yield _active
     finally:
-        _active = before
+        _active, _active_language = before
 
 
 def _(message: str) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 PACKAGE = ROOT / "judge"
-LAYERS = {"core": 0, "artifacts": 0, "i18n": 0, "": 0, "sandbox": 1, "engines": 2, "formats": 2, "commands": 3, "__main__": 4}
+LAYERS = {"core": 0, "artifacts": 0, "i18n": 0, "lang": 0, "": 0, "sandbox": 1, "engines": 2, "formats": 2, "commands": 3, "__main__": 4}
 
 
 def modules() -> dict[str, Path]:

@@ -321,3 +321,21 @@ def test_check_holds_a_wrong_solution_to_the_points_it_must_lose(tmp_path: Path)
     assert code == 1, out
     assert "wrong/big_numbers.py" in out and "keeps 3 of 4 points (75%), but it must lose at least 50%" in out, out
     assert "loses_enough.py fails as it should" in out, out
+
+
+def test_a_secret_test_that_records_an_expected_timeline_fails_the_check(tmp_path: Path) -> None:
+    """Yours vs expected is for public tests only: a secret test's expected order is not the learner's to see."""
+    folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF})
+    (folder / "tests" / "secret" / "test_secret_order.py").write_text(
+        "from adder import add\n\nfrom judge.artifacts import timeline\n\n\n"
+        "def test_secret_order(record_property):\n"
+        "    record_property('timeline', timeline([[('F', 0, 0, add(0, 1))]], title='yours'))\n"
+        "    record_property('expected', timeline([[('F', 0, 0, 1)]], title='expected SECRET'))\n"
+        "    assert add(0, 1) == 1\n", encoding="utf-8")
+    code, out = check(folder)
+    assert code == 1, out
+    assert ("secret test tests/secret/test_secret_order.py::test_secret_order records an expected timeline "
+            "(record_property('expected', ...), seen with the reference)") in out, out
+    (folder / "tests" / "secret" / "test_secret_order.py").unlink()  # the same problem without it passes
+    code, out = check(folder)
+    assert code == 0, out

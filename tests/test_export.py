@@ -168,6 +168,42 @@ def test_gradescope_hostile_submissions_get_a_valid_zero(gradescope):
     assert nothing["score"] == 0 and "could not be read" in nothing["output"]
 
 
+def test_gradescope_export_lang_zh_writes_chinese_feedback(tmp_path, wheelhouse, gradescope):
+    """`judge export gradescope --lang zh` bakes the language into the bundle: the judge installed by the
+    other export's setup.sh then writes what students read in Chinese; keys, names and points do not change."""
+    _, root, user = gradescope
+    out = tmp_path / "autograder-zh.zip"
+    done = run_cli("export", "gradescope", "-o", str(out), "--problems", str(FX), "--wheels", str(wheelhouse),
+                   "--timeout", "2", "--python-version", PYTHON_VERSION, "--lang", "zh")
+    assert done.returncode == 0, done.stdout + done.stderr
+    source = tmp_path / "source"  # private until it is unreadable to others, as setup.sh leaves it
+    with zipfile.ZipFile(out) as archive:
+        archive.extractall(source)
+    assert json.loads((source / "pp-judge" / "config.json").read_text())["lang"] == "zh"
+    for path in [source, *source.rglob("*")]:
+        path.chmod(path.stat().st_mode & 0o700)
+    zh_root = root.parent / "autograder-zh"
+    zh_root.mkdir()
+    shutil.move(str(source), zh_root / "source")
+    shutil.copy(zh_root / "source" / "run_autograder", zh_root / "run_autograder")
+    (zh_root / "pp-judge-venv").symlink_to(root / "pp-judge-venv")  # the judge setup.sh installed
+    partly = {"fx-add/adder.py": b"def add(a, b):\n    return a - b\n"}  # passes test_zero[7-0] only
+    chinese, english = run_autograder(zh_root, user, partly), run_autograder(root, user, partly)
+    assert chinese["score"] == english["score"] and set(chinese) == set(english)
+    assert [(t["name"], t["score"], t["max_score"], t["status"], t["visibility"]) for t in chinese["tests"]] == [
+        (t["name"], t["score"], t["max_score"], t["status"], t["visibility"]) for t in english["tests"]]
+    assert "：公开测试 3 个中通过 1 个；1 个隐藏测试，截止日期后显示" in chinese["output"], chinese["output"]
+    assert ": public tests 1 of 3 passed; 1 secret test, shown after the due date" in english["output"]
+    failed = [t["output"] for t in chinese["tests"] if t["status"] == "failed" and t["visibility"] == "visible"]
+    assert len(failed) == 2 and all(o.startswith("**未通过**，位于 `") and o.split("\n")[0].endswith(" 行")
+                                    for o in failed), failed
+    assert "add(1, 2): expected 3, got -1" in failed[0]  # the test's own message, as the test wrote it
+    nothing = run_autograder(zh_root, user, {"notes.txt": b"I did not do it"})
+    assert nothing["score"] == 0
+    assert nothing["output"].startswith("**无法读取你的提交：** 其中没有已知的题目（应为 <题目 id>/<入口文件>，例如 "
+                                        "fx-add/adder.py）；其中有 notes.txt (不是任何题目的文件)"), nothing["output"]
+
+
 def test_prairielearn_statements_keep_their_images(tmp_path, wheelhouse):
     problem = tmp_path / "problems" / "fx-add"
     shutil.copytree(FX, problem)

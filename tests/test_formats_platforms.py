@@ -78,7 +78,7 @@ def test_gradescope_visibility_public_visible_secret_after_due_date_or_as_config
     visibility = {t["name"]: t["visibility"] for t in data["tests"]}
     assert visibility["fx-add: adds large numbers"] == "after_due_date"
     assert {v for n, v in visibility.items() if "large" not in n} == {"visible"}
-    assert "1 secret test(s), shown after the due date" in data["output"]
+    assert "1 secret test, shown after the due date" in data["output"]
     assert "0 of 1" not in data["output"], "the always-visible summary must not reveal a hidden secret result"
     published = dataclasses.replace(problem, gradescope_secret_visibility="after_published")
     data = render("gradescope", [scored["partly_failing"]], published)

@@ -196,3 +196,102 @@ def test_judge_grade_lang_zh_writes_chinese_feedback(tmp_path: Path, problems: P
     feedback = (out / "feedback" / "s1.md").read_text(encoding="utf-8")
     assert feedback.startswith("# s1 的反馈\n\n总分：**1 / 4** 分。\n"), feedback
     assert "| 题目 | 得分 | 结论 |" in feedback and "公开测试：" in feedback
+
+
+# -- the CLI's errors ------------------------------------------------------------------------------
+
+def test_cli_errors_in_chinese_with_lang_zh(tmp_path: Path, problems: Path) -> None:
+    missing = _judge("grade", "nowhere", "-o", str(tmp_path / "out"), "--problems", str(problems), "--lang", "zh",
+                     cwd=tmp_path)
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == "错误：nowhere：没有这个提交文件夹或提交", missing.stderr
+    unknown = _judge("export", "gradescope", "-o", str(tmp_path / "a.zip"), "--problems", str(problems),
+                     "--problem", "nope", "--lang", "zh", cwd=tmp_path)
+    assert unknown.returncode == 2 and "错误：--problem：未知的题目 nope" in unknown.stderr, unknown.stderr
+    bad_id = _judge("new", "Bad_Id", "--problems", str(tmp_path / "new"), "--lang", "zh", cwd=tmp_path)
+    assert bad_id.returncode == 2
+    assert "错误：'Bad_Id' 不是有效的 id：请用小写字母、数字和 '-'" in bad_id.stderr, bad_id.stderr
+    # our own check of an option's value, inside argparse's (English) frame
+    zero = _judge("practice/", "-j", "0", "--lang", "zh", cwd=tmp_path)
+    assert zero.returncode == 2 and "argument -j: 必须至少为 1" in zero.stderr, zero.stderr
+    # the same error in English without --lang (LANG=C.UTF-8), and in Chinese from the environment
+    english = _judge("grade", "nowhere", "-o", str(tmp_path / "out"), "--problems", str(problems), cwd=tmp_path)
+    assert english.stderr.strip() == "error: nowhere: no such submissions folder or submission"
+    by_env = _judge("grade", "nowhere", "-o", str(tmp_path / "out"), "--problems", str(problems), cwd=tmp_path,
+                    lang_env="zh_CN.UTF-8")
+    assert by_env.stderr.strip() == "错误：nowhere：没有这个提交文件夹或提交"
+
+
+def test_a_bad_problem_toml_is_reported_in_chinese(tmp_path: Path, problems: Path) -> None:
+    toml = problems / "fx-add" / "problem.toml"
+    toml.write_text(toml.read_text().replace('title = ', 'titel = ').replace('time_limit = 5', 'time_limit = 900'))
+    done = _judge("check", str(problems), "--lang", "zh", "-j", "1", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "problem.toml：3 处问题：" in done.stdout, done.stdout
+    assert "  - 未知字段 'titel'（是不是想写 'title'？）" in done.stdout
+    assert "  - 缺少字段 'title'" in done.stdout
+    assert "  - field 'time_limit': 900 必须在 0 到 600 秒之间" in done.stdout  # the field's name stays as written
+    missing = _judge("check", str(tmp_path / "nothing"), "--lang", "zh", cwd=tmp_path)
+    assert missing.returncode == 2 and f"错误：{tmp_path / 'nothing'}：没有这个题目文件夹" in missing.stdout
+
+
+# -- a problem's messages in the learner's language (judge.lang) -----------------------------------
+
+def test_say_picks_the_learners_language_and_falls_back_to_english() -> None:
+    from judge.lang import language, say, tests_language
+
+    assert language() == "en" and say("one over", zh="多了一个") == "one over"
+    with tests_language("zh_CN.UTF-8"):
+        assert language() == "zh-CN"
+        assert say("one over", zh="多了一个") == "多了一个"  # zh-CN finds zh
+        assert say("only in English") == "only in English"  # no translation: English
+        assert say("one over", zh="") == "one over"  # an empty translation is a missing one
+    with tests_language("pt-BR"):
+        assert say("one", pt_BR="um", pt="uno") == "um" and say("one", pt="uno") == "uno"
+    with tests_language(None):
+        assert language() == "en"
+
+
+def _practice_with_wrong(tmp_path: Path, problem: str, wrong: str) -> Path:
+    """A practice folder holding ``problem`` with its ``wrong/`` solution as the learner's file."""
+    from judge.commands.practice import create_practice
+    from judge.core.problem import load_problem
+    from judge.core.wrong import wrong_source
+
+    loaded = load_problem(ROOT / "problems" / problem)
+    create_practice(tmp_path / "practice", [loaded])
+    (tmp_path / "practice" / problem / loaded.entry).write_text(
+        wrong_source(loaded, loaded.path / "wrong" / wrong), encoding="utf-8")
+    return tmp_path / "practice" / problem
+
+
+def test_a_problem_hint_in_chinese_and_in_english_without_a_translation(tmp_path: Path) -> None:
+    """pp-1f1b-emulated's tests give the warm-up diagnosis in Chinese with --lang zh (the page's language,
+    in the browser); a language the tests have no words for reads the English hint."""
+    folder = _practice_with_wrong(tmp_path, "pp-1f1b-emulated", "warmup_one_extra.diff")
+    run = ("practice/pp-1f1b-emulated", "--problems", str(ROOT / "problems"), "--public-only", "-k",
+           "order_is_1f1b", "--timeout", "120", "-j", "1")
+    chinese = _judge(*run, "--lang", "zh", cwd=tmp_path)
+    assert chinese.returncode == 1, chinese.stdout + chinese.stderr
+    assert "预热数量多了一个" in chinese.stdout and "the warm-up count is one over" not in chinese.stdout, chinese.stdout
+    assert "stage 0：预期 F0 F1 B0 F2 B1 F3 B2 B3，实际 F0 F1 F2 B0 F3 B1 B2 B3" in chinese.stdout
+    french = _judge(*run, "--lang", "fr", cwd=tmp_path)
+    assert "the warm-up count is one over" in french.stdout and "预热" not in french.stdout, french.stdout
+    assert folder.is_dir()
+
+
+def test_an_untranslated_message_of_a_translated_problem_reads_in_english() -> None:
+    """p2p's runtime messages stay English (docs/glossary.md): in Chinese the learner reads the test's
+    Chinese frame around them; the hint the wrong solution declares for zh is its English one."""
+    from judge.commands.hints import hint_phrases, messages
+    from judge.core.problem import load_problem
+    from judge.core.wrong import wrong_source
+    from judge.engines.native import Job, judge_many
+
+    problem = load_problem(ROOT / "problems" / "pp-1f1b-emulated")
+    wrong = problem.path / "wrong" / "blocking_send.diff"
+    assert hint_phrases(wrong, "zh") == hint_phrases(wrong) == ["ranks wait in sends for partners"]
+    [result] = judge_many([Job(problem, None, include_secret=False, keyword="gradients_match_full_batch and 2-4",
+                               time_limit=120, source=wrong_source(problem, wrong), lang="zh")])
+    text = messages(result)
+    assert "你的循环在 blocking=False 时死锁了" in text and "ranks wait in sends for partners" in text, text

@@ -19,7 +19,8 @@
  *                                                     numpy, loaded in the background after a restore
  *                   {type: "boot-error", message}
  *                   {type: "image-kept"}              the restored image is on disk for the next boot
- *   page -> worker  {type: "run", runId, problem: {id, entry, files, wheels}, source, micropip}
+ *   page -> worker  {type: "run", runId, problem: {id, entry, files, wheels}, source, micropip, lang}
+ *                     (lang: the page's language, which the tests' messages follow: judge.lang)
  *                     (files only with the problem's first run or bare run in this worker)
  *   worker -> page  {type: "waiting", runId, text}    the run waits for numpy to finish loading
  *                   {type: "started", runId}          Python starts running the tests now
@@ -353,7 +354,7 @@ function tryCall(dir, entry, source, call) {
   }
 }
 
-async function run({ runId, problem, source, micropip, mode, call }) {
+async function run({ runId, problem, source, micropip, mode, call, lang }) {
   try {
     problem = withFiles(problem);
     if (problem.wheels && problem.wheels.length) {
@@ -371,7 +372,7 @@ async function run({ runId, problem, source, micropip, mode, call }) {
              ms: performance.now() - started });
       return;
     }
-    const { json, interrupted } = engine.run(dir, source);
+    const { json, interrupted } = engine.run(dir, source, false, lang || null);
     // The page knows whether it asked for the interrupt; it decides what the verdict is.
     post({ type: "done", runId, json, interrupted, ms: performance.now() - started });
   } catch (err) {

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from ..artifacts import EXPECTED
 from ..core import assets
 from ..core.degenerate import degenerate_sources
 from ..core.problem import Problem, ProblemError, discover_in
@@ -35,6 +36,7 @@ from ..core.result import Result, TestResult
 from ..core.wrong import WrongSolution, WrongSolutionError, load_wrong, unmet
 from ..engines import Job, get_engine
 from ..formats.terminal import Painter, use_colour
+from ..i18n import _
 from .hints import unmet_hints
 from .statements import DEFAULT_LANGUAGE, signatures, translations
 
@@ -80,7 +82,7 @@ def check_problems(roots: Path | Sequence[Path], parallel: int = 1, stream: Text
     try:
         problems, errors = discover_in(roots)
     except ProblemError as exc:
-        stream.write(f"error: {exc}\n")
+        stream.write(_("error: {message}").format(message=exc) + "\n")
         return 2
     where = ", ".join(str(root) for root in ([roots] if isinstance(roots, Path) else roots))
     stream.write(f"Checking {len(problems) + len(errors)} problem folder(s) in {where}\n")
@@ -186,7 +188,22 @@ def assess(problem: Problem, results: dict[str, Result],
         else:
             _expect_wrong(check, wrong_solution, result)
     _expect_nothing_earned(check, {label: r for label, r in results.items() if label.startswith(DEGENERATE)})
+    check.failures += secret_expected(results)
     return check
+
+
+def secret_expected(results: dict[str, Result]) -> list[str]:
+    """Secret tests that record an expected timeline (``record_property("expected", ...)``): their
+    expected orders are not the learner's to see, and a secret test's Result reaches other outputs
+    than the page and the terminal (which never draw it). One finding per test, whichever run showed it."""
+    found: dict[str, str] = {}
+    for label, result in results.items():
+        for test in result.tests:
+            if test.visibility == "secret" and any(a.get("name") == EXPECTED for a in test.artifacts):
+                found.setdefault(test.id, label)
+    return [f"secret test {test_id} records an expected timeline (record_property({EXPECTED!r}, ...), seen with "
+            f"the {label}): record one only in public tests, whose expected order the learner has anyway"
+            for test_id, label in found.items()]
 
 
 def _expect_nothing_earned(check: ProblemCheck, results: dict[str, Result]) -> None:

@@ -27,7 +27,7 @@ from .. import __version__
 from ..core.errors import ExitCode, JudgeError, UsageError
 from ..core.problem import Problem, ProblemError, discover_problems
 from ..formats import FORMATS, FormatContext
-from ..i18n import available_languages, has_catalog, use_language
+from ..i18n import _, available_languages, current_language, has_catalog, use_language
 
 if TYPE_CHECKING:
     from ..engines import Engine
@@ -70,34 +70,50 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = argv[0] if argv and argv[0] in _COMMANDS else "judge"
     if command != "judge":
         argv = argv[1:]
-    parser = _parsers()[command]
-    args = parser.parse_args(argv)
+    lang = _lang_option(argv)
     try:
-        with use_language(getattr(args, "lang", None)):
-            _language_note(getattr(args, "lang", None))
+        with use_language(lang):
+            parser = _parsers()[command]
+            args = parser.parse_args(argv)  # argparse's own words stay English; ours (-j's check) are translated
+            _language_note(lang)
             return int(_HANDLERS[command](args))
     except JudgeError as exc:  # every error the user can fix, from every command (judge.core.errors)
-        print(f"error: {exc}", file=sys.stderr)
+        with use_language(lang):
+            print(_("error: {message}").format(message=exc), file=sys.stderr)
         return int(exc.exit_code)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        with use_language(lang):
+            print(_("interrupted"), file=sys.stderr)
         return ExitCode.INTERRUPTED
     except BrokenPipeError:  # the reader went away (e.g. `judge check | head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.FAILED
 
 
+def _lang_option(argv: list[str]) -> str | None:
+    """The value of ``--lang`` (the last one given), read before parsing: the parser's own checks speak it too."""
+    lang = None
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--lang" and i + 1 < len(argv):
+            lang = argv[i + 1]
+        elif arg.startswith("--lang="):
+            lang = arg.split("=", 1)[1]
+    return lang or None
+
+
 def _language_note(lang: str | None) -> None:
     """A language asked for with --lang that has no catalog: the messages read in English, said once."""
     if lang and not has_catalog(lang):
-        print(f"note: the judge's messages have no {lang} translation (there are: en, "
-              f"{', '.join(available_languages())}); they read in English", file=sys.stderr)
+        print(_("note: the judge's messages have no {lang} translation (there are: en, {languages}); they read in "
+                "English").format(lang=lang, languages=", ".join(available_languages())), file=sys.stderr)
 
 
-def language_option(parser: argparse.ArgumentParser) -> None:
+def language_option(parser: argparse.ArgumentParser, what: str = "the report's words and the errors") -> None:
     """--lang: the language of the judge's own words (default: the environment's, as $LANG)."""
-    parser.add_argument("--lang", metavar="LANG", help="the language of the report's words, e.g. zh or en "
-                        "(default: from $LANGUAGE, $LC_ALL, $LC_MESSAGES or $LANG; English without a translation)")
+    parser.add_argument("--lang", metavar="LANG", help=f"the language of {what}, e.g. zh or en (default: from "
+                        "$LANGUAGE, $LC_ALL, $LC_MESSAGES or $LANG; English without a translation)")
 
 
 def _parsers() -> dict[str, argparse.ArgumentParser]:
@@ -133,6 +149,7 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     check.add_argument("--mutants-budget", type=float, metavar="SECONDS",
                        help="with --mutants: stop judging mutants after SECONDS (the rest is reported as not judged)")
     sandbox_options(check)
+    language_option(check, "the errors and the tests' messages")
 
     new = argparse.ArgumentParser(
         prog="judge new", description="Scaffold a problem folder DIR/ID: a small working example (statement, "
@@ -149,6 +166,7 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     new.add_argument("--title", metavar="TEXT", help="the title (default: from the id)")
     new.add_argument("--problems", type=Path, metavar="DIR", help="where to create it (default: $JUDGE_PROBLEMS, "
                      "else ./problems)")
+    language_option(new, "the errors")
 
     build = argparse.ArgumentParser(
         prog="judge build", epilog=PROBLEMS_SOURCE,
@@ -163,6 +181,7 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     build.add_argument("--github-pages-workflow", action="store_true", help="also write .github/workflows/pages.yml "
                        "in the current folder (your repository's root): GitHub builds and publishes the site on "
                        "every push to main")
+    language_option(build, "the errors")
 
     serve = argparse.ArgumentParser(prog="judge serve", description="Build the site and serve it on localhost.",
                                     epilog=PROBLEMS_SOURCE)
@@ -171,6 +190,7 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--pyodide", choices=("self", "cdn"), default="self")
     serve.add_argument("--problems", type=Path, metavar="DIR", help=_PROBLEMS_HELP)
+    language_option(serve, "the errors")
     grade = _grade_parser()
     export = _export_parser()
     for parser in (judge, check, new, build, serve, grade, export):
@@ -196,7 +216,7 @@ def _grade_parser() -> argparse.ArgumentParser:
     grade.add_argument("--feedback", choices=FEEDBACK_LEVELS, default="names",
                        help="what feedback/ shows of the secret tests: full (names and messages, never "
                        "their code), names (name and pass/fail; the default) or none")
-    language_option(grade)
+    language_option(grade, "the feedback files and the errors")
     grade.add_argument("--force", action="store_true", help="judge every submission again, changed or not")
     grade.add_argument("--deadline", metavar="TIME", help="late policy: the deadline, e.g. 2026-12-01T23:59 (the "
                        "LMS's local time); applies where the layout gives submission times (Blackboard)")
@@ -213,7 +233,7 @@ def _grade_parser() -> argparse.ArgumentParser:
 def _share(value: str) -> float:
     share = float(value)
     if not 0 <= share <= 1:
-        raise argparse.ArgumentTypeError("must be between 0 and 1")
+        raise argparse.ArgumentTypeError(_("must be between 0 and 1"))
     return share
 
 
@@ -250,6 +270,8 @@ def _export_parser() -> argparse.ArgumentParser:
     export.add_argument("--image", metavar="IMAGE", help="prairielearn: the grading image (default python:X.Y-slim)")
     export.add_argument("-j", dest="parallel", type=_positive, default=os.cpu_count() or 1, metavar="N",
                         help="judge N reference solutions in parallel")
+    language_option(export, "what students read on the platform (feedback, the tests' messages; baked into the "
+                    "export) and of the errors")
     return export
 
 
@@ -283,14 +305,14 @@ def native_engine(args: argparse.Namespace, problems: list[Problem], grading: bo
     if grading:
         print(f"Sandbox: {sandbox.summary}" + (f" [{sandbox.note}]" if sandbox.note else ""), file=sys.stderr)
         if sandbox.warning:
-            print(f"warning: {sandbox.warning}", file=sys.stderr)
+            print(_("warning: {message}").format(message=sandbox.warning), file=sys.stderr)
     return get_engine("native", sandbox=sandbox)
 
 
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+        raise argparse.ArgumentTypeError(_("must be at least 1"))
     return value
 
 
@@ -298,9 +320,9 @@ def _load_problems(folder: Path | None, published: bool = False) -> list[Problem
     root = folder or default_problems_dir()
     problems, errors = discover_problems(root, published=published)
     for error in errors:
-        print(f"warning: skipping a broken problem folder: {error}", file=sys.stderr)
+        print(_("warning: skipping a broken problem folder: {error}").format(error=error), file=sys.stderr)
     if not problems:
-        raise ProblemError(f"{root}: no valid problem folders found")
+        raise ProblemError(_("{folder}: no valid problem folders found").format(folder=root))
     return problems
 
 
@@ -312,10 +334,12 @@ def _run_judge(args: argparse.Namespace) -> int:
     problems = _load_problems(args.problems, published=True)  # judging needs no reference (exported sets have none)
     target = Path(args.path)
     if target.exists() and not target.is_dir():
-        raise UsageError(f"{target} is a file; give the practice folder (or one problem's folder in it)")
+        raise UsageError(_("{path} is a file; give the practice folder (or one problem's folder in it)")
+                         .format(path=target))
     if holds_problems(target) or (target / "problem.toml").is_file():
-        raise UsageError(f"{target} holds problem folders (problem.toml), not a learner's work: to verify them run "
-                         f"`judge check {target}`; to practise them, `judge practice/ --problems {target}`")
+        raise UsageError(_("{path} holds problem folders (problem.toml), not a learner's work: to verify them run "
+                           "`judge check {path}`; to practise them, `judge practice/ --problems {path}`")
+                         .format(path=target))
     if not target.exists():
         _refuse_typo(target, problems)
     if not target.exists() or _is_practice_root(target, problems):
@@ -327,11 +351,12 @@ def _run_judge(args: argparse.Namespace) -> int:
                   f"`python -m judge {args.path}` again.\n")
     workspace = find_solutions(target, problems)
     for warning in workspace.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(_("warning: {message}").format(message=warning), file=sys.stderr)
     if workspace.unknown:
-        print(f"note: {_unknown_note(workspace.unknown, args.problems)}", file=sys.stderr)
+        print(_("note: {message}").format(message=_unknown_note(workspace.unknown, args.problems)), file=sys.stderr)
     if not workspace.solutions:
-        raise UsageError(f"no solutions found in {target} (expected {target}/<problem-id>/<entry file>)")
+        raise UsageError(_("no solutions found in {path} (expected {path}/<problem-id>/<entry file>)")
+                         .format(path=target))
 
     engine = native_engine(args, problems, grading=False)
 
@@ -362,7 +387,8 @@ def write_formats(args: argparse.Namespace, results: list, context: FormatContex
             try:
                 fmt.write(results, path, context)
             except OSError as exc:
-                raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+                raise UsageError(_("cannot write {path}: {reason}").format(path=path, reason=exc.strerror or exc)) \
+                    from None
 
 
 def _not_started(solutions: list[tuple[Problem, Path]]) -> dict[str, str]:
@@ -381,11 +407,12 @@ def _unknown_note(unknown: list[str], given: Path | None) -> str:
     """Why folders of the practice folder are not problems, when the example problems are hidden by ./problems."""
     source = given or default_problems_dir()
     bundled = {p.name for p in bundled_problems_dir().iterdir() if (p / "problem.toml").is_file()}
-    shown = ", ".join(unknown[:4]) + (f" and {len(unknown) - 4} more" if len(unknown) > 4 else "")
-    note = f"{len(unknown)} folder(s) are not problems of {source} ({shown}); they were skipped."
+    shown = ", ".join(unknown[:4]) + (_(" and {n} more").format(n=len(unknown) - 4) if len(unknown) > 4 else "")
+    note = _("{n} folder(s) are not problems of {source} ({shown}); they were skipped.").format(
+        n=len(unknown), source=source, shown=shown)
     if source != bundled_problems_dir() and set(unknown) & bundled:
-        note += (" The judge's example problems are used only when no ./problems folder holds problems: "
-                 "`judge new --examples` copies them into ./problems, or give --problems.")
+        note += " " + _("The judge's example problems are used only when no ./problems folder holds problems: "
+                        "`judge new --examples` copies them into ./problems, or give --problems.")
     return note
 
 
@@ -397,12 +424,14 @@ def _refuse_typo(target: Path, problems: list[Problem]) -> None:
     closest = difflib.get_close_matches(target.name, ids, n=1, cutoff=0.6)
     parent = target.parent if str(target.parent) else Path(".")
     if _is_practice_root(parent, problems) or parent.name in ids:
-        suggestion = f"; did you mean {parent / closest[0]}?" if closest else f" (problems: {', '.join(ids)})"
-        raise UsageError(f"{target}: no such problem folder in the practice folder {parent}{suggestion}")
+        suggestion = (_("; did you mean {path}?").format(path=parent / closest[0]) if closest
+                      else _(" (problems: {ids})").format(ids=", ".join(ids)))
+        raise UsageError(_("{path}: no such problem folder in the practice folder {parent}").format(
+            path=target, parent=parent) + suggestion)
     if closest and target.name not in ("practice",):
-        raise UsageError(f"{target} does not exist and looks like the problem id {closest[0]!r}; give the "
-                         f"practice folder that holds it (e.g. practice/{closest[0]}), or a new folder name "
-                         "to create a practice folder")
+        raise UsageError(_("{path} does not exist and looks like the problem id {id!r}; give the practice folder "
+                           "that holds it (e.g. practice/{id}), or a new folder name to create a practice folder")
+                         .format(path=target, id=closest[0]))
 
 
 def _is_practice_root(target: Path, problems: list[Problem]) -> bool:
@@ -434,7 +463,7 @@ def _run_new(args: argparse.Namespace) -> int:
               f" (those already there were left as they are). Check them: judge check {root}")
         return EXIT_OK
     if not args.id:
-        raise UsageError("judge new: give a problem id (or --examples to copy the example problems)")
+        raise UsageError(_("judge new: give a problem id (or --examples to copy the example problems)"))
     try:
         written = scaffold(root, args.id, entry=args.entry, title=args.title)
     except ValueError as exc:
@@ -457,13 +486,15 @@ def _run_build(args: argparse.Namespace) -> int:
     from .site.build import build_site
 
     if inside_judge_package(args.site_dir):
-        raise UsageError(f"{args.site_dir} is inside the judge's own package; write the site elsewhere")
+        raise UsageError(_("{path} is inside the judge's own package; write the site elsewhere")
+                         .format(path=args.site_dir))
     from .site.course import COURSE_FILE, course_text
 
     problems = args.problems or default_problems_dir()
     if args.github_pages_workflow and (args.title or args.intro):
-        raise UsageError(f"--github-pages-workflow: put the title and intro in {problems / COURSE_FILE} (title = "
-                         "\"...\", intro = \"...\"), which the workflow's build reads too, instead of --title/--intro")
+        raise UsageError(_("--github-pages-workflow: put the title and intro in {file} (title = \"...\", intro = "
+                           "\"...\"), which the workflow's build reads too, instead of --title/--intro")
+                         .format(file=problems / COURSE_FILE))
     build_site(args.site_dir, pyodide=args.pyodide, problems_dir=problems,
                course=course_text(problems, args.title, args.intro))
     print(f"Wrote the site to {args.site_dir}/ (Pyodide: {args.pyodide}), with {args.site_dir}/_headers for "
@@ -480,11 +511,11 @@ def _write_pages_workflow(args: argparse.Namespace, problems: Path) -> str:
     here = Path.cwd().resolve()
     site, source = args.site_dir.resolve(), problems.resolve()
     if here not in site.parents:
-        raise UsageError(f"--github-pages-workflow: {args.site_dir} must be inside the current folder "
-                         "(the repository's root), e.g. `judge build site --github-pages-workflow`")
+        raise UsageError(_("--github-pages-workflow: {path} must be inside the current folder (the repository's "
+                           "root), e.g. `judge build site --github-pages-workflow`").format(path=args.site_dir))
     if source != here and here not in source.parents:
-        raise UsageError(f"--github-pages-workflow: the problems ({problems}) must be in the repository: "
-                         "run it from the course folder that holds them")
+        raise UsageError(_("--github-pages-workflow: the problems ({path}) must be in the repository: run it from "
+                           "the course folder that holds them").format(path=problems))
     given = None if source == (here / "problems") else source.relative_to(here).as_posix()
     wheel = _course_wheel(here, source)
     try:
@@ -527,7 +558,7 @@ def _run_grade(args: argparse.Namespace) -> int:
 
     problems = _load_problems(args.problems)
     if not args.submissions.exists():
-        raise UsageError(f"{args.submissions}: no such submissions folder or submission")
+        raise UsageError(_("{path}: no such submissions folder or submission").format(path=args.submissions))
     _refuse_inside(args.out_dir, args.submissions)
     try:
         late = LatePolicy(parse_deadline(args.deadline), args.late_penalty) if args.deadline else None
@@ -561,7 +592,8 @@ def _refuse_inside(out_dir: Path, submissions: Path) -> None:
     """The output folder must not be (inside) the submissions folder: it would be read as a submission."""
     out, subs = out_dir.resolve(), submissions.resolve()
     if subs.is_dir() and (out == subs or subs in out.parents):
-        raise UsageError(f"{out_dir} is inside the submissions folder {submissions}; choose another output folder")
+        raise UsageError(_("{out} is inside the submissions folder {submissions}; choose another output folder")
+                         .format(out=out_dir, submissions=submissions))
 
 
 def _run_export(args: argparse.Namespace) -> int:
@@ -571,14 +603,14 @@ def _run_export(args: argparse.Namespace) -> int:
     if args.only:
         unknown = sorted(set(args.only) - {p.id for p in problems})
         if unknown:
-            raise UsageError(f"--problem: unknown problem(s) {', '.join(unknown)}")
+            raise UsageError(_("--problem: unknown problem(s) {ids}").format(ids=", ".join(unknown)))
         problems = [p for p in problems if p.id in args.only]
     if args.platform != "gradescope" and args.out.exists():
-        raise UsageError(f"{args.out} exists; give a new folder")
+        raise UsageError(_("{path} exists; give a new folder").format(path=args.out))
     options = ExportOptions(out=args.out, problems=problems, wheels=args.wheels, timeout=args.timeout,
                             feedback=args.feedback, python_version=args.python_version,
                             platform_tag=args.platform_tag, parallel=args.parallel, private_tests=args.private_tests,
-                            tests_out=args.tests_out, image=args.image)
+                            tests_out=args.tests_out, image=args.image, lang=current_language())
     for line in export(args.platform, options):
         print(line)
     return EXIT_OK

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from ..core.problem import ID_PATTERN
+from ..i18n import _
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # the judge package (judge/)
 _SHADOWED = {"judge", "pytest", "numpy", "conftest", "_pytest", "pluggy"}  # modules the tests themselves import
@@ -156,17 +157,18 @@ FILES = {  # path (with @@MODULE@@ / @@ENTRY@@) -> template; the order `new` lis
 def scaffold(root: Path, problem_id: str, entry: str = "solution.py", title: str | None = None) -> list[Path]:
     """Create ``root/problem_id`` from the template; return the files written. ValueError if it cannot."""
     if not ID_PATTERN.match(problem_id):
-        raise ValueError(f"{problem_id!r} is not a valid id: use lowercase letters, digits and '-'")
+        raise ValueError(_("{id!r} is not a valid id: use lowercase letters, digits and '-'").format(id=problem_id))
     entry = entry_file_name(entry)
     title = (title or problem_id.replace("-", " ").capitalize()).strip()
     if not title or "\n" in title:
-        raise ValueError("--title must be one non-empty line")
+        raise ValueError(_("--title must be one non-empty line"))
     folder = root / problem_id
     if inside_judge_package(folder):
-        raise ValueError(f"{folder} is inside the judge's own package ({_PACKAGE}); problems belong in your "
-                         "course folder: run `judge new` there (it writes ./problems/ID) or give --problems DIR")
+        raise ValueError(_("{path} is inside the judge's own package ({package}); problems belong in your course "
+                           "folder: run `judge new` there (it writes ./problems/ID) or give --problems DIR")
+                         .format(path=folder, package=_PACKAGE))
     if folder.exists():
-        raise ValueError(f"{folder} already exists; choose another id")
+        raise ValueError(_("{path} already exists; choose another id").format(path=folder))
     values = {"@@ID@@": problem_id, "@@TITLE@@": title, "@@TITLE_TOML@@": json.dumps(title, ensure_ascii=False),
               "@@ENTRY@@": entry, "@@MODULE@@": entry[:-3]}
     written = []
@@ -184,7 +186,8 @@ def copy_examples(source: Path, root: Path) -> list[Path]:
     for folder in sorted(p for p in source.iterdir() if (p / "problem.toml").is_file()):
         target = root / folder.name
         if inside_judge_package(target):
-            raise ValueError(f"{target} is inside the judge's own package; copy the examples into your course folder")
+            raise ValueError(_("{path} is inside the judge's own package; copy the examples into your course folder")
+                             .format(path=target))
         if target.exists():
             continue
         shutil.copytree(folder, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -197,12 +200,13 @@ def entry_file_name(entry: str) -> str:
     entry = entry if entry.endswith(".py") else entry + ".py"
     module = entry[:-3]
     if not module.isidentifier() or keyword.iskeyword(module) or "/" in entry:
-        raise ValueError(f"--entry {entry!r}: must be a Python module file name like 'pp_sim.py'")
+        raise ValueError(f"--entry {entry!r}: " + _("must be a Python module file name like 'pp_sim.py'"))
     if module.startswith("test_"):
-        raise ValueError(f"--entry {entry!r}: pytest would collect it as a test file; choose another name")
+        raise ValueError(f"--entry {entry!r}: " + _("pytest would collect it as a test file; choose another name"))
     if module in sys.stdlib_module_names or module in _SHADOWED:
-        raise ValueError(f"--entry {entry!r}: the learner's file would hide the module `{module}` from the judge, "
-                         "pytest and the tests; choose another name")
+        raise ValueError(f"--entry {entry!r}: " + _("the learner's file would hide the module `{module}` from the "
+                                                    "judge, pytest and the tests; choose another name").format(
+                                                        module=module))
     return entry
 
 

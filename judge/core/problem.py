@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..i18n import _
 from .errors import JudgeError
 
 FORMAT_VERSION = 1
@@ -163,7 +164,7 @@ def load_problem(path: str | Path, published: bool = False) -> Problem:
     """
     folder = Path(path).resolve()
     if not folder.is_dir():
-        raise ProblemError(f"{folder}: not a folder")
+        raise ProblemError(_("{path}: not a folder").format(path=folder))
     meta = _read_toml(folder / "problem.toml")
     _check_meta(meta, folder)
     entry = meta["entry"]
@@ -191,7 +192,8 @@ def load_problem(path: str | Path, published: bool = False) -> Problem:
         problem.reference_path = reference
         problem.equivalent_mutants = load_equivalent_mutants(folder / "reference" / EQUIVALENT_MUTANTS)
     elif not published:
-        raise ProblemError(f"{reference}: missing reference solution (reference/{entry})")
+        raise ProblemError(_("{path}: missing reference solution (reference/{entry})").format(path=reference,
+                                                                                               entry=entry))
     _check_files(problem)
     return problem
 
@@ -251,7 +253,7 @@ def discover_problems(root: str | Path, published: bool = False) -> tuple[list[P
     elif root.is_dir():
         folders = sorted(p for p in root.iterdir() if (p / "problem.toml").is_file())
     else:
-        raise ProblemError(f"{root}: no such problems folder")
+        raise ProblemError(_("{path}: no such problems folder").format(path=root))
     problems: list[Problem] = []
     errors: list[ProblemError] = []
     seen: dict[str, Path] = {}
@@ -262,8 +264,7 @@ def discover_problems(root: str | Path, published: bool = False) -> tuple[list[P
             errors.append(exc)
             continue
         if problem.id in seen:
-            errors.append(ProblemError(
-                f"{folder / 'problem.toml'}: field 'id': duplicate id {problem.id!r} (also in {seen[problem.id]})"))
+            errors.append(ProblemError(_duplicate(folder, problem.id, seen[problem.id])))
             continue
         seen[problem.id] = folder
         problems.append(problem)
@@ -287,8 +288,7 @@ def discover_in(roots: str | Path | Sequence[str | Path], published: bool = Fals
         errors += [e for e in failed if str(e) not in {str(known) for known in errors}]
         for problem in found:
             if problem.id in seen and seen[problem.id].resolve() != problem.path.resolve():
-                errors.append(ProblemError(f"{problem.path / 'problem.toml'}: field 'id': duplicate id "
-                                           f"{problem.id!r} (also in {seen[problem.id]})"))
+                errors.append(ProblemError(_duplicate(problem.path, problem.id, seen[problem.id])))
             elif problem.id not in seen:
                 seen[problem.id] = problem.path
                 problems.append(problem)
@@ -296,23 +296,29 @@ def discover_in(roots: str | Path | Sequence[str | Path], published: bool = Fals
     return problems, errors
 
 
+def _duplicate(folder: Path, ident: str, other: Path) -> str:
+    return f"{folder / 'problem.toml'}: field 'id': " + _("duplicate id {id!r} (also in {other})").format(
+        id=ident, other=other)
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)
     except FileNotFoundError:
-        raise ProblemError(f"{path}: missing (every problem folder needs a problem.toml)") from None
+        raise ProblemError(_("{path}: missing (every problem folder needs a problem.toml)").format(path=path)) \
+            from None
     except tomllib.TOMLDecodeError as exc:
-        raise ProblemError(f"{path}: invalid TOML: {exc}") from None
+        raise ProblemError(_("{path}: invalid TOML: {error}").format(path=path, error=exc)) from None
 
 
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ProblemError(f"{path}: missing") from None
+        raise ProblemError(_("{path}: missing").format(path=path)) from None
     except UnicodeDecodeError as exc:
-        raise ProblemError(f"{path}: not UTF-8 text ({exc})") from None
+        raise ProblemError(_("{path}: not UTF-8 text ({error})").format(path=path, error=exc)) from None
 
 
 def _python_files(folder: Path, *patterns: str) -> list[Path]:
@@ -330,7 +336,8 @@ def _check_meta(meta: dict[str, Any], folder: Path) -> None:
     if len(errors) == 1:
         raise ProblemError(f"{where}: {errors[0]}")
     if errors:
-        raise ProblemError(f"{where}: {len(errors)} problems:\n" + "\n".join(f"  - {e}" for e in errors))
+        raise ProblemError(_("{path}: {n} problems:").format(path=where, n=len(errors)) + "\n"
+                           + "\n".join(f"  - {e}" for e in errors))
 
 
 _PLACEHOLDERS = {"format": FORMAT_VERSION, "difficulty": DIFFICULTIES[0], "entry": "x.py", "title": "x",
@@ -345,15 +352,18 @@ def _structure_errors(meta: dict[str, Any]) -> list[str]:
     errors = []
     for key in sorted(set(meta) - set(allowed)):
         close = difflib.get_close_matches(key, allowed, n=1)
-        errors.append(f"unknown field(s) {key!r}" + (f" (did you mean {close[0]!r}?)" if close else
-                                                      f" (allowed: {', '.join(allowed)})"))
+        errors.append(_("unknown field(s) {key!r}").format(key=key)
+                      + (_(" (did you mean {key!r}?)").format(key=close[0]) if close else
+                         _(" (allowed: {keys})").format(keys=", ".join(allowed))))
     for key, kind in {**_REQUIRED, **_OPTIONAL}.items():
         if key not in meta:
             if key in _REQUIRED:
-                errors.append(f"missing field '{key}'")
+                errors.append(_("missing field {key}").format(key=f"'{key}'"))
         elif isinstance(meta[key], bool) or not isinstance(meta[key], kind):  # type: ignore[arg-type]
             names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
-            errors.append(f"field '{key}': expected {names}, got {type(meta[key]).__name__} {meta[key]!r}")
+            # "field 'KEY'" stays as written: _check_meta recognises the fields already reported by it
+            errors.append(f"field '{key}': " + _("expected {types}, got {type} {value!r}").format(
+                types=names, type=type(meta[key]).__name__, value=meta[key]))
     return errors
 
 
@@ -361,38 +371,43 @@ def _value_errors(meta: dict[str, Any], folder: Path) -> Iterator[str]:
     """Checks of the values of well-typed fields (a field missing or of the wrong type is skipped)."""
     meta = {**_PLACEHOLDERS, **{"id": folder.name, "time_limit": 600}, **meta}
     if meta["format"] != FORMAT_VERSION:
-        yield f"field 'format': this judge reads format {FORMAT_VERSION}, got {meta['format']}"
+        yield "field 'format': " + _("this judge reads format {version}, got {got}").format(version=FORMAT_VERSION,
+                                                                                             got=meta["format"])
     if not ID_PATTERN.match(meta["id"]):
-        yield f"field 'id': {meta['id']!r} must be lowercase letters, digits and '-'"
+        yield "field 'id': " + _("{value!r} must be lowercase letters, digits and '-'").format(value=meta["id"])
     elif meta["id"] != folder.name:
-        yield f"field 'id': {meta['id']!r} does not match the folder name {folder.name!r}"
+        yield "field 'id': " + _("{value!r} does not match the folder name {folder!r}").format(value=meta["id"],
+                                                                                                folder=folder.name)
     if meta["difficulty"] not in DIFFICULTIES:
-        yield f"field 'difficulty': {meta['difficulty']!r} is not one of {', '.join(DIFFICULTIES)}"
+        yield "field 'difficulty': " + _("{value!r} is not one of {allowed}").format(
+            value=meta["difficulty"], allowed=", ".join(DIFFICULTIES))
     entry = meta["entry"]
     if not (entry.endswith(".py") and entry[:-3].isidentifier() and not keyword.iskeyword(entry[:-3])):
-        yield f"field 'entry': {entry!r} must be a Python module file name like 'pp_sim.py'"
+        yield "field 'entry': " + _("{value!r} must be a Python module file name like 'pp_sim.py'").format(value=entry)
     if not 0 < meta["time_limit"] <= 600:
-        yield f"field 'time_limit': {meta['time_limit']} must be between 0 and 600 seconds"
+        yield "field 'time_limit': " + _("{value} must be between 0 and 600 seconds").format(value=meta["time_limit"])
     if "memory_limit" in meta and not 64 <= meta["memory_limit"] <= 65536:
-        yield f"field 'memory_limit': {meta['memory_limit']} must be between 64 and 65536 MiB"
+        yield "field 'memory_limit': " + _("{value} must be between 64 and 65536 MiB").format(
+            value=meta["memory_limit"])
     if "points" in meta and not 0 < meta["points"] <= 10000:
-        yield f"field 'points': {meta['points']} must be more than 0 and at most 10000"
+        yield "field 'points': " + _("{value} must be more than 0 and at most 10000").format(value=meta["points"])
     if meta.get("scoring", "proportional") not in ("proportional", "all-or-nothing"):
-        yield f"field 'scoring': {meta['scoring']!r} is not one of proportional, all-or-nothing"
+        yield "field 'scoring': " + _("{value!r} is not one of {allowed}").format(
+            value=meta["scoring"], allowed="proportional, all-or-nothing")
     if "test_time_limit" in meta and not 0 < meta["test_time_limit"] <= meta["time_limit"]:
-        yield (f"field 'test_time_limit': {meta['test_time_limit']} must be more than 0 "
-               f"and at most time_limit ({meta['time_limit']})")
+        yield "field 'test_time_limit': " + _("{value} must be more than 0 and at most time_limit ({limit})").format(
+            value=meta["test_time_limit"], limit=meta["time_limit"])
     if meta.get("gradescope_secret_visibility", "after_due_date") not in GRADESCOPE_VISIBILITIES:
-        yield (f"field 'gradescope_secret_visibility': {meta['gradescope_secret_visibility']!r} "
-               f"is not one of {', '.join(GRADESCOPE_VISIBILITIES)}")
+        yield "field 'gradescope_secret_visibility': " + _("{value!r} is not one of {allowed}").format(
+            value=meta["gradescope_secret_visibility"], allowed=", ".join(GRADESCOPE_VISIBILITIES))
     for key in ("tags", "packages"):
         if not all(isinstance(item, str) for item in meta.get(key, [])):
-            yield f"field '{key}': every item must be a string"
+            yield f"field '{key}': " + _("every item must be a string")
     yield from _boundary_errors(meta.get("boundary", {}))
     yield from _objective_errors(meta.get("objectives", []), meta.get("points"))
     for key in ("title", "summary"):
         if not meta[key].strip() or "\n" in meta[key]:
-            yield f"field '{key}': must be one non-empty line"
+            yield f"field '{key}': " + _("must be one non-empty line")
 
 
 def _boundary_errors(table: dict[str, Any]) -> Iterator[str]:
@@ -492,16 +507,17 @@ def _points_errors(tables: list[dict[str, Any]], points: Any) -> Iterator[str]:
 def _check_files(problem: Problem) -> None:
     public = [p for p in problem.public_test_files if p.name.startswith("test_")]
     if not public:
-        raise ProblemError(f"{problem.path / 'tests' / 'public'}: no test_*.py file "
-                           "(at least one public test file is required)")
+        raise ProblemError(_("{path}: no test_*.py file (at least one public test file is required)").format(
+            path=problem.path / "tests" / "public"))
     seen: dict[str, Path] = {}
     for path in problem.public_test_files + problem.secret_test_files + problem.support_files:
         if path.name in seen:
-            raise ProblemError(f"{path}: file name clashes with {seen[path.name]} "
-                               "(test and helper module names must be unique)")
+            raise ProblemError(_("{path}: file name clashes with {other} (test and helper module names must be "
+                                 "unique)").format(path=path, other=seen[path.name]))
         seen[path.name] = path
     if problem.entry in seen:
-        raise ProblemError(f"{seen[problem.entry]}: has the same name as the entry file {problem.entry}")
+        raise ProblemError(_("{path}: has the same name as the entry file {entry}").format(
+            path=seen[problem.entry], entry=problem.entry))
     for path in problem.public_test_files + problem.secret_test_files + problem.support_files:
         _check_syntax(path)
     _check_boundary(problem)
@@ -546,4 +562,5 @@ def _check_syntax(path: Path) -> None:
     try:
         compile(_read_text(path), str(path), "exec")
     except SyntaxError as exc:
-        raise ProblemError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
+        raise ProblemError(_("{path}:{line}: syntax error: {error}").format(path=path, line=exc.lineno,
+                                                                            error=exc.msg)) from None

@@ -24,6 +24,7 @@ from typing import Protocol
 
 import pytest
 
+from ..lang import tests_language
 from .collector import Collector
 from .problem import Objective, Problem, load_problem
 from .protocol import BoundaryError, StartTimedOut
@@ -60,20 +61,22 @@ LearnerFactory = Callable[[Problem, str, Path], LearnerSession]
 
 def judge_source(problem_dir: str | Path | Problem, source: str, *, learner: LearnerFactory,
                  include_secret: bool = False, keyword: str | None = None, workdir: str | Path | None = None,
-                 plugins: Sequence[object] = ()) -> Result:
+                 plugins: Sequence[object] = (), lang: str | None = None) -> Result:
     """Judge ``source`` (the text of the learner's entry file) against the problem's tests.
 
     ``learner`` makes the learner's side (a sandboxed process natively, the same interpreter in the
     browser). ``workdir`` is the folder under which a fresh work directory for the tests is made
     (default: the system temp folder); it is removed afterwards. ``plugins`` are extra pytest plugins
-    (the native engine's per-test timer).
+    (the native engine's per-test timer). ``lang`` is the learner's language, which the tests' messages
+    may follow (:mod:`judge.lang`; None: English); it is the engine's, never the learner's code's.
     """
     problem = problem_dir if isinstance(problem_dir, Problem) else load_problem(problem_dir, published=True)
     started = time.perf_counter()
     work = make_workdir(problem, include_secret, root=workdir)
     try:
-        result = run_in_workdir(problem, work, source, learner, include_secret=include_secret, keyword=keyword,
-                                plugins=plugins)
+        with tests_language(lang):
+            result = run_in_workdir(problem, work, source, learner, include_secret=include_secret,
+                                    keyword=keyword, plugins=plugins)
     finally:
         remove_workdir(work)
     result.duration = round(time.perf_counter() - started, 4)

@@ -36,6 +36,13 @@ class Job:
     memory_limit: int | None = None  # MiB; overrides the problem's (native engine)
     source: str | None = None  # the code itself (class grading reads it from a zip, never writes it out)
     label: str = ""  # how reports name this job
+    lang: str | None = None  # the learner's language for the tests' messages (None: the judge's, judge.i18n)
+
+    def language(self) -> str:
+        """The language the tests are told (:mod:`judge.lang`): ``lang``, else the judge's active language."""
+        from ..i18n import current_language
+
+        return self.lang or current_language()
 
     @property
     def limit(self) -> float:

@@ -143,7 +143,7 @@ def _start(job: Job, sandbox: levels.Sandbox) -> _Running | Result:
                "include_secret": job.include_secret, "keyword": job.keyword,
                "memory_limit": job.memory_limit or problem.memory_limit,
                "test_time_limit": min(problem.per_test_time_limit, job.limit),
-               "sandbox": dataclasses.asdict(sandbox)}
+               "sandbox": dataclasses.asdict(sandbox), "lang": job.language()}
     read_end, write_end = os.pipe()
     use_fork = hasattr(os, "fork") and not os.environ.get("JUDGE_SPAWN")
     if use_fork:  # the child inherits the loaded Problem: no second parse and syntax check

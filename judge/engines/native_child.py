@@ -43,7 +43,7 @@ def run_job(job: dict, channel_fd: int) -> None:
         result = judge_source(job.get("problem") or job["problem_dir"], job["source"],
                               learner=functools.partial(standin.session, start=start),
                               include_secret=job["include_secret"], keyword=job["keyword"], workdir=root,
-                              plugins=[TestTimer(job["test_time_limit"])])
+                              plugins=[TestTimer(job["test_time_limit"])], lang=job.get("lang"))
         channel.write(token + "\n" + result.to_json())
         channel.flush()
     except BaseException:  # noqa: BLE001 - reported to the parent through stderr and the exit code

@@ -165,7 +165,7 @@ def _call_harness(node: str, site: Path, jobs: list[Job], tmp: Path, verbose: bo
     jobs_file, out_file = tmp / "jobs.json", tmp / "results.jsonl"
     payload = [{"problem_dir": str(Path(j.problem.path).resolve()), "source": j.code(),
                 "include_secret": bool(j.include_secret), "time_limit": j.limit,
-                "label": j.label, "fresh": fresh} for j in jobs]
+                "label": j.label, "fresh": fresh, "lang": j.language()} for j in jobs]
     jobs_file.write_text(json.dumps({"jobs": payload}), encoding="utf-8")
     cmd = [node, str(HARNESS), "--site", str(site), "--jobs", str(jobs_file), "--out", str(out_file),
            "--grace", str(GRACE)]

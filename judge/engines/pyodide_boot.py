@@ -213,20 +213,22 @@ def _keep_site_files() -> None:
     _site_blob = blob
 
 
-def run(problem_dir: str, source: str, include_secret: bool = False, signature: str | None = None) -> str | None:
+def run(problem_dir: str, source: str, include_secret: bool = False, signature: str | None = None,
+        lang: str | None = None) -> str | None:
     """Judge ``source``: the Result JSON, or ``None`` when an interrupt (Stop, time limit) escaped the runner.
 
     The host that sent the interrupt knows why, and builds that Result with
     :func:`judge.engines.unfinished.unfinished_result`. Any other exception escapes: the
     interpreter is then in doubt and the host replaces it. ``signature`` identifies the content
-    the host wrote into the problem folder (the folder is then loaded once per content).
+    the host wrote into the problem folder (the folder is then loaded once per content). ``lang``: the
+    learner's language, which the tests' messages follow (:mod:`judge.lang`; the page's choice).
     """
     # an earlier run may have changed the handler; the host's interrupt needs the default one
     signal.signal(signal.SIGINT, signal.default_int_handler)
     thresholds = gc.get_threshold()
     gc.set_threshold(*RUN_GC_THRESHOLDS)
     try:
-        return judge_source_json(_problem(problem_dir, signature), source, include_secret)
+        return judge_source_json(_problem(problem_dir, signature), source, include_secret, lang)
     except KeyboardInterrupt:
         return None
     finally:
@@ -238,7 +240,7 @@ def run(problem_dir: str, source: str, include_secret: bool = False, signature: 
 RUN_GC_THRESHOLDS = (20000, 20, 20)
 
 
-def judge_source_json(problem: Any, source: str, include_secret: bool = False) -> str:
+def judge_source_json(problem: Any, source: str, include_secret: bool = False, lang: str | None = None) -> str:
     """One run in this interpreter: the tests here, the learner's module beside them (in-process,
     through the codec: :mod:`judge.sandbox.inprocess`), as Result JSON.
 
@@ -258,7 +260,7 @@ def judge_source_json(problem: Any, source: str, include_secret: bool = False) -
                                 start=lambda spec, side: inprocess.InProcessLearner(spec, side, root))
     try:
         result = judge_source(problem, source, learner=learner, include_secret=include_secret,
-                              workdir=root)
+                              workdir=root, lang=lang)
         result.sandbox = "browser"
         return result.to_json()
     finally:

@@ -23,6 +23,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from ..core.result import Result, TestResult
+from ..i18n import N_, _
 from .points import ZERO, exact, number, split
 from .secret_code import hide_code, secret_code_lines
 
@@ -59,7 +60,7 @@ def rows(result: Result, problem: Problem | None = None, feedback: str = "names"
     """The rows of one Result; their points add up to ``result.points`` and ``result.max_points`` exactly."""
     if not result.tests:
         return [Row(result.problem, f"{result.problem}: {_unjudged_label(result)}", 0.0, number(result.max_points),
-                    "error", "public", result.message or "no test ran", duration=result.duration,
+                    "error", "public", result.message or _("no test ran"), duration=result.duration,
                     whole_problem=True)]
     hidden = secret_code_lines(problem) if feedback == "full" else set()
     out, secret_count = [], 0
@@ -70,8 +71,8 @@ def rows(result: Result, problem: Problem | None = None, feedback: str = "names"
     earned = [t.points > 0 for t in result.tests]
     missing = result.max_points - sum(weights)
     if missing > _TOLERANCE * len(out):
-        out.append(Row(result.problem, f"{result.problem}: tests that did not run", 0.0, 0.0, "error",
-                       "public", result.message or "these tests did not run (a test file did not load)",
+        out.append(Row(result.problem, f"{result.problem}: " + _("tests that did not run"), 0.0, 0.0, "error",
+                       "public", result.message or _("these tests did not run (a test file did not load)"),
                        whole_problem=True))
         weights.append(missing)
         earned.append(False)
@@ -100,7 +101,7 @@ def _row(pid: str, test: TestResult, secret_number: int, feedback: str, hidden: 
               test.message, _output(test), test.file, _line(test), test.duration)
     if test.visibility == "secret":
         if feedback == "none":
-            row.name = f"{pid}: secret test {secret_number}"
+            row.name = f"{pid}: " + _("secret test {number}").format(number=secret_number)
         if feedback != "full":
             row.message, row.output = "", ""
         else:
@@ -109,13 +110,23 @@ def _row(pid: str, test: TestResult, secret_number: int, feedback: str, hidden: 
     return row
 
 
+_UNJUDGED = {"timeout": N_("timed out"), "error": N_("could not be judged")}
+
+
 def _unjudged_label(result: Result) -> str:
-    return {"timeout": "timed out", "error": "could not be judged"}.get(result.status, result.status)
+    return _(_UNJUDGED[result.status]) if result.status in _UNJUDGED else result.status
+
+
+def outcome_word(outcome: str) -> str:
+    """A test's outcome (passed, failed, error, skipped) in the reader's language."""
+    return _(outcome)
 
 
 def _output(test: TestResult) -> str:
     text = "\n".join(part for part in (test.stdout, test.stderr) if part)
-    return text if len(text) <= OUTPUT_CAP else text[:OUTPUT_CAP] + f"\n... [{len(text) - OUTPUT_CAP} more characters]"
+    if len(text) <= OUTPUT_CAP:
+        return text
+    return text[:OUTPUT_CAP] + "\n" + _("... [{n} more characters]").format(n=len(text) - OUTPUT_CAP)
 
 
 def _line(test: TestResult) -> int:

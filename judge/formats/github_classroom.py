@@ -47,6 +47,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..core.result import Result
+from ..i18n import _, ngettext
 from . import FormatContext
 from ._platform import Row, rows, total
 from .objectives import objective_lines
@@ -129,9 +130,11 @@ def _earned_runner(problem: _Problem, merged: bool) -> dict[str, Any]:
     pid, earned = problem.result.problem, problem.earned
     points = total(earned)[0]
     if not earned:
-        tests = [_placeholder(f"{pid}: no points earned", "fail")]  # why is in its lost runner
+        tests = [_placeholder(f"{pid}: " + _("no points earned"), "fail")]  # why is in its lost runner
     elif merged:
-        tests = [_placeholder(f"{pid}: {len(earned)} test(s) passed, {text(points)} points", "pass", points)]
+        tests = [_placeholder(f"{pid}: " + ngettext("{n} test passed, {points} points", "{n} tests passed, {points} "
+                                                    "points", len(earned)).format(n=len(earned), points=text(points)),
+                              "pass", points)]
     else:
         tests = [{**_test(row, 0), "status": "pass"} for row in earned]  # what earned points, passed
     return {"version": 1, "status": "pass" if earned else tests[0]["status"], "max_score": number(points),
@@ -144,7 +147,7 @@ def _lost_runner(problem: _Problem, budget: int) -> dict[str, Any]:
     worth = total(lost)[1]
     data: dict[str, Any] = {"version": 1, "status": problem.status if lost else "pass", "max_score": number(worth)}
     if not lost:
-        return {**data, "tests": [_placeholder(f"{pid}: no points lost", "pass")]}
+        return {**data, "tests": [_placeholder(f"{pid}: " + _("no points lost"), "pass")]}
     for failed_cap, error_cap in _CAPS:
         caps = {"error": error_cap, "failed": failed_cap}
         data["tests"] = _with_objectives([_lost_test(row, caps.get(row.outcome, 0)) for row in lost], problem.result)
@@ -158,16 +161,19 @@ def _lost_test(row: Row, cap: int) -> dict[str, Any]:
     entry = _test(row, cap)
     if row.passed:  # it passed, yet its objective earned nothing until the ones it requires do
         entry["status"] = "fail"
-        entry["message"] = "passed, but earned none of its points (its objective needs others first)"
+        entry["message"] = _("passed, but earned none of its points (its objective needs others first)")
     return entry
 
 
 def _lost_entry(problem: _Problem, cap: int) -> dict[str, Any]:
     lost, every = problem.lost, len(problem.earned) + len(problem.lost)
     names = ", ".join(row.name.split(": ", 1)[-1] for row in lost)
-    message = f"{every - len(lost)} of {every} earned their points; did not: {names}"
-    return {**_placeholder(f"{problem.result.problem}: {len(lost)} test(s) lost {text(total(lost)[1])} points",
-                           "error" if problem.status == "error" else "fail"), "message": _cut(message, cap * 4)}
+    message = _("{earned} of {every} earned their points; did not: {names}").format(
+        earned=every - len(lost), every=every, names=names)
+    name = ngettext("{n} test lost {points} points", "{n} tests lost {points} points", len(lost)).format(
+        n=len(lost), points=text(total(lost)[1]))
+    return {**_placeholder(f"{problem.result.problem}: {name}", "error" if problem.status == "error" else "fail"),
+            "message": _cut(message, cap * 4)}
 
 
 def _placeholder(name: str, status: str, points: Decimal = ZERO) -> dict[str, Any]:
@@ -180,7 +186,7 @@ def _with_objectives(entries: list[dict[str, Any]], result: Result) -> list[dict
     lines = objective_lines(result)
     first = next((e for e in entries if e["status"] != "pass"), None)
     if first is not None and lines:
-        head = "Points by objective:\n" + "\n".join(f"  {line}" for line in lines)
+        head = _("Points by objective:") + "\n" + "\n".join(f"  {line}" for line in lines)
         first["message"] = head + (f"\n\n{first['message']}" if first["message"] else "")
     return entries
 
@@ -192,7 +198,8 @@ def _status(results: list[Result], all_rows: list[Row], context: FormatContext) 
 
 
 def _test(row: Row, cap: int) -> dict[str, Any]:
-    message = "\n\n".join(part for part in (row.message, f"Output:\n{row.output}" if row.output else "") if part)
+    output = _("Output:") + f"\n{row.output}" if row.output else ""
+    message = "\n\n".join(part for part in (row.message, output) if part)
     return {"name": row.name, "status": _STATUS.get(row.outcome, "fail"), "score": row.points,
             "message": _cut(message, cap), "test_code": "", "filename": row.file, "line_no": row.line,
             "duration": round(row.duration, 4)}
@@ -201,7 +208,7 @@ def _test(row: Row, cap: int) -> dict[str, Any]:
 def _cut(message: str, cap: int) -> str:
     if not cap:
         return ""
-    return message if len(message) <= cap else message[:cap].rstrip() + " … (cut short; run the judge for all of it)"
+    return message if len(message) <= cap else message[:cap].rstrip() + _(" … (cut short; run the judge for all of it)")
 
 
 def _sum(values: Iterable[float]) -> Decimal:
@@ -257,6 +264,6 @@ def _left_to_right(items: list[dict[str, Any]], key: str, counts: Any) -> float:
 
 def _ulps(value: float, steps: int) -> float:
     direction = math.inf if steps > 0 else -math.inf
-    for _ in range(abs(steps)):
+    for _step in range(abs(steps)):
         value = math.nextafter(value, direction)
     return value

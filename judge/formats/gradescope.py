@@ -14,12 +14,13 @@ import json
 from typing import Any
 
 from ..core.result import Result
+from ..i18n import N_, _, ngettext
 from . import FormatContext, points
-from ._platform import Row, fence, rows, total
+from ._platform import Row, fence, outcome_word, rows, total
 from .objectives import objective_lines
 
-_WHEN = {"hidden": "not shown to students", "after_due_date": "shown after the due date",
-         "after_published": "shown when the grades are published"}
+_WHEN = {"hidden": N_("not shown to students"), "after_due_date": N_("shown after the due date"),
+         "after_published": N_("shown when the grades are published")}
 
 
 def render(results: list[Result], context: FormatContext) -> str:
@@ -34,10 +35,11 @@ def render(results: list[Result], context: FormatContext) -> str:
         tests += [_test(row, f"{number}.{index}", secret_visibility)
                   for index, row in enumerate(problem_rows, start=1)]
         summary.append(_summary(result, problem_rows, secret_visibility, problem.title if problem else ""))
-    score, _ = total(all_rows)
+    score = total(all_rows)[0]
     output = "\n".join(summary)
     if context.submission_error:
-        output = f"**Your submission could not be read:** {context.submission_error}\n\n{output}"
+        output = _("**Your submission could not be read:** {error}").format(error=context.submission_error) \
+            + f"\n\n{output}"
     data = {"score": points.number(score), "execution_time": round(context.execution_time, 2), "output": output,
             "output_format": "md", "test_output_format": "md", "test_name_format": "text",
             "stdout_visibility": "hidden", "tests": tests}
@@ -53,11 +55,12 @@ def _test(row: Row, number: str, secret_visibility: str) -> dict[str, Any]:
 
 
 def _markdown(row: Row) -> str:
-    parts = [f"**{row.outcome}**" + (f" in `{row.file}`, line {row.line}" if row.line else "")]
+    where = _(" in `{file}`, line {line}").format(file=row.file, line=row.line) if row.line else ""
+    parts = [f"**{outcome_word(row.outcome)}**" + where]
     if row.message:
         parts.append(fence(row.message))
     if row.output:
-        parts += ["Output:", fence(row.output)]
+        parts += [_("Output:"), fence(row.output)]
     return "\n\n".join(parts)
 
 
@@ -67,11 +70,14 @@ def _summary(result: Result, problem_rows: list[Row], secret_visibility: str, ti
     head = f"- **{result.problem}**" + (f" ({title})" if title else "")
     if not result.tests:
         return f"{head}: {problem_rows[0].message.splitlines()[0] if problem_rows[0].message else result.status}"
-    text = f"{head}: public tests {sum(r.passed for r in public)} of {len(public)} passed"
+    text = head + _(": public tests {passed} of {total} passed").format(passed=sum(r.passed for r in public),
+                                                                          total=len(public))
     if secret and secret_visibility == "visible":
-        text += f", secret tests {sum(r.passed for r in secret)} of {len(secret)} passed"
+        text += _(", secret tests {passed} of {total} passed").format(passed=sum(r.passed for r in secret),
+                                                                      total=len(secret))
     elif secret:
-        text += f"; {len(secret)} secret test(s), {_WHEN[secret_visibility]}"
+        text += ngettext("; {n} secret test, {when}", "; {n} secret tests, {when}", len(secret)).format(
+            n=len(secret), when=_(_WHEN[secret_visibility]))
     # points by objective would tell how hidden secret tests went: only when those are shown
     shown = secret_visibility == "visible" or not secret
     return "\n".join([text, *(f"  - {line}" for line in objective_lines(result) if shown)])

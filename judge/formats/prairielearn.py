@@ -13,8 +13,9 @@ import json
 from typing import Any
 
 from ..core.result import Result
+from ..i18n import _
 from . import FormatContext
-from ._platform import Row, rows, total
+from ._platform import Row, outcome_word, rows, total
 from .objectives import objective_lines
 from .points import number
 
@@ -22,7 +23,8 @@ from .points import number
 def render(results: list[Result], context: FormatContext) -> str:
     if context.submission_error:
         data: dict[str, Any] = {"gradable": False, "format_errors": [context.submission_error],
-                                "message": f"Your submission could not be read: {context.submission_error}"}
+                                "message": _("Your submission could not be read: {error}").format(
+                                    error=context.submission_error)}
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     all_rows: list[Row] = []
     for result in results:
@@ -37,16 +39,18 @@ def render(results: list[Result], context: FormatContext) -> str:
 
 def _test(row: Row, single_problem: bool) -> dict[str, Any]:
     name = row.name.split(": ", 1)[1] if single_problem and ": " in row.name else row.name
-    kind = "the whole problem" if row.whole_problem else f"{row.visibility} test"
-    return {"name": name, "description": kind + ("" if row.passed else f", {row.outcome}"),
+    kind = (_("the whole problem") if row.whole_problem else
+            _("public test") if row.visibility == "public" else _("secret test"))
+    return {"name": name, "description": kind + ("" if row.passed else f", {outcome_word(row.outcome)}"),
             "points": row.points, "max_points": row.max_points, "message": row.message, "output": row.output}
 
 
 def _message(results: list[Result]) -> str:
     lines = []
     for result in results:
-        verdict = {"passed": "all tests passed", "failed": f"{result.passed} of {result.total} tests passed",
-                   "timeout": "timed out", "error": "could not be judged"}[result.status]
+        verdict = {"passed": _("all tests passed"),
+                   "failed": _("{passed} of {total} tests passed").format(passed=result.passed, total=result.total),
+                   "timeout": _("timed out"), "error": _("could not be judged")}[result.status]
         reason = f" ({result.message.splitlines()[0]})" if result.message else ""
         lines.append(f"{result.problem}: {verdict}{reason}")
         lines += [f"  {line}" for line in objective_lines(result)]

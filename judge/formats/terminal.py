@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from ..artifacts import EXPECTED, TIMELINE, first_difference, render_timeline_text
+from ..artifacts import EXPECTED, TIMELINE, first_difference, first_timing_difference, render_timeline_text
 from ..core.result import Frame, Result, TestResult
 from ..i18n import N_, _, ngettext
 
@@ -171,19 +171,26 @@ def _timelines(test: TestResult) -> list[str]:
             out.append(render_timeline_text(value))
             continue
         mark = first_difference(value, expected)
+        timing = mark is None
+        mark = mark or first_timing_difference(value, expected)
         out.append(render_timeline_text(value, mark=mark))
         title = str(expected.get("title", ""))
         if not title.lower().startswith("expected"):
             title = _("expected: {title}").format(title=title).rstrip(": ")
         out.append(render_timeline_text({**expected, "title": title}, mark=mark))
-        out.append(_difference_note(value, expected, mark))
+        note = _difference_note(value, expected, mark, timing)
+        if note:
+            out.append(note)
         expected = None  # under the first timeline only
     return out
 
 
-def _difference_note(yours: dict[str, Any], expected: dict[str, Any], mark: tuple[int, int] | None) -> str:
+def _difference_note(yours: dict[str, Any], expected: dict[str, Any], mark: tuple[int, int] | None,
+                     timing: bool = False) -> str:
+    """The first difference in words (empty when the two timelines are the same); ``timing``: the
+    orders agree and ``mark`` is the first block at another time, shown with its start and end."""
     if mark is None:
-        return _("same order of operations as expected (the timing differs)")
+        return ""
     row, index = mark
     name = yours.get("rows", "stage")
 
@@ -194,10 +201,12 @@ def _difference_note(yours: dict[str, Any], expected: dict[str, Any], mark: tupl
             return _("nothing")
         b = blocks[index]
         chunk = _(" (chunk {chunk})").format(chunk=b["chunk"]) if b.get("chunk") is not None else ""
-        return f"{b['op']}{b['mb']}{chunk}"
+        when = f" [{float(b['start']):g}, {float(b['end']):g}]" if timing else ""
+        return f"{b['op']}{b['mb']}{chunk}{when}"
 
-    return _("first difference: {rows} {row}, operation {operation}: yours {yours}, expected {expected}").format(
+    line = _("first difference: {rows} {row}, operation {operation}: yours {yours}, expected {expected}").format(
         rows=name, row=row, operation=index + 1, yours=at(yours), expected=at(expected))
+    return _("same order of operations as expected (the timing differs)") + "\n" + line if timing else line
 
 
 def _frames_to_show(test: TestResult) -> list[Frame]:

@@ -119,3 +119,32 @@ def test_the_pages_words_switch_language_live_keep_the_code_and_the_result_and_a
         assert not app.errors, app.errors
     finally:
         context.close()
+def test_the_tests_messages_follow_the_pages_language(browser, served: Served, problems_root) -> None:
+    """The worker hands the page's language to the tests (judge.lang): a problem whose tests give their
+    hints in Chinese shows them in Chinese, and in English once the page is switched to English."""
+    from judge.core.problem import load_problem
+    from judge.core.wrong import wrong_source
+
+    problem = load_problem(problems_root / "pp-interleaved")
+    wrong = wrong_source(problem, problem.path / "wrong" / "warmup_one_short.diff")
+    context = browser.new_context(viewport={"width": 1366, "height": 800}, locale="zh-CN")
+    try:
+        app = App(context.new_page(), served.url)
+        app.open("pp-interleaved")
+        _shown(app, "zh")
+        app.set_code(wrong)
+        assert app.run() == "failed"
+        said = _messages(app.result("pp-interleaved"))
+        assert "预热前向少了一个" in said and "one warm-up forward short" not in said, said[:2000]
+        app.page.select_option("[data-testid=lang-select]", "en")
+        _shown(app, "en")
+        assert app.run() == "failed"
+        said = _messages(app.result("pp-interleaved"))
+        assert "one warm-up forward short" in said and "预热" not in said, said[:2000]
+        assert not app.errors, app.errors
+    finally:
+        context.close()
+
+
+def _messages(result: dict) -> str:
+    return "\n".join(t.get("message", "") for t in result["tests"] if t["outcome"] != "passed")

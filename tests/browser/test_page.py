@@ -146,6 +146,50 @@ def test_a_stuck_stage_is_marked_as_stuck(app: App) -> None:
     shots(app, "stuck-stage", show="[data-testid=stuck-row]")
 
 
+def _wrong(problems_root: Path, pid: str, name: str) -> str:
+    from judge.core.wrong import wrong_source
+
+    problem = load_problem(problems_root / pid)
+    return wrong_source(problem, problem.path / "wrong" / f"{name}.diff")
+
+
+def test_interleaved_draws_the_expected_schedule_under_a_stuck_one(app: App, problems_root: Path) -> None:
+    """pp-interleaved with a warm-up one forward short: the exact-order test draws the expected schedule under
+    yours, the first difference marked on both, and yours stuck where its ranks wait for B0c1."""
+    app.select("pp-interleaved")
+    app.set_code(_wrong(problems_root, "pp-interleaved", "warmup_one_short"))
+    with sized(app, 1024):
+        assert app.run() == "failed"
+    test = app.page.locator("[data-testid=test-result][data-test-id$='test_schedule_exact[2-4-2]']")
+    compare = test.locator("[data-testid=timeline-compare]")
+    assert compare.count() == 1
+    captions = compare.locator("figcaption").all_inner_texts()
+    assert captions[0].startswith("Yours: your interleaved 1F1B, p=2 m=4 v=2 (up to where it gets stuck)"), captions
+    assert captions[1].startswith("expected interleaved 1F1B, p=2 m=4 v=2"), captions
+    assert compare.locator("[data-testid=first-difference]").count() == 2  # on both
+    note = compare.locator("[data-testid=difference-note]").inner_text()
+    assert "rank 1, operation 3: yours has nothing, expected F0c1" in note, note
+    stuck = compare.locator("figure").first.locator("[data-testid=stuck-row]")
+    assert stuck.count() == 2
+    assert "stuck: waits for B0c1" in test.inner_text()
+    assert compare.locator("figure").nth(1).locator("[data-testid=stuck-row]").count() == 0
+    shots(app, "interleaved-yours-vs-expected", show="[data-testid=timeline-compare]")
+
+
+def test_a_simulator_that_times_a_block_wrong_marks_that_block(app: App, problems_root: Path) -> None:
+    """pp-simulate, a backward that waits only for its own forward: same order as expected, so the first block
+    at another time is marked, with both times."""
+    app.select("pp-simulate")
+    app.set_code(_wrong(problems_root, "pp-simulate", "backward_waits_own_forward"))
+    assert app.run() == "failed"
+    test = app.page.locator("[data-testid=test-result][data-test-id$='test_two_stage_1f1b_timeline']")
+    compare = test.locator("[data-testid=timeline-compare]")
+    assert compare.count() == 1
+    assert compare.locator("[data-testid=first-difference]").count() == 2
+    note = compare.locator("[data-testid=difference-note]").inner_text()
+    assert "stage 0, operation 3: yours B0 from 2 to 4, expected B0 from 4 to 6" in note, note
+
+
 def test_the_terminal_draws_yours_vs_expected_but_never_a_secret_tests_expected(tmp_path: Path) -> None:
     from tests.conftest import run_cli
 

@@ -6,6 +6,11 @@ mistake. Each wrong solution declares the phrase(s) its messages must contain in
 ``wrong/*.diff`` above its ``---`` line, with the ``# judge:`` declarations. Every wrong solution is judged
 natively, with the secret tests, exactly as ``python -m judge check`` does; the phrases are looked
 up in the messages of its failing tests (and the run's own message).
+
+The tests' messages may be in the learner's language (:mod:`judge.lang`); a translated hint is declared
+``# hint[zh]: <phrase>``. The same rule holds in every language some wrong solution declares hints in:
+the problems that declare any are judged again in that language, and each wrong solution must say its
+phrases in it (its English ones when it has no translation: the fallback) and no other's.
 """
 
 from __future__ import annotations
@@ -27,23 +32,32 @@ def _problems() -> list[Problem]:
     return problems
 
 
-def hint_phrases(problem: Problem, path: Path) -> list[str]:
-    return hints.hint_phrases(path)
+def hint_phrases(problem: Problem, path: Path, lang: str = "en") -> list[str]:
+    return hints.hint_phrases(path, lang)
 
 
 ALL = [(problem, path) for problem in _problems() for path in problem.wrong_files]
 IDS = [f"{problem.id}/{path.name}" for problem, path in ALL]
+# the languages some wrong solution declares hints in, and the problems (ids) that declare them
+TRANSLATED = {lang: {p.id for p, path in ALL if lang in hints.hint_languages(path)}
+              for lang in sorted({lang for _, path in ALL for lang in hints.hint_languages(path)})}
+CASES = [("en", problem, path) for problem, path in ALL] + [
+    (lang, problem, path) for lang, ids in TRANSLATED.items() for problem, path in ALL if problem.id in ids]
+
+
+def test_some_hints_are_translated():
+    assert "zh" in TRANSLATED and {"pp-1f1b-emulated", "pp-interleaved"} <= TRANSLATED["zh"]
 
 
 @pytest.fixture(scope="module")
-def messages() -> dict[str, str]:
-    """Per wrong solution: the messages of its failing tests and of the run, one per line."""
-    jobs = [Job(problem, None, include_secret=True, source=wrong_source(problem, path)) for problem, path in ALL]
+def messages() -> dict[tuple[str, str], str]:
+    """Per language and wrong solution: the messages of its failing tests and of the run, one per line."""
+    cases = [(lang, problem, path) for lang, problem, path in CASES]
+    jobs = [Job(problem, None, include_secret=True, source=wrong_source(problem, path), lang=lang)
+            for lang, problem, path in cases]
     results = judge_many(jobs, parallel=2)
-    out = {}
-    for key, result in zip(IDS, results):
-        out[key] = hints.messages(result)
-    return out
+    return {(lang, f"{problem.id}/{path.name}"): hints.messages(result)
+            for (lang, problem, path), result in zip(cases, results)}
 
 
 def test_every_wrong_solution_declares_a_hint():
@@ -51,32 +65,34 @@ def test_every_wrong_solution_declares_a_hint():
     assert not missing, f"wrong/ solutions without a '# hint: <phrase>' comment: {missing}"
 
 
-@pytest.mark.parametrize("problem, path", ALL, ids=IDS)
-def test_own_hint_appears_and_no_other(problem, path, messages):
-    text = messages[f"{problem.id}/{path.name}"]
+@pytest.mark.parametrize("lang, problem, path", CASES,
+                         ids=[f"{lang}-{problem.id}/{path.name}" for lang, problem, path in CASES])
+def test_own_hint_appears_and_no_other(lang, problem, path, messages):
+    text = messages[(lang, f"{problem.id}/{path.name}")]
     assert text, f"{problem.id}/{path.name}: no failure messages at all"
-    for phrase in hint_phrases(problem, path):
-        assert phrase in text, (f"{problem.id}/{path.name}: expected its hint {phrase!r} in the messages, got:\n"
-                                f"{text[:3000]}")
-    own = hint_phrases(problem, path) + hints.shared_phrases(path)
-    for phrase in hints.shared_phrases(path):
-        assert phrase in text, f"{problem.id}/{path.name}: expected the shared hint {phrase!r} in the messages"
+    for phrase in hint_phrases(problem, path, lang):
+        assert phrase in text, (f"{problem.id}/{path.name} ({lang}): expected its hint {phrase!r} in the messages, "
+                                f"got:\n{text[:3000]}")
+    own = hint_phrases(problem, path, lang) + hints.shared_phrases(path, lang)
+    for phrase in hints.shared_phrases(path, lang):
+        assert phrase in text, f"{problem.id}/{path.name} ({lang}): expected the shared hint {phrase!r} in the messages"
     for other_problem, other in ALL:
         if other == path:
             continue
-        for phrase in hint_phrases(other_problem, other):
+        for phrase in hint_phrases(other_problem, other, lang):
             if phrase in own:
                 continue
-            assert phrase not in text, (f"{problem.id}/{path.name}: the hint of {other_problem.id}/wrong/{other.name} "
-                                        f"({phrase!r}) fires for a different mistake:\n"
+            assert phrase not in text, (f"{problem.id}/{path.name} ({lang}): the hint of {other_problem.id}/wrong/"
+                                        f"{other.name} ({phrase!r}) fires for a different mistake:\n"
                                         + "\n".join(line for line in text.splitlines() if phrase in line)[:2000])
 
 
-def test_hint_phrases_are_distinct_within_a_problem():
+@pytest.mark.parametrize("lang", ["en", *TRANSLATED])
+def test_hint_phrases_are_distinct_within_a_problem(lang):
     for problem in _problems():
         seen: dict[str, str] = {}
         for path in problem.wrong_files:
-            for phrase in hint_phrases(problem, path):
+            for phrase in hint_phrases(problem, path, lang):
                 assert phrase not in seen or seen[phrase] == path.name, (
-                    f"{problem.id}: {path.name} and {seen.get(phrase)} declare the same hint {phrase!r}")
+                    f"{problem.id} ({lang}): {path.name} and {seen.get(phrase)} declare the same hint {phrase!r}")
                 seen[phrase] = path.name

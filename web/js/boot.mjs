@@ -403,11 +403,12 @@ export class JudgeEngine {
   /**
    * Judge `source` against the problem folder `dir`: {json, interrupted}. json is the Result JSON
    * text (null when an interrupt escaped the runner: interrupted is then true). Any other error
-   * escaping Python is thrown: the interpreter is then in doubt and the host replaces it.
+   * escaping Python is thrown: the interpreter is then in doubt and the host replaces it. `lang`: the
+   * learner's language, which the tests' messages follow (judge.lang; null: English).
    */
-  run(dir, source, includeSecret = false) {
+  run(dir, source, includeSecret = false, lang = null) {
     try {
-      const json = this.boot.run(dir, source, includeSecret, this.signatures.get(dir) ?? null);
+      const json = this.boot.run(dir, source, includeSecret, this.signatures.get(dir) ?? null, lang);
       return json === undefined || json === null ? { json: null, interrupted: true } : { json, interrupted: false };
     } catch (err) {
       if (isKeyboardInterrupt(err)) return { json: null, interrupted: true };

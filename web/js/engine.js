@@ -367,7 +367,9 @@ export class EnginePool {
         if (ctl.aborting) return settle({ kind: ctl.aborting, seconds: 0 });
         ctl.engine = engine;
         const runId = ++this.runCounter;
-        const payload = { problem, source, micropip: this.config.micropip || null, ...extra };
+        // the page's language (its switch sets <html lang>): the tests' messages follow it (judge.lang)
+        const lang = globalThis.document?.documentElement?.lang || null;
+        const payload = { problem, source, micropip: this.config.micropip || null, lang, ...extra };
         engine.run(runId, payload, {
           waiting: (text) => { if (onWaiting && !ctl.settled) onWaiting(text); },
           started: () => {

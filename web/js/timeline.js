@@ -184,7 +184,10 @@ function diffMark(x, y, w, missing = false) {
   return g;
 }
 
-const label = (b) => `${b.op}${b.mb}` + (b.chunk === null || b.chunk === undefined ? "" : `c${b.chunk}`);
+const label = (b) => `${b.op}${b.mb}` + (b.chunk === null || b.chunk === undefined ? "" : `c${b.chunk}`) + (b.when || "");
+/** The block with its times after its label (a difference in time, not in order). */
+const withTimes = (b, timing) => (b && timing
+  ? { ...b, when: " " + _("from {start} to {end}", { start: fmt(b.start), end: fmt(b.end) }) } : b);
 
 /** Where two timelines first differ (judge.artifacts.first_difference's rule): {row, index} or null. */
 export function firstDifference(yours, expected) {
@@ -206,17 +209,35 @@ export function firstDifference(yours, expected) {
   return best ? { row: best.row, index: best.index } : null;
 }
 
+/** Where two timelines with the same order first differ in time (judge.artifacts.first_timing_difference):
+ * {row, index} of the earliest block whose start or end differs, or null. */
+export function firstTimingDifference(yours, expected, tolerance = 1e-9) {
+  if (firstDifference(yours, expected)) return null;
+  const want = expected.stages || [];
+  let best = null;
+  (yours.stages || []).forEach((a, r) => {
+    const b = want[r] || [];
+    const k = a.findIndex((x, i) => i < b.length && (Math.abs(Number(x.start) - Number(b[i].start)) > tolerance ||
+                                                      Math.abs(Number(x.end) - Number(b[i].end)) > tolerance));
+    if (k < 0) return;
+    const when = Math.min(Number(a[k].start), Number(b[k].start));
+    if (!best || when < best.when || (when === best.when && r < best.row)) best = { when, row: r, index: k };
+  });
+  return best ? { row: best.row, index: best.index } : null;
+}
+
 /** Yours above, expected below, on one time scale, the first difference marked on both. */
 export function renderComparison(yours, expected, width = 640) {
   const availableWidth = width - 24; // the box's border and padding
   const box = document.createElement("div");
   box.className = "timeline-compare";
   box.dataset.testid = "timeline-compare";
-  const diff = firstDifference(yours, expected);
+  const diff = firstDifference(yours, expected) || firstTimingDifference(yours, expected);
+  const timing = Boolean(diff) && !firstDifference(yours, expected); // same order: the note gives the times
   const unit = Math.min(timeUnit(yours.stages || []), timeUnit(expected.stages || []));
   const scale = { unit, total: Math.max(Number(yours.total) || 0, Number(expected.total) || 0) };
   const rowName = yours.rows === "rank" ? "rank" : "stage";
-  const at = (t, row, index) => ((t.stages || [])[row] || [])[index] || null;
+  const at = (t, row, index) => withTimes(((t.stages || [])[row] || [])[index] || null, timing);
   const note = document.createElement("p");
   note.className = "compare-note";
   note.dataset.testid = "difference-note";

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.problem import Problem
+from ...i18n import _
 from .bundle import ExportError
 from .wheels import DEFAULT_PLATFORM, DEFAULT_PYTHON, Target
 
@@ -45,6 +46,7 @@ class ExportOptions:
     private_tests: str | None = None  # github-classroom: OWNER/REPO holding the tests
     tests_out: Path | None = None  # github-classroom: where to write that repository's content
     image: str | None = None  # prairielearn: the grading image (default python:<version>-slim)
+    lang: str = "en"  # the language of what students read on the platform (the bundle's config.json "lang")
 
     @property
     def target(self) -> Target:
@@ -54,7 +56,8 @@ class ExportOptions:
 def export(platform: str, options: ExportOptions) -> list[str]:
     """Write ``platform``'s export to ``options.out``; return lines that say what was written."""
     if platform not in PLATFORMS:
-        raise ExportError(f"unknown platform {platform!r} (known: {', '.join(PLATFORMS)})")
+        raise ExportError(_("unknown platform {name!r} (known: {known})").format(name=platform,
+                                                                                known=", ".join(PLATFORMS)))
     module = importlib.import_module(f"{__name__}.{PLATFORMS[platform]}")
     return module.export(options)
 

@@ -23,6 +23,7 @@ from ... import __version__
 from ...core.errors import JudgeError
 from ...core.problem import Problem, ProblemError, discover_problems, load_problem
 from ...core.result import Result
+from ...i18n import _
 
 PROBLEMS, CANONICAL, CONFIG = "problems", "canonical.json", "config.json"
 _NEVER_SHIPPED = ("reference", "wrong", "__pycache__")
@@ -75,15 +76,16 @@ def canonical_results(problems: list[Problem], include_secret: bool, timeout: fl
 
     missing = [p.id for p in problems if p.reference_path is None]
     if missing:
-        raise ExportError(f"no reference solution for {', '.join(missing)}: the export judges each reference "
-                          "to know the tests and their points (give the instructor's problems folder)")
+        raise ExportError(_("no reference solution for {ids}: the export judges each reference to know the tests "
+                            "and their points (give the instructor's problems folder)").format(ids=", ".join(missing)))
     jobs = [Job(p, p.reference_path, include_secret=include_secret, time_limit=timeout) for p in problems]
     results = judge_many(jobs, parallel)
-    failing = [f"{r.problem} ({r.status}: {r.message or f'{r.passed} of {r.total} tests passed'})"
+    failing = [f"{r.problem} ({r.status}: "
+               + (r.message or _("{passed} of {total} tests passed").format(passed=r.passed, total=r.total)) + ")"
                for r in results if r.status != "passed"]
     if failing:
-        raise ExportError("the reference solution must pass every test before an export; it does not for "
-                          + "; ".join(failing) + " (run `python -m judge check`)")
+        raise ExportError(_("the reference solution must pass every test before an export; it does not for "
+                            "{problems} (run `python -m judge check`)").format(problems="; ".join(failing)))
     return {p.id: r for p, r in zip(problems, results)}
 
 
@@ -94,14 +96,14 @@ def read_bundle(path: Path) -> Bundle:
         data = json.loads((path / CANONICAL).read_text(encoding="utf-8"))
         canonical = {pid: Result.from_dict(r) for pid, r in data["results"].items()}
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ExportError(f"{path}: not a judge bundle ({exc})") from None
+        raise ExportError(_("{path}: not a judge bundle ({error})").format(path=path, error=exc)) from None
     try:
         problems, errors = discover_problems(path / PROBLEMS, published=True)
     except ProblemError as exc:
         raise ExportError(str(exc)) from None
     if errors or sorted(p.id for p in problems) != sorted(canonical):
-        raise ExportError(f"{path}: the problems do not match canonical.json "
-                          f"({'; '.join(map(str, errors)) or 'different problem ids'})")
+        raise ExportError(_("{path}: the problems do not match canonical.json ({why})").format(
+            path=path, why="; ".join(map(str, errors)) or _("different problem ids")))
     return Bundle(problems, canonical, config)
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from ... import __version__
 from ...core.problem import Problem, discover_problems
 from ...formats.github_classroom import runner_names
+from ...i18n import _
 from ..practice import create_practice
 from . import ExportOptions, size_text, template
 from .bundle import ExportError, canonical_results, write_bundle
@@ -39,17 +40,18 @@ def export(options: ExportOptions) -> list[str]:
     out, private = options.out, options.private_tests
     tests_out = (options.tests_out or out.with_name(out.name + "-tests")) if private else None
     if private is not None and private.count("/") != 1:
-        raise ExportError(f"--private-tests {private}: give the repository as OWNER/REPO")
+        raise ExportError(f"--private-tests {private}: " + _("give the repository as OWNER/REPO"))
     if tests_out is not None and tests_out.exists():
-        raise ExportError(f"{tests_out} exists; give a new folder with --tests-out")
-    config = {"platform": "github-classroom", "feedback": options.feedback, "timeout": options.timeout}
+        raise ExportError(_("{path} exists; give a new folder with --tests-out").format(path=tests_out))
+    config = {"platform": "github-classroom", "feedback": options.feedback, "timeout": options.timeout,
+              "lang": options.lang}
     public = canonical_results(options.problems, False, options.timeout, options.parallel)
     full = canonical_results(options.problems, True, options.timeout, options.parallel) if private else {}
     with tempfile.TemporaryDirectory(prefix="judge-classroom-") as scratch:  # all that can fail, before writing
         [built] = prepare_wheels(Path(scratch), options.problems, None, options.wheels)
         write_bundle(out / PUBLIC_BUNDLE, options.problems, public, config, include_secret=False)
         wheel = Path(shutil.copy2(built, _mkdir(out / PUBLIC_BUNDLE / "wheels") / built.name))
-    published, _ = discover_problems(out / PUBLIC_BUNDLE / "problems", published=True)
+    published = discover_problems(out / PUBLIC_BUNDLE / "problems", published=True)[0]
     create_practice(out, published)
     lines = [(f"Wrote the template repository {out}/ (judge wheel {size_text(wheel)}; its dependencies are "
               "installed from the package index by the workflow).")]

@@ -27,7 +27,8 @@ def export(options: ExportOptions) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="judge-gradescope-") as scratch:
         stage = Path(scratch)
         canonical = canonical_results(options.problems, True, options.timeout, options.parallel)
-        config = {"platform": "gradescope", "feedback": options.feedback, "timeout": options.timeout}
+        config = {"platform": "gradescope", "feedback": options.feedback, "timeout": options.timeout,
+              "lang": options.lang}
         write_bundle(stage / BUNDLE, options.problems, canonical, config, include_secret=True)
         wheels = prepare_wheels(stage / BUNDLE / "wheels", options.problems, options.target, options.wheels)
         values = {"judge_version": __version__, "python_version": options.python_version}

@@ -53,7 +53,8 @@ def export(options: ExportOptions) -> list[str]:
     values = {"judge_version": __version__, "image": image}
     _write(server / "run.sh", template("prairielearn_run.sh", **values), executable=True)
     _write(out / "Dockerfile", template("prairielearn_Dockerfile", **values))
-    config = {"platform": "prairielearn", "feedback": options.feedback, "timeout": options.timeout}
+    config = {"platform": "prairielearn", "feedback": options.feedback, "timeout": options.timeout,
+              "lang": options.lang}
     for problem in options.problems:
         folder = out / QUESTIONS / problem.id
         write_bundle(folder / "tests", [problem], {problem.id: canonical[problem.id]}, config, include_secret=True)

@@ -37,6 +37,7 @@ from ...core.problem import Problem
 from ...core.result import Result
 from ...core.scoring import rescore
 from ...formats.points import add, text
+from ...i18n import _, use_language
 from ...sandbox.levels import Sandbox
 from ..cli import sandbox_options
 from ..grade.submissions import Submission, read_submission
@@ -89,7 +90,8 @@ def read_any(path: Path, problems: list[Problem]) -> Submission:
 
 def _why_not_judged(submission: Submission, pid: str) -> str:
     reason = submission.error or submission.unreadable.get(pid)
-    return f"not judged: {reason}" if reason else "not submitted: no file for this problem in the submission"
+    return (_("not judged: {reason}").format(reason=reason) if reason
+            else _("not submitted: no file for this problem in the submission"))
 
 
 def _unreadable(submission: Submission) -> str:
@@ -149,21 +151,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--github-output", action="store_true",
                         help="also append result=<base64 of the result> to $GITHUB_OUTPUT")
     parser.add_argument("-j", dest="parallel", type=int, default=os.cpu_count() or 1, metavar="N")
+    parser.add_argument("--lang", metavar="LANG", help="the language of what the student reads (default: the "
+                        "bundle's, which `judge export --lang` set; English without one)")
     args = parser.parse_args(argv)
     if args.format != CHECK and (args.submission is None or args.out is None):
         parser.error("--submission and -o are required")
     try:
         bundle = read_bundle(args.bundle)
-        if args.format == CHECK:
-            choose_sandbox(args, bundle)
-            return ExitCode.OK
-        if not args.submission.exists():
-            raise UsageError(f"{args.submission}: no such submission")
-        graded = grade(bundle, args.submission, choose_sandbox(args, bundle), max(1, args.parallel))
-        write(args.format, graded, bundle, args.out, args.github_output)
     except JudgeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.USAGE
+    # the student's language, baked into the bundle: the result file's words and the tests' messages
+    with use_language(args.lang or bundle.config.get("lang") or "en"):
+        try:
+            if args.format == CHECK:
+                choose_sandbox(args, bundle)
+                return ExitCode.OK
+            if not args.submission.exists():
+                raise UsageError(_("{path}: no such submission").format(path=args.submission))
+            graded = grade(bundle, args.submission, choose_sandbox(args, bundle), max(1, args.parallel))
+            write(args.format, graded, bundle, args.out, args.github_output)
+        except JudgeError as exc:
+            print(_("error: {message}").format(message=exc), file=sys.stderr)
+            return ExitCode.USAGE
     points, worth = add(r.points for r in graded.results), add(r.max_points for r in graded.results)
     print(f"Wrote {args.out}: {text(points)} of {text(worth)} points.")
     return ExitCode.OK

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.problem import Problem
+from ...i18n import _
 from .bundle import ExportError, copy_problem
 
 DEFAULT_PYTHON = "3.11"
@@ -185,9 +186,10 @@ def _copy_prebuilt(source: Path, dest: Path, problems: list[Problem], with_depen
     wheels = sorted(source.glob("*.whl"))
     judge = [w for w in wheels if w.name.startswith("pp_judge-")]
     if len(judge) != 1:
-        raise ExportError(f"{source}: expected exactly one pp_judge-*.whl, found {len(judge)}")
+        raise ExportError(_("{path}: expected exactly one pp_judge-*.whl, found {n}").format(path=source, n=len(judge)))
     if with_dependencies and not any(w.name.startswith("pip-") for w in wheels):
-        raise ExportError(f"{source}: no pip-*.whl (the install on the platform runs pip from its wheel)")
+        raise ExportError(_("{path}: no pip-*.whl (the install on the platform runs pip from its wheel)").format(
+            path=source))
     others = [w for w in wheels if w not in judge] if with_dependencies else []
     try:
         check_judge_wheel(judge[0])

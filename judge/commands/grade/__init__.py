@@ -206,8 +206,11 @@ def _previous_results(out_dir: Path, item: Graded) -> list[Result] | None:
 
 
 def _problem_set_digest(problems: list[Problem], options: Options) -> str:
-    """sha256 of every file of every problem, the judge's version and the options that change Results."""
-    hasher = hashlib.sha256(f"{__version__}\0{options.timeout}\0".encode())
+    """sha256 of every file of every problem, the judge's version and the options that change Results (the
+    language too: the tests' messages may follow it, judge.lang)."""
+    from ...i18n import current_language
+
+    hasher = hashlib.sha256(f"{__version__}\0{options.timeout}\0{current_language()}\0".encode())
     for problem in problems:
         for path in sorted(p for p in problem.path.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
             hasher.update(f"\0{problem.id}/{path.relative_to(problem.path).as_posix()}\0".encode())

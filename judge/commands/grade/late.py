@@ -15,6 +15,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from ...formats.points import ZERO, exact
+from ...i18n import _
 
 DAY_SECONDS = 24 * 60 * 60
 
@@ -44,4 +45,4 @@ def parse_deadline(text: str) -> datetime:
     try:
         return datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(f"--deadline {text!r}: expected a date and time like 2026-12-01T23:59") from None
+        raise ValueError(f"--deadline {text!r}: " + _("expected a date and time like 2026-12-01T23:59")) from None

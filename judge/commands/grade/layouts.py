@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from ...i18n import _
+
 _CANVAS = re.compile(r"^(?P<name>[a-z0-9]+)(?P<late>_LATE)?_(?P<uid>\d+)_(?P<sid>\d+)_(?P<file>.+)$")
 _CANVAS_RESUBMITTED = re.compile(r"-\d+(?=\.[^.]+$|$)")
 _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<uid>\d+)_assignsubmission_(?P<plugin>[a-z]+)(?:_(?P<file>.*))?$")
@@ -55,7 +57,7 @@ class Entry:
 def discover_entries(folder: Path) -> list[Entry]:
     """One :class:`Entry` per student in ``folder`` (hidden names skipped), sorted by student id."""
     if not folder.is_dir():
-        raise FileNotFoundError(f"{folder}: no such submissions folder")
+        raise FileNotFoundError(_("{path}: no such submissions folder").format(path=folder))
     entries: dict[str, Entry] = {}
     attempts: dict[str, dict[datetime, list[Path]]] = {}
     for path in sorted(folder.iterdir()):

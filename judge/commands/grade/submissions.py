@@ -33,6 +33,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from ...core.problem import Problem
+from ...i18n import _
 from ..practice import LAUNCHER
 from ..statements import is_translation
 from .layouts import Entry, student_name
@@ -141,7 +142,7 @@ def read_entry(entry: Entry, problems: list[Problem]) -> Submission:
     except _Unsafe as exc:
         submission.error = str(exc)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
-        submission.error = f"not a readable zip file ({exc})"
+        submission.error = _("not a readable zip file ({error})").format(error=exc)
     return submission
 
 
@@ -163,7 +164,7 @@ class _Reader:
 
     def add(self, path: Path, original_name: str | None) -> None:
         if path.is_symlink():
-            raise _Unsafe(f"{path.name} is a symbolic link; it was not followed")
+            raise _Unsafe(_("{name} is a symbolic link; it was not followed").format(name=path.name))
         if path.is_dir():
             for file in _folder_files(path):
                 self._take(file, inner_zips=True)
@@ -173,8 +174,8 @@ class _Reader:
             self._take(_File(PurePosixPath(original_name), path.stat().st_size, _opener(path), original_name),
                        inner_zips=False)
         else:
-            raise _Unsafe(f"{path.name} is neither a .zip file nor a folder (a loose file of no student: put it in "
-                          "a student's folder or zip)")
+            raise _Unsafe(_("{name} is neither a .zip file nor a folder (a loose file of no student: put it in a "
+                            "student's folder or zip)").format(name=path.name))
 
     def _add_zip(self, archive: zipfile.ZipFile, prefix: str) -> None:
         self._archives.append(archive)
@@ -186,29 +187,33 @@ class _Reader:
         self._count += 1
         self._total += file.size
         if self._count > MAX_MEMBERS:
-            raise _Unsafe(f"the submission has more than {MAX_MEMBERS} files")
+            raise _Unsafe(_("the submission has more than {n} files").format(n=MAX_MEMBERS))
         if self._total > MAX_TOTAL_BYTES:
-            raise _Unsafe(f"the submission would unpack to more than {MAX_TOTAL_BYTES // 2**20} MiB (a zip bomb?)")
+            raise _Unsafe(_("the submission would unpack to more than {mib} MiB (a zip bomb?)").format(
+                mib=MAX_TOTAL_BYTES // 2**20))
         if file.path.suffix.lower() != ".zip":
             self.files.append(file)
         elif inner_zips and file.size <= MAX_INNER_ZIP_BYTES:
             data = file.read(MAX_INNER_ZIP_BYTES)
             self._add_zip(zipfile.ZipFile(io.BytesIO(data)), prefix=f"{file.label}:")
         else:
-            self.notes.append(f"not judged: {file.label} (a zip inside a zip, or over "
-                              f"{MAX_INNER_ZIP_BYTES // 2**20} MiB, is not opened)")
+            self.notes.append(_("not judged: {file} (a zip inside a zip, or over {mib} MiB, is not opened)").format(
+                file=file.label, mib=MAX_INNER_ZIP_BYTES // 2**20))
 
 
 def _zip_files(archive: zipfile.ZipFile) -> Iterator[_File]:
     members = archive.infolist()
     if len(members) > MAX_MEMBERS:
-        raise _Unsafe(f"the zip has {len(members)} members, more than the {MAX_MEMBERS} allowed")
+        raise _Unsafe(_("the zip has {n} members, more than the {allowed} allowed").format(
+            n=len(members), allowed=MAX_MEMBERS))
     if sum(m.file_size for m in members) > MAX_TOTAL_BYTES:
-        raise _Unsafe(f"the zip would unpack to more than {MAX_TOTAL_BYTES // 2**20} MiB (a zip bomb?)")
+        raise _Unsafe(_("the zip would unpack to more than {mib} MiB (a zip bomb?)").format(
+            mib=MAX_TOTAL_BYTES // 2**20))
     for member in members:
         path = _safe_path(member.filename)
         if stat.S_ISLNK(member.external_attr >> 16):
-            raise _Unsafe(f"the zip contains a symbolic link ({member.filename}); links are not allowed")
+            raise _Unsafe(_("the zip contains a symbolic link ({name}); links are not allowed").format(
+                name=member.filename))
         if member.is_dir() or _ignored(path):
             continue
         yield _File(path, member.file_size, partial(archive.open, member))
@@ -218,10 +223,10 @@ def _folder_files(root: Path) -> Iterator[_File]:
         for name in folders + names:
             full = Path(current, name)
             if full.is_symlink():
-                raise _Unsafe(f"{full.relative_to(root)} is a symbolic link; links are not allowed")
+                raise _Unsafe(_("{name} is a symbolic link; links are not allowed").format(name=full.relative_to(root)))
         count += len(folders) + len(names)
         if count > MAX_MEMBERS:
-            raise _Unsafe(f"the folder has more than {MAX_MEMBERS} files and folders")
+            raise _Unsafe(_("the folder has more than {n} files and folders").format(n=MAX_MEMBERS))
         folders[:] = sorted(f for f in folders if f not in _IGNORED and not f.startswith("."))
         for name in sorted(names):
             full = Path(current, name)
@@ -231,7 +236,7 @@ def _folder_files(root: Path) -> Iterator[_File]:
             size = full.stat().st_size
             total += size
             if total > MAX_TOTAL_BYTES:
-                raise _Unsafe(f"the folder holds more than {MAX_TOTAL_BYTES // 2**20} MiB")
+                raise _Unsafe(_("the folder holds more than {mib} MiB").format(mib=MAX_TOTAL_BYTES // 2**20))
             yield _File(path, size, _opener(full))
 
 
@@ -241,10 +246,10 @@ def _opener(path: Path) -> Callable[[], IO[bytes]]:
 
 def _safe_path(name: str) -> PurePosixPath:
     if "\\" in name or name.startswith("/") or (len(name) > 1 and name[1] == ":"):
-        raise _Unsafe(f"the zip contains an absolute or Windows path ({name!r}); it was not read")
+        raise _Unsafe(_("the zip contains an absolute or Windows path ({name!r}); it was not read").format(name=name))
     path = PurePosixPath(name)
     if ".." in path.parts:
-        raise _Unsafe(f"the zip contains a path that leaves its folder ({name!r}); it was not read")
+        raise _Unsafe(_("the zip contains a path that leaves its folder ({name!r}); it was not read").format(name=name))
     return path
 
 
@@ -256,7 +261,7 @@ def _ignored(path: PurePosixPath) -> bool:
 def _match(submission: Submission, files: list[_File], problems: list[Problem]) -> None:
     """Find each problem's entry file among ``files`` and read it; name every other file that is not passed over."""
     if not files:
-        raise _Unsafe("the submission is empty")
+        raise _Unsafe(_("the submission is empty"))
     found: dict[str, list[_File]] = {}
     set_aside: list[str] = []
     for file in files:
@@ -267,14 +272,16 @@ def _match(submission: Submission, files: list[_File], problems: list[Problem]) 
             set_aside.append(f"{file.label} ({_why_not_judged(file.path, problems)})")
     if not found:
         example = f"{problems[0].id}/{problems[0].entry}" if problems else "<problem-id>/<entry file>"
-        raise _Unsafe(f"no known problem in it (expected <problem-id>/<entry file>, e.g. {example})"
-                      + (f"; it holds {_listed(set_aside)}" if set_aside else ""))
+        raise _Unsafe(_("no known problem in it (expected <problem-id>/<entry file>, e.g. {example})").format(
+            example=example)
+                      + (_("; it holds {files}").format(files=_listed(set_aside)) if set_aside else ""))
     if set_aside:
-        submission.notes.append(f"not judged: {_listed(set_aside)}")
+        submission.notes.append(_("not judged: {files}").format(files=_listed(set_aside)))
     for pid, candidates in sorted(found.items()):
         if len(candidates) > 1:
             where = ", ".join(c.label for c in candidates[:3])
-            submission.unreadable[pid] = f"more than one file for this problem ({where}); none was judged"
+            submission.unreadable[pid] = _("more than one file for this problem ({files}); none was judged").format(
+                files=where)
             continue
         submission.files[pid] = candidates[0].label
         _read_source(submission, pid, candidates[0])
@@ -282,7 +289,7 @@ def _match(submission: Submission, files: list[_File], problems: list[Problem]) 
 
 def _listed(items: list[str]) -> str:
     shown = "; ".join(items[:NOTES_SHOWN])
-    return shown + (f"; and {len(items) - NOTES_SHOWN} more" if len(items) > NOTES_SHOWN else "")
+    return shown + (_("; and {n} more").format(n=len(items) - NOTES_SHOWN) if len(items) > NOTES_SHOWN else "")
 
 
 def _problem_for(path: PurePosixPath, problems: list[Problem]) -> Problem | None:
@@ -314,26 +321,30 @@ def _practice_copy(path: PurePosixPath, problems: list[Problem]) -> bool:
 def _why_not_judged(path: PurePosixPath, problems: list[Problem]) -> str:
     owners = [p.id for p in problems if p.entry == path.name]
     if len(owners) > 1:
-        return (f"the entry file of {' and '.join(owners)}: put it in its problem's folder, "
-                f"e.g. {owners[0]}/{path.name}")
+        return _("the entry file of {problems}: put it in its problem's folder, e.g. {example}").format(
+            problems=" and ".join(owners), example=f"{owners[0]}/{path.name}")
     if owners:
-        return f"the entry file of {owners[0]}, but not where the judge looks ({owners[0]}/{path.name})"
-    return "not a file of any problem"
+        return _("the entry file of {problem}, but not where the judge looks ({example})").format(
+            problem=owners[0], example=f"{owners[0]}/{path.name}")
+    return _("not a file of any problem")
 
 
 def _read_source(submission: Submission, pid: str, file: _File) -> None:
     if file.size > MAX_ENTRY_BYTES:
-        submission.unreadable[pid] = f"{file.label} is larger than {MAX_ENTRY_BYTES // 1024} KiB"
+        submission.unreadable[pid] = _("{file} is larger than {kib} KiB").format(
+            file=file.label, kib=MAX_ENTRY_BYTES // 1024)
         return
     try:
         data = file.read()
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
-        submission.unreadable[pid] = f"{file.label} could not be read ({exc})"
+        submission.unreadable[pid] = _("{file} could not be read ({error})").format(file=file.label, error=exc)
         return
     if len(data) > MAX_ENTRY_BYTES:
-        submission.unreadable[pid] = f"{file.label} is larger than {MAX_ENTRY_BYTES // 1024} KiB"
+        submission.unreadable[pid] = _("{file} is larger than {kib} KiB").format(
+            file=file.label, kib=MAX_ENTRY_BYTES // 1024)
         return
     try:
         submission.sources[pid] = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        submission.unreadable[pid] = f"{file.label} is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        submission.unreadable[pid] = _("{file} is not UTF-8 text ({reason} at byte {byte})").format(
+            file=file.label, reason=exc.reason, byte=exc.start)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...core.errors import JudgeError
+from ...i18n import _
 from .markdown import render_markdown
 
 COURSE_FILE = "course.toml"
@@ -46,14 +47,15 @@ def course_text(problems_dir: Path, title: str | None = None, intro: str | None 
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise JudgeError(f"{path}: not valid TOML ({exc})") from None
+            raise JudgeError(_("{path}: not valid TOML ({error})").format(path=path, error=exc)) from None
         unknown = sorted(set(data) - {"title", "intro"})
         if unknown or not all(isinstance(data.get(k, ""), str) for k in ("title", "intro")):
-            raise JudgeError(f"{path}: only the text fields title and intro are known (got {', '.join(data)})")
+            raise JudgeError(_("{path}: only the text fields title and intro are known (got {fields})").format(
+                path=path, fields=", ".join(data)))
     chosen = CourseText(str(title if title is not None else data.get("title", "")).strip(),
                         str(intro if intro is not None else data.get("intro", "")).strip())
     if "\n" in chosen.title:
-        raise JudgeError("the site's title must be one line")
+        raise JudgeError(_("the site's title must be one line"))
     return chosen
 
 

@@ -9,7 +9,7 @@
 // does. --plain boots without the memory snapshot (the browser's fallback).
 //
 // JOBS.json: {"jobs": [{"problem_dir": host path, "source": text, "include_secret": bool,
-//                        "time_limit": seconds, "label": text, "fresh": bool}, ...]}
+//                        "time_limit": seconds, "label": text, "fresh": bool, "lang": code}, ...]}
 // A "fresh" job runs in a worker no other job has used, and its worker is not used again: the page
 // gives every run an engine of its own (web/js/engine.js); the problems' own solutions may share one.
 // RESULTS.jsonl, one line per event, written as it happens (a crash loses nothing written):
@@ -194,7 +194,7 @@ class Runner {
         }
       };
       this.worker.postMessage({ type: 'job', index, problemId: path.basename(problemDir), files,
-        source: job.source, includeSecret: !!job.include_secret },
+        source: job.source, includeSecret: !!job.include_secret, lang: job.lang || null },
       files.map(([, data]) => data.buffer));
     });
   }

@@ -81,7 +81,7 @@ async function runJob(job) {
   engine.clearInterrupt(); // a late interrupt must not hit this job
   const dir = engine.writeProblem(job.problemId, files);
   parentPort.postMessage({ type: 'started', index: job.index });
-  const { json, interrupted } = engine.run(dir, job.source, job.includeSecret);
+  const { json, interrupted } = engine.run(dir, job.source, job.includeSecret, job.lang || null);
   engine.removeProblem(dir);
   parentPort.postMessage({ type: 'done', index: job.index, json, interrupted });
 }

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 def q1() -> float:
     """With p = 8 stages and m = 8 micro-batches, what fraction of the total time is bubble
-    (idle) under GPipe? F and B take the same time on every stage. Return a number.
+    (idle) under GPipe? Every F and every B takes the same time (a B as long as an F), on every
+    stage. Return a number.
     """
     return 7 / 15
 
@@ -48,8 +49,8 @@ def q5() -> float:
 
 
 def q6() -> int:
-    """With p = 4 stages you want the bubble to be at most 20 % of the total time. What is the
-    smallest number of micro-batches m that achieves it? Return an integer.
+    """With p = 4 stages under 1F1B you want the bubble to be at most 20 % of the total time.
+    What is the smallest number of micro-batches m that achieves it? Return an integer.
     """
     return 12
 

@@ -1,7 +1,7 @@
 """Self-test quiz on pipeline parallelism: answer each question by returning a short value.
 
 Multiple-choice questions: return one capital letter, e.g. "B". Number questions: return an int or
-a float; an exact expression such as 7 / 15 is best, a rounded value must be right to 4 decimals.
+a float; an exact expression such as 1 / 3 is best, a rounded value must be right to 4 decimals.
 Questions that say "Return an integer." take an int only (5, not 5.0).
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 def q1() -> float | None:
     """With p = 8 stages and m = 8 micro-batches, what fraction of the total time is bubble
-    (idle) under GPipe? F and B take the same time on every stage. Return a number.
+    (idle) under GPipe? Every F and every B takes the same time (a B as long as an F), on every
+    stage. Return a number.
     """
     return None  # your answer here
 
@@ -53,8 +54,8 @@ def q5() -> float | None:
 
 
 def q6() -> int | None:
-    """With p = 4 stages you want the bubble to be at most 20 % of the total time. What is the
-    smallest number of micro-batches m that achieves it? Return an integer.
+    """With p = 4 stages under 1F1B you want the bubble to be at most 20 % of the total time.
+    What is the smallest number of micro-batches m that achieves it? Return an integer.
     """
     return None  # your answer here
 

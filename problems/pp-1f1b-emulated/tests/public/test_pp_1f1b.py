@@ -6,6 +6,8 @@ from __future__ import annotations
 import pp1f1b_harness as h
 import pytest
 
+from judge.lang import say
+
 CASES = [(1, 1), (1, 3), (2, 1), (2, 4), (3, 2), (3, 5), (4, 8)]
 
 
@@ -24,10 +26,9 @@ def test_loss_is_full_batch_mse(p: int, M: int) -> None:
 @pytest.mark.parametrize("p,M", [(2, 4), (3, 2), (4, 8)])
 def test_order_is_1f1b(p: int, M: int, record_property) -> None:
     import pp_1f1b
-    run = h.good_run(pp_1f1b.stage_loop, p, M)
-    record_property("timeline", h.world_timeline(
-        run.world, f"your pipeline: p={p} stages, m={M} micro-batches (F = 1 unit, B = 2 units)"))
-    h.assert_order(run)
+    h.attach_order(record_property, pp_1f1b.stage_loop, p, M,
+                   f"p={p} stages, m={M} micro-batches (F = 1 unit, B = 2 units)")
+    h.assert_order(h.good_run(pp_1f1b.stage_loop, p, M))
 
 
 @pytest.mark.parametrize("p,M", [(2, 4), (3, 5), (4, 8)])
@@ -79,15 +80,20 @@ def test_other_ranks_return_none(p: int, M: int) -> None:
     """The last rank returns the loss as a float, every other rank returns None."""
     import pp_1f1b
     run = h.good_run(pp_1f1b.stage_loop, p, M)
-    h.assert_complete(run, "what the ranks return")
+    h.assert_complete(run, say("what the ranks return", zh="各 rank 的返回值"))
     loss = run.loss
-    assert isinstance(loss, float), (f"p={p}, m={M}: the last rank's stage_loop must return the loss as a float, "
-                                     f"got {loss!r} (a {type(loss).__name__})")
+    assert isinstance(loss, float), say(f"p={p}, m={M}: the last rank's stage_loop must return the loss as a float, "
+                                        f"got {loss!r} (a {type(loss).__name__})",
+                                        zh=f"p={p}, m={M}：最后一个 rank 的 stage_loop 必须以 float 返回损失，"
+                                        f"实际得到 {loss!r}（{type(loss).__name__}）")
     got = [comm.result for comm in run.world.ranks[:-1]]
     bad = {s: value for s, value in enumerate(got) if value is not None}
-    assert not bad, (f"p={p}, m={M}: stage_loop must return None on every rank but the last; rank(s) "
-                     f"{sorted(bad)} returned {[bad[s] for s in sorted(bad)]!r} (only the last rank computes "
-                     f"the loss: return None on the other ranks)")
+    returned = [bad[s] for s in sorted(bad)]
+    assert not bad, say(f"p={p}, m={M}: stage_loop must return None on every rank but the last; rank(s) "
+                        f"{sorted(bad)} returned {returned!r} (only the last rank computes "
+                        f"the loss: return None on the other ranks)",
+                        zh=f"p={p}, m={M}：除最后一个 rank 外，stage_loop 在每个 rank 上都必须返回 None；rank "
+                        f"{sorted(bad)} 返回了 {returned!r}（只有最后一个 rank 计算损失：在其他 rank 上返回 None）")
 
 
 def test_blocking_defaults_to_false() -> None:
@@ -100,9 +106,14 @@ def test_blocking_defaults_to_false() -> None:
     except Exception as e:  # noqa: BLE001 - reported to the learner
         why = ""
         if isinstance(e, h.p2p.DeadlockError) and "blocked in send(" in str(e):
-            why = "\nRanks are blocked in blocking sends: without the argument the loop must use isend (blocking=False)."
+            why = "\n" + say("Ranks are blocked in blocking sends: without the argument the loop must use isend "
+                             "(blocking=False).", zh="有 rank 阻塞在阻塞发送中：不给这个参数时，循环必须用 isend"
+                             "（blocking=False）。")
         elif isinstance(e, TypeError) and "blocking" in str(e):
-            why = "\nThe signature gives blocking a default: blocking: bool = False."
-        pytest.fail(f"p=2, m=2: stage_loop called without blocking= (as in the statement's example) raised "
-                    f"{type(e).__name__}: {e}{why}", pytrace=False)
+            why = "\n" + say("The signature gives blocking a default: blocking: bool = False.",
+                             zh="签名给了 blocking 一个默认值：blocking: bool = False。")
+        pytest.fail(say(f"p=2, m=2: stage_loop called without blocking= (as in the statement's example) raised "
+                        f"{type(e).__name__}: {e}{why}",
+                        zh=f"p=2, m=2：不带 blocking= 调用 stage_loop（和题面的例子一样）时抛出了 "
+                        f"{type(e).__name__}: {e}{why}"), pytrace=False)
     h.assert_communication(run)

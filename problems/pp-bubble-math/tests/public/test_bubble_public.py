@@ -258,7 +258,7 @@ def _names_argument(message: str, arg: str) -> bool:
 
 
 # (function, arguments, the argument that is wrong, as the signature spells it)
-@pytest.mark.parametrize("name,args,arg", [
+INVALID = [
     ("bubble_fraction", (0, 4), "p"), ("bubble_fraction", (4, 0), "m"), ("bubble_over_ideal", (-1, 4), "p"),
     ("bubble_over_ideal", (4, 0), "m"), ("interleaved_bubble_fraction", (4, 8, 0), "v"),
     ("interleaved_bubble_fraction", (0, 8, 2), "p"), ("interleaved_bubble_over_ideal", (4, 0, 2), "m"),
@@ -268,7 +268,10 @@ def _names_argument(message: str, arg: str) -> bool:
     ("min_microbatches", (4, 0.0), "target"), ("min_microbatches", (4, 1.0), "target"),
     ("min_microbatches", (0, 0.5), "p"), ("min_microbatches", (1, 0.0), "target"),
     ("p2p_elements_per_microbatch", (1024, 1, 4096, 0), "v"),
-])
+]
+
+
+@pytest.mark.parametrize("name,args,arg", INVALID, ids=[f"{name}{args!r} (wrong {arg})" for name, args, arg in INVALID])
 def test_invalid_input_raises_value_error(name, args, arg):
     import bubble_math
 
@@ -307,12 +310,15 @@ def test_peak_activations_returns_an_int(kind):
         f"peak_activations({kind!r}, 4, 8, 1): expected an int, got {got!r} of type {type(got).__name__}")
 
 
-@pytest.mark.parametrize("name,args", [
+FLOAT_CALLS = [
     ("bubble_fraction", (4, 12)), ("bubble_fraction", (1, 3)), ("bubble_over_ideal", (4, 12)),
     ("bubble_over_ideal", (1, 3)), ("interleaved_bubble_fraction", (4, 8, 2)),
     ("interleaved_bubble_fraction", (1, 4, 2)), ("interleaved_bubble_over_ideal", (4, 8, 2)),
     ("interleaved_bubble_over_ideal", (1, 4, 2)),
-])
+]
+
+
+@pytest.mark.parametrize("name,args", FLOAT_CALLS, ids=[f"{name}{args!r}" for name, args in FLOAT_CALLS])
 def test_bubble_functions_return_a_float(name, args):
     """A share of time is a float, also when it is 0 (p = 1)."""
     import bubble_math

@@ -195,7 +195,7 @@ def _names_argument(message: str, arg: str) -> bool:
 
 
 # (function, arguments, the argument that is wrong, as the signature spells it)
-@pytest.mark.parametrize("name,args,arg", [
+MORE_INVALID = [
     ("bubble_over_ideal", (0, 3), "p"), ("interleaved_bubble_over_ideal", (4, 8, 0), "v"),
     ("interleaved_bubble_over_ideal", (0, 8, 1), "p"), ("interleaved_bubble_fraction", (4, 0, 2), "m"),
     ("peak_activations", ("gpipe", 4, 8, -1), "s"), ("peak_activations", ("1f1b", 4, 8, -1), "s"),
@@ -208,7 +208,10 @@ def _names_argument(message: str, arg: str) -> bool:
     ("interleaved_bubble_fraction", (1, 4, 0), "v"), ("interleaved_bubble_over_ideal", (1, 0, 2), "m"),
     ("p2p_elements_per_microbatch", (0, 1, 4096), "s"), ("p2p_elements_per_microbatch", (1024, 0, 4096), "b"),
     ("p2p_elements_per_microbatch", (1024, 1, -1), "h"),
-])
+]
+
+
+@pytest.mark.parametrize("name,args,arg", MORE_INVALID, ids=[f"{name}{args!r} (wrong {arg})" for name, args, arg in MORE_INVALID])
 def test_more_invalid_input(name, args, arg):
     import bubble_math
 

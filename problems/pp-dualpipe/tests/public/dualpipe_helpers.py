@@ -156,6 +156,12 @@ def order_report(p: int, m: int, want: list, got: list) -> str:
 
 def dependency_walk(sched) -> list[str]:
     """Run the actions in dependency order only (no times). Return the stuck actions, [] if none."""
+    pos = _walk(sched)
+    return [f"rank {r} at {label(sched[r][pos[r]])}" for r in range(len(sched)) if pos[r] < len(sched[r])]
+
+
+def _walk(sched) -> list[int]:
+    """How far each rank's list gets when the actions run in dependency order (no times)."""
     last = max((s for row in sched for a in row for _, _, s in singles(a)), default=0)
     done: set = set()
     pos = [0] * len(sched)
@@ -178,7 +184,39 @@ def dependency_walk(sched) -> list[str]:
                         done.add(("I", mb, stage))
                 pos[r] += 1
                 moved = True
-    return [f"rank {r} at {label(sched[r][pos[r]])}" for r in range(len(sched)) if pos[r] < len(sched[r])]
+    return pos
+
+
+def try_timeline(module, sched, p: int, title: str, times: tuple[float, float, float, float]) -> dict | None:
+    """Your simulate's run of ``sched`` (``times`` = T_F, T_B, T_W, gain) as a timeline artifact, or None if
+    it raises (the tests report the real failure; the simulation has its own tests). A schedule that
+    deadlocks is never simulated whole: the actions that can run (each rank's list up to where the
+    tests' dependency walk gets stuck) are, and the stuck ranks are marked with the action each waits at."""
+    pos = _walk(sched)
+    stuck = {r: label(row[pos[r]]) for r, row in enumerate(sched) if pos[r] < len(row)}
+    runnable = [row[:pos[r]] for r, row in enumerate(sched)] if stuck else sched
+    try:
+        art = to_timeline(module.simulate(runnable, *times), p, title + (" (up to where it gets stuck)" if stuck else ""))
+    except Exception:  # noqa: BLE001 - the picture is a bonus
+        return None
+    if art is not None and stuck:
+        art["stuck"] = [{"row": r, "waiting": w} for r, w in sorted(stuck.items())]
+    return art
+
+
+def attach(record_property, module, got, p: int, title: str, times: tuple[float, float, float, float],
+           want=None) -> None:
+    """Record your schedule as a timeline (timed by your simulate); with ``want`` (public tests only: the
+    expected lists are in the public test file anyway), the expected schedule too, timed the same way,
+    which the page and ``-v`` draw under yours when the test fails."""
+    art = try_timeline(module, got, p, f"your {title}", times)
+    if art is None:
+        return
+    record_property("timeline", art)
+    if want is not None:
+        expected = try_timeline(module, want, p, f"expected {title} (timed by your simulate)", times)
+        if expected is not None:
+            record_property("expected", expected)
 
 
 def check_schedule(sched, p: int, m: int) -> str | None:
@@ -270,6 +308,13 @@ def duration_hint(res, tf, tb, tw, gain) -> str:
                 return (f" I costs T_B - T_W = {tb - tw:g} ({label(a)} took {d:g}): I is only the input-gradient "
                         f"half of the backward, W is the other half.")
     return ""
+
+
+def expected_timeline(times, p: int | None, title: str) -> dict | None:
+    """The expected timeline of a test that writes its times out (rows of (label, start, end), as
+    :func:`rows` gives them), drawn as :func:`to_timeline` draws yours. Public tests only."""
+    res = {"timeline": [[(parse(text)[0], start, end) for text, start, end in row] for row in times]}
+    return to_timeline(res, p, title)
 
 
 def to_timeline(res, p: int | None, title: str) -> dict | None:

@@ -17,7 +17,8 @@ ONE_RANK_TIMES = [("F0s0", 0.0, 1.0), ("F0s1", 1.0, 2.0), ("I0s1", 2.0, 3.5), ("
 
 def test_durations_one_rank(record_property):
     res = _sim([ONE_RANK], 1.0, 2.0, 0.5, 0.5, "a one-rank schedule with every kind of action")
-    record_property("timeline", H.to_timeline(res, 1, "one rank, T_F=1, T_B=2, T_W=0.5, gain=0.5"))
+    record_property("timeline", H.to_timeline(res, 1, "your simulate: one rank, T_F=1, T_B=2, T_W=0.5, gain=0.5"))
+    record_property("expected", H.expected_timeline([ONE_RANK_TIMES], 1, "expected: one rank, T_F=1, T_B=2, T_W=0.5, gain=0.5"))
     got = H.rows(res)[0]
     hint = H.duration_hint(res, 1.0, 2.0, 0.5, 0.5)
     assert got == ONE_RANK_TIMES, (
@@ -85,7 +86,8 @@ W_AFTER_I_TIMES = [
 def test_w_does_not_delay_its_i(record_property):
     """The input gradient of an I is sent when the I ends: the previous stage's backward never waits for the W."""
     res = _sim(W_AFTER_I, 1.0, 3.0, 2.0, 0.0, "a two-rank schedule with I and W")
-    record_property("timeline", H.to_timeline(res, 2, "two ranks, T_F=1, T_B=3, T_W=2 (T_I=1)"))
+    record_property("timeline", H.to_timeline(res, 2, "your simulate: two ranks, T_F=1, T_B=3, T_W=2 (T_I=1)"))
+    record_property("expected", H.expected_timeline(W_AFTER_I_TIMES, 2, "expected: two ranks, T_F=1, T_B=3, T_W=2 (T_I=1)"))
     got = H.rows(res)
     b02 = next((x for x in got[1] if x[0] == "B0s2"), None)
     if b02 is not None and b02[1] == 7.0:
@@ -119,7 +121,8 @@ TWO_RANKS_TIMES = [
 
 def test_pair_waits_for_both_inputs(record_property):
     res = _sim(TWO_RANKS, 1.0, 2.0, 1.0, 1.0, "a two-rank schedule with one pair")
-    record_property("timeline", H.to_timeline(res, 2, "two ranks, T_F=1, T_B=2, T_W=1, gain=1"))
+    record_property("timeline", H.to_timeline(res, 2, "your simulate: two ranks, T_F=1, T_B=2, T_W=1, gain=1"))
+    record_property("expected", H.expected_timeline(TWO_RANKS_TIMES, 2, "expected: two ranks, T_F=1, T_B=2, T_W=1, gain=1"))
     got = H.rows(res)
     pair = next((x for x in got[1] if x[0] == "F1s1&B0s2"), None)
     if pair is not None and pair[1] == 3.0:
@@ -150,8 +153,10 @@ FORWARD_LATE_TIMES = [
 ]
 
 
-def test_pair_waits_for_its_forward_input():
+def test_pair_waits_for_its_forward_input(record_property):
     res = _sim(FORWARD_LATE, 1.0, 2.0, 1.0, 1.0, "a two-rank schedule with one pair")
+    record_property("timeline", H.to_timeline(res, 2, "your simulate: two ranks, T_F=1, T_B=2, T_W=1, gain=1"))
+    record_property("expected", H.expected_timeline(FORWARD_LATE_TIMES, 2, "expected: two ranks, T_F=1, T_B=2, T_W=1, gain=1"))
     got = H.rows(res)
     pair = next((x for x in got[1] if x[0] == "F1s1&B0s2"), None)
     if pair is not None and pair[1] == 6.0:
@@ -170,7 +175,7 @@ PAIRS = H.parse("F0s0 F1s0 F0s1 F1s1&B0s1 F2s0&B1s1 B0s0 F2s1 B2s1 B1s0 B2s0")
 
 
 @pytest.mark.parametrize("gain", [0.0, 0.5, 1.0])
-def test_pair_duration(gain):
+def test_pair_duration(gain, record_property):
     """One rank, no waiting: each pair lasts T_F + T_B - gain, every other action its own time."""
     res = _sim([PAIRS], 1.0, 2.0, 1.0, gain, "a one-rank schedule with two pairs")
     pair = 3.0 - gain
@@ -179,6 +184,10 @@ def test_pair_duration(gain):
         d = pair if isinstance(a[0], tuple) else {"F": 1.0, "B": 2.0}[a[0]]
         want.append((H.label(a), t, t + d))
         t += d
+    yours = H.to_timeline(res, 1, f"your simulate: one rank, two pairs, gain={gain:g}")
+    if yours is not None:
+        record_property("timeline", yours)
+    record_property("expected", H.expected_timeline([want], 1, f"expected: one rank, two pairs, gain={gain:g}"))
     got = H.rows(res)[0]
     assert got == want, (f"T_F=1, T_B=2, gain={gain:g} (a pair takes T_F + T_B - gain = {pair:g}), one rank, no waiting:"
                          f"\n  expected {want}\n  got      {got}." + H.duration_hint(res, 1.0, 2.0, 1.0, gain))
@@ -198,7 +207,8 @@ THREE_RANKS_TIMES = [
 
 def test_pair_outputs_ready_at_its_end(record_property):
     res = _sim(THREE_RANKS, 1.0, 2.0, 1.0, 0.5, "a three-rank schedule with one pair")
-    record_property("timeline", H.to_timeline(res, None, "three ranks, T_F=1, T_B=2, T_W=1, gain=0.5"))
+    record_property("timeline", H.to_timeline(res, None, "your simulate: three ranks, T_F=1, T_B=2, T_W=1, gain=0.5"))
+    record_property("expected", H.expected_timeline(THREE_RANKS_TIMES, None, "expected: three ranks, T_F=1, T_B=2, T_W=1, gain=0.5"))
     got = H.rows(res)
     pair = next((x for x in got[1] if x[0] == "F1s1&B0s1"), None)
     f_next = next((x for x in got[2] if x[0] == "F1s2"), None)
@@ -305,7 +315,7 @@ def _raises_value_error(sched) -> bool:
     return False
 
 
-@pytest.mark.parametrize("kind", ["FB", "IW", ""])
+@pytest.mark.parametrize("kind", ["FB", "IW", ""], ids=repr)
 def test_kinds_are_whole_names(kind):
     """A kind is exactly F, B, I or W: a name made of several of them, or the empty string, is no kind."""
     sched = [[("F", 0, 0), ("I", 0, 0), (kind, 0, 0), ("W", 0, 0)]]

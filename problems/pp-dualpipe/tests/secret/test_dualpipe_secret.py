@@ -32,7 +32,7 @@ COSTS = [(1.0, 1.0, 0.0), (1.0, 1.0, 1.0), (1.0, 0.5, 0.5), (1.0, 0.25, 0.75), (
          (2.0, 0.5, 1.5)]  # (T_F = T_I, T_W, gain) with T_W <= T_F and gain <= T_F
 
 
-@pytest.mark.parametrize("tf,tw,gain", COSTS)
+@pytest.mark.parametrize("tf,tw,gain", COSTS, ids=[f"T_F=T_I={tf:g}, T_W={tw:g}, gain={gain:g}" for tf, tw, gain in COSTS])
 def test_bubble_formula_grid(tf, tw, gain):
     tb = tf + tw
     for p in range(1, 7):

@@ -10,6 +10,7 @@ import pytest
 from interleaved_check import (
     NOTATION,
     assert_schedule,
+    attach,
     expect_value_error,
     fmt,
     leading_forwards,
@@ -19,9 +20,10 @@ from interleaved_check import (
     simulate,
     stuck_ops,
     timeline_artifact,
-    try_timeline,
     warmup_hint,
 )
+
+from judge.lang import say
 
 # Expected per-rank lists, written F<mb>c<chunk> (forward of micro-batch mb on local chunk c).
 EXPECTED = {
@@ -62,9 +64,7 @@ def _expected(p: int, m: int, v: int) -> list[list[tuple[int, str, int]]]:
 
 def _check_exact(p: int, m: int, v: int, record_property) -> None:
     got = normalize(interleaved.interleaved_schedule(p, m, v), p)
-    art = try_timeline(interleaved, got, p, v, f"your interleaved 1F1B, p={p} m={m} v={v}")
-    if art is not None:
-        record_property("timeline", art)
+    attach(record_property, interleaved, got, p, v, f"interleaved 1F1B, p={p} m={m} v={v}", _expected(p, m, v))
     assert_schedule(p, m, v, _expected(p, m, v), got)
 
 
@@ -167,8 +167,11 @@ def test_every_op_exactly_once(p, m, v):
             f"{NOTATION}; missing: {fmt(missing[:8]) or '-'}; extra or repeated: {fmt(extra[:8]) or '-'}")
 
 
-@pytest.mark.parametrize("p,m,v", [(2, 3, 2), (4, 6, 2), (3, 4, 3), (3, 2, 2), (4, 1, 3), (0, 4, 2), (2, 0, 2),
-                                   (2, 4, 0), (-1, 4, 2), (0, 4, 1), (3, 0, 1)])
+INVALID_SIZES = [(2, 3, 2), (4, 6, 2), (3, 4, 3), (3, 2, 2), (4, 1, 3), (0, 4, 2), (2, 0, 2),
+    (2, 4, 0), (-1, 4, 2), (0, 4, 1), (3, 0, 1)]
+
+
+@pytest.mark.parametrize("p,m,v", INVALID_SIZES, ids=[f"p={p}, m={m}, v={v}" for p, m, v in INVALID_SIZES])
 def test_invalid_sizes_raise(p, m, v):
     """Both functions check the sizes, also for v = 1 (plain 1F1B still needs p, m >= 1).
 
@@ -177,7 +180,10 @@ def test_invalid_sizes_raise(p, m, v):
     expect_value_error(interleaved, "num_warmup", p, m, v, 0)
 
 
-@pytest.mark.parametrize("p,m,v,rank", [(2, 4, 2, -1), (2, 4, 2, 2), (3, 5, 1, 3), (3, 5, 1, -1), (1, 3, 4, 1)])
+BAD_RANKS = [(2, 4, 2, -1), (2, 4, 2, 2), (3, 5, 1, 3), (3, 5, 1, -1), (1, 3, 4, 1)]
+
+
+@pytest.mark.parametrize("p,m,v,rank", BAD_RANKS, ids=[f"p={p}, m={m}, v={v}, rank={rank}" for p, m, v, rank in BAD_RANKS])
 def test_num_warmup_rejects_bad_rank(p, m, v, rank):
     """A rank outside 0..p-1 raises ValueError, also for v = 1."""
     expect_value_error(interleaved, "num_warmup", p, m, v, rank)
@@ -199,7 +205,8 @@ def test_schedule_has_no_deadlock(p, m, v, record_property):
         f"Each of these waits for an op that (directly or through other ranks) waits for it. Typical causes: "
         f"too few warm-up forwards (the (v - 1) * p term) or backwards in forward chunk order")
     # the schedule is feasible: your simulation must run every op of it
-    rows, total, _ = simulate(interleaved, sched, p, v, f"your interleaved_schedule({p}, {m}, {v})")
+    rows, total, _ = simulate(interleaved, sched, p, v, say(f"your interleaved_schedule({p}, {m}, {v})",
+                                                         zh=f"你的 interleaved_schedule({p}, {m}, {v})"))
     record_property("timeline", timeline_artifact(_rows(rows), f"interleaved 1F1B, p={p} m={m} v={v}"))
     assert sum(len(row) for row in rows) == 2 * m * v * p, "every op of the schedule must appear in the timeline"
 
@@ -213,19 +220,28 @@ WORKED_TIMES = [
 ]
 
 
+def _worked() -> str:
+    return say("the worked example's schedule (p=2, m=4, v=2)", zh="题面示例的调度（p=2, m=4, v=2）")
+
+
 def _rows(rows) -> list[list[tuple[int, str, int, float, float]]]:
     return [[(int(c), str(o), int(mb), float(s), float(e)) for c, o, mb, s, e in row] for row in rows]
 
 
 def test_simulate_worked_example(record_property):
     sched = _expected(2, 4, 2)
-    rows, total, bubble = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)")
+    rows, total, bubble = simulate(interleaved, sched, 2, 2, _worked())
     rows = _rows(rows)
-    record_property("timeline", timeline_artifact(rows, "simulate_interleaved, p=2 m=4 v=2 (tf=1, tb=2)"))
+    record_property("timeline", timeline_artifact(rows, "your simulate_interleaved, p=2 m=4 v=2 (tf=1, tb=2)"))
+    record_property("expected", timeline_artifact(  # the times WORKED_TIMES gives anyway
+        [[(c, o, mb, s, e) for (c, o, mb), (s, e) in zip(sched[r], WORKED_TIMES[r])] for r in range(2)],
+        "expected simulation, p=2 m=4 v=2 (tf=1, tb=2)"))
     durations = {o: sorted({e - s for row in rows for _, oo, _, s, e in row if oo == o}) for o in "FB"}
-    assert durations == {"F": [0.5], "B": [1.0]}, (
+    assert durations == {"F": [0.5], "B": [1.0]}, say(
         f"op durations: expected every forward to take tf/v = 0.5 and every backward tb/v = 1.0 "
-        f"(a chunk is 1/v of a stage's layers), got forwards {durations['F']} and backwards {durations['B']}")
+        f"(a chunk is 1/v of a stage's layers), got forwards {durations['F']} and backwards {durations['B']}",
+        zh=f"操作时长：预期每个前向用时 tf/v = 0.5，每个反向用时 tb/v = 1.0（一个模型块是一个 stage 的层的 1/v），"
+        f"实际前向 {durations['F']}，反向 {durations['B']}")
     for r in range(2):
         want = [(c, o, mb, s, e) for (c, o, mb), (s, e) in zip(sched[r], WORKED_TIMES[r])]
         for got_block, want_block in zip(rows[r], want):
@@ -243,22 +259,35 @@ def test_simulate_worked_example(record_property):
 
 def test_simulate_uses_tf_and_tb():
     sched = _expected(2, 4, 2)
-    rows, total, bubble = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)", tf=2.0, tb=2.0)
+    rows, total, bubble = simulate(interleaved, sched, 2, 2, _worked(), tf=2.0, tb=2.0)
     durations = sorted({float(e) - float(s) for row in rows for _, _, _, s, e in row})
     assert durations == [1.0], f"with tf = tb = 2 and v = 2 every op takes 1.0, got durations {durations}"
     assert float(total) == 18.0, f"total: expected (4 + 1/2) * (2 + 2) = 18.0, got {float(total)}"
 
 
-def test_simulate_any_order():
+ANY_ORDER_STARTS = [[0.0, 0.5, 1.0, 1.5, 3.5, 4.5, 5.5, 6.5], [0.5, 1.0, 1.5, 2.0, 2.5, 3.5, 4.5, 5.5]]
+
+
+def test_simulate_any_order(record_property):
     # Not Megatron's order: every forward first (chunk by chunk), then every backward.
     sched = [[(0, "F", 0), (0, "F", 1), (1, "F", 0), (1, "F", 1), (1, "B", 0), (1, "B", 1), (0, "B", 0), (0, "B", 1)]
              for _ in range(2)]
-    rows, total, bubble = simulate(interleaved, sched, 2, 2, "a schedule that is not Megatron's (every forward first)")
+    rows, total, bubble = simulate(interleaved, sched, 2, 2, say(
+        "a schedule that is not Megatron's (every forward first)", zh="一个不是 Megatron 的调度（先运行全部前向）"))
+    try:
+        record_property("timeline", timeline_artifact(_rows(rows), "your simulate_interleaved, every forward first"))
+    except (TypeError, ValueError):
+        pass  # not drawable: the checks below say what is wrong
+    record_property("expected", timeline_artifact(  # the start times below, and tf/v = 0.5, tb/v = 1
+        [[(c, o, mb, s, s + (0.5 if o == "F" else 1.0)) for (c, o, mb), s in zip(sched[r], ANY_ORDER_STARTS[r])]
+         for r in range(2)], "expected simulation, every forward first (tf=1, tb=2)"))
     starts = [[float(s) for _, _, _, s, _ in row] for row in rows]
     # what the same schedule gives when chunk c of rank r is taken as virtual stage r * v + c
     contiguous = [[0.0, 0.5, 1.0, 1.5, 6.5, 7.5, 8.5, 9.5], [1.5, 2.0, 2.5, 3.0, 3.5, 4.5, 5.5, 6.5]]
-    mapping = (" (these are the start times when chunk c of rank r is virtual stage r * v + c; the layers are dealt "
-               "round-robin: chunk c of rank r is virtual stage c * p + r)") if starts == contiguous else ""
+    mapping = say(" (these are the start times when chunk c of rank r is virtual stage r * v + c; the layers are "
+                  "dealt round-robin: chunk c of rank r is virtual stage c * p + r)",
+                  zh="（这是把 rank r 的模型块 c 当作虚拟 stage r * v + c 时的开始时间；层是轮流分配的："
+                  "rank r 的模型块 c 是虚拟 stage c * p + r）") if starts == contiguous else ""
     assert starts == [[0.0, 0.5, 1.0, 1.5, 3.5, 4.5, 5.5, 6.5], [0.5, 1.0, 1.5, 2.0, 2.5, 3.5, 4.5, 5.5]], (
         f"start times per rank: expected [[0, .5, 1, 1.5, 3.5, 4.5, 5.5, 6.5], [.5, 1, 1.5, 2, 2.5, 3.5, 4.5, 5.5]], "
         f"got {starts}{mapping}. Rank 1 holds virtual stages 1 and 3; the backward of stage 3 (the last) waits only "
@@ -299,7 +328,7 @@ def test_bubble_shrinks_with_v(tf, tb, record_property):
         f"idle time per rank should shrink by v: v=1 {idle[1]}, v=2 {idle[2]}, v=4 {idle[4]}")
 
 
-@pytest.mark.parametrize("op", ["W", "f", "X", "", "FB"])
+@pytest.mark.parametrize("op", ["W", "f", "X", "", "FB"], ids=repr)
 def test_simulate_rejects_unknown_ops(op):
     """simulate_interleaved raises ValueError for an op other than "F" or "B".
 
@@ -330,8 +359,10 @@ def test_schedule_types(p, m, v):
         for i, op in enumerate(row):
             ok = (type(op) is tuple and len(op) == 3 and type(op[0]) is int and type(op[1]) is str
                   and op[1] in ("F", "B") and type(op[2]) is int)
-            assert ok, (f"{call}[{r}][{i}] is {op!r} (a {type(op).__name__}): expected a tuple (chunk, op, mb) "
-                        f"of an int, 'F' or 'B', and an int")
+            assert ok, say(f"{call}[{r}][{i}] is {op!r} (a {type(op).__name__}): expected a tuple (chunk, op, mb) "
+                           f"of an int, 'F' or 'B', and an int",
+                           zh=f"{call}[{r}][{i}] 是 {op!r}（{type(op).__name__}）：预期一个元组 (chunk, op, mb)，"
+                           f"依次是 int、'F' 或 'B'、int")
 
 
 def _is_time(x) -> bool:
@@ -344,7 +375,7 @@ def test_simulate_types():
     A tuple (timeline, total, bubble); a block is a tuple (chunk, op, mb, start, end); start, end,
     total and bubble are floats (an int is fine too)."""
     sched = _expected(2, 4, 2)
-    result = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)")
+    result = simulate(interleaved, sched, 2, 2, _worked())
     call = "simulate_interleaved(<the worked example's schedule>, 2, 2, tf=1.0, tb=2.0)"
     assert type(result) is tuple and len(result) == 3, (
         f"{call}: expected a tuple (timeline, total, bubble), got {str(result)[:80]} (a {type(result).__name__})")
@@ -356,18 +387,23 @@ def test_simulate_types():
         for i, block in enumerate(row):
             ok = (type(block) is tuple and len(block) == 5 and type(block[0]) is int and type(block[1]) is str
                   and type(block[2]) is int and _is_time(block[3]) and _is_time(block[4]))
-            assert ok, (f"{call}: timeline[{r}][{i}] is {block!r} (a {type(block).__name__}): expected a tuple "
-                        f"(chunk, op, mb, start, end) of int, str, int, float, float (start, end, total and bubble "
-                        f"are floats)")
+            assert ok, say(f"{call}: timeline[{r}][{i}] is {block!r} (a {type(block).__name__}): expected a tuple "
+                           f"(chunk, op, mb, start, end) of int, str, int, float, float (start, end, total and bubble "
+                           f"are floats)",
+                           zh=f"{call}：timeline[{r}][{i}] 是 {block!r}（{type(block).__name__}）：预期一个元组 "
+                           f"(chunk, op, mb, start, end)，依次是 int、str、int、float、float"
+                           f"（start、end、total 和 bubble 都是 float）")
     for what, value in (("total", total), ("bubble", bubble)):
-        assert _is_time(value), (f"{call}: {what} is {value!r} of type {type(value).__name__}, expected a float "
-                                 f"(start, end, total and bubble are floats)")
+        assert _is_time(value), say(f"{call}: {what} is {value!r} of type {type(value).__name__}, expected a float "
+                                    f"(start, end, total and bubble are floats)",
+                                    zh=f"{call}：{what} 是 {type(value).__name__} 类型的 {value!r}，预期 float"
+                                    f"（start、end、total 和 bubble 都是 float）")
 
 
 def test_simulate_default_durations():
     """The defaults are tf = 1.0 and tb = 2.0, as in the signature."""
     sched = _expected(2, 4, 2)
-    _, explicit_total, _ = simulate(interleaved, sched, 2, 2, "the worked example's schedule (p=2, m=4, v=2)")
+    _, explicit_total, _ = simulate(interleaved, sched, 2, 2, _worked())
     call = "simulate_interleaved(<the worked example's schedule>, 2, 2)"
     try:
         rows, total, _ = interleaved.simulate_interleaved(sched, 2, 2)
@@ -376,10 +412,14 @@ def test_simulate_default_durations():
     if float(total) == 13.5:
         return
     durations = {o: sorted({float(e) - float(s) for row in rows for _, oo, _, s, e in row if oo == o}) for o in "FB"}
-    msg = (f"{call}, without tf and tb: expected total 13.5 = (4 + 1/2) * (tf + tb) with the defaults tf = 1.0, "
-           f"tb = 2.0 (a chunk's F 0.5, its B 1.0), got {float(total)} (forwards {durations['F']}, backwards "
-           f"{durations['B']})")
+    msg = say(f"{call}, without tf and tb: expected total 13.5 = (4 + 1/2) * (tf + tb) with the defaults tf = 1.0, "
+              f"tb = 2.0 (a chunk's F 0.5, its B 1.0), got {float(total)} (forwards {durations['F']}, backwards "
+              f"{durations['B']})",
+              zh=f"{call}，不给 tf 和 tb：按默认值 tf = 1.0、tb = 2.0（一个模型块的 F 为 0.5，B 为 1.0），预期 total "
+              f"13.5 = (4 + 1/2) * (tf + tb)，实际 {float(total)}（前向 {durations['F']}，反向 {durations['B']}）")
     if float(explicit_total) == 13.5:
-        msg += (f"; with tf=1.0, tb=2.0 passed explicitly the total is {float(explicit_total)}: the signature's "
-                "defaults differ from tf = 1.0, tb = 2.0")
+        msg += say(f"; with tf=1.0, tb=2.0 passed explicitly the total is {float(explicit_total)}: the signature's "
+                   "defaults differ from tf = 1.0, tb = 2.0",
+                   zh=f"；显式传入 tf=1.0、tb=2.0 时 total 是 {float(explicit_total)}：签名的默认值与 "
+                   "tf = 1.0、tb = 2.0 不同")
     raise AssertionError(msg)

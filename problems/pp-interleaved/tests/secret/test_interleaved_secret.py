@@ -13,6 +13,7 @@ from interleaved_check import (
     fmt,
     normalize,
     order_report,
+    runnable_part,
     schedule_report,
     timeline_artifact,
     warmup_formula,
@@ -56,10 +57,12 @@ def _check_grid_schedule(p: int, v: int, record_property) -> None:
             failures.append((m, got, report))
     if failures:
         m, got, report = failures[0]
+        runnable, stuck = runnable_part(got, p, v)  # a deadlocking schedule: up to where it gets stuck
         try:
-            rows, _, _ = oracle.simulate(got, p, v)
-            record_property("timeline", timeline_artifact(rows, f"your schedule, p={p} m={m} v={v}"))
-        except (ValueError, KeyError):
+            rows, _, _ = oracle.simulate(runnable, p, v)
+            record_property("timeline", timeline_artifact(
+                rows, f"your schedule, p={p} m={m} v={v}" + (" (up to where it gets stuck)" if stuck else ""), stuck))
+        except (ValueError, KeyError, ZeroDivisionError):
             pass
         pytest.fail(report + f"\n(wrong for m in {[f[0] for f in failures]} with p={p}, v={v})")
 
@@ -178,14 +181,20 @@ def test_single_rank():
         f"one rank never idles: expected total 9.0 and bubble 0, got {float(total)} and {float(bubble)}")
 
 
-@pytest.mark.parametrize("p,m,v", [(2, 5, 4), (8, 12, 2), (5, 3, 2), (8, 4, 4), (3, 0, 1), (0, 0, 1), (1, 1, 0),
-                                   (-2, 3, 1)])
+MORE_INVALID_SIZES = [(2, 5, 4), (8, 12, 2), (5, 3, 2), (8, 4, 4), (3, 0, 1), (0, 0, 1), (1, 1, 0), (-2, 3, 1)]
+
+
+@pytest.mark.parametrize("p,m,v", MORE_INVALID_SIZES, ids=[f"p={p}, m={m}, v={v}" for p, m, v in MORE_INVALID_SIZES])
 def test_more_invalid_sizes(p, m, v):
     expect_value_error(interleaved, "interleaved_schedule", p, m, v)
     expect_value_error(interleaved, "num_warmup", p, m, v, 0)
 
 
-@pytest.mark.parametrize("p,m,v,rank", [(4, 7, 1, 4), (4, 7, 1, -1), (3, 6, 3, 3), (1, 1, 1, 1)])
+MORE_BAD_RANKS = [(4, 7, 1, 4), (4, 7, 1, -1), (3, 6, 3, 3), (1, 1, 1, 1)]
+
+
+@pytest.mark.parametrize("p,m,v,rank", MORE_BAD_RANKS,
+                         ids=[f"p={p}, m={m}, v={v}, rank={rank}" for p, m, v, rank in MORE_BAD_RANKS])
 def test_more_bad_ranks(p, m, v, rank):
     expect_value_error(interleaved, "num_warmup", p, m, v, rank)
 

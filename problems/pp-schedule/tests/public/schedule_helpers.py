@@ -15,6 +15,13 @@ from judge.artifacts import timeline
 KINDS = ("gpipe", "1f1b")
 
 
+def shown(**values: Any) -> str:
+    """A readable test id, ``p='4' (a str), m=4``: each value's repr, with its type when it is not an int
+    (pytest's own id would be ``4-4`` for both ``('4', 4)`` and ``(4, 4)``)."""
+    return ", ".join(f"{name}={value!r}" + ("" if type(value) is int else f" (a {type(value).__name__})")
+                     for name, value in values.items())
+
+
 def as_ops(stage: Any) -> list[tuple[Any, Any]]:
     """A stage's operations as a list of 2-tuples (lists become tuples), for comparison."""
     return [tuple(op) if isinstance(op, (list, tuple)) else op for op in stage]

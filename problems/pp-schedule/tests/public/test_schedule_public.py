@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pp_sim
 import pytest
-from schedule_helpers import as_ops, attach, check_every_operation_once, check_schedule, expect_value_error, fmt
+from schedule_helpers import as_ops, attach, check_every_operation_once, check_schedule, expect_value_error, fmt, shown
 
 
 def ops(text: str) -> list[tuple[str, int]]:
@@ -95,13 +95,15 @@ def test_1f1b_keeps_at_most_p_minus_s_microbatches_in_flight(record_property):
             f"your order reaches {peak}: {fmt(as_ops(stage))}")
 
 
-@pytest.mark.parametrize("kind", ["GPipe", "interleaved", "", None])
+@pytest.mark.parametrize("kind", ["GPipe", "interleaved", "", None], ids=lambda kind: shown(kind=kind))
 def test_unknown_kind_raises_value_error(kind):
     expect_value_error(kind, 4, 4, 'kind must be "gpipe" or "1f1b"')
 
 
-@pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
-@pytest.mark.parametrize("p, m", [(0, 4), (4, 0), (-1, 4), (4, -3)])
+SIZES_BELOW_ONE = [(kind, p, m) for p, m in [(0, 4), (4, 0), (-1, 4), (4, -3)] for kind in ("gpipe", "1f1b")]
+
+
+@pytest.mark.parametrize("kind, p, m", SIZES_BELOW_ONE, ids=[f"{kind}, p={p}, m={m}" for kind, p, m in SIZES_BELOW_ONE])
 def test_sizes_below_one_raise_value_error(kind, p, m):
     """For both kinds: an empty pipeline (p = 0) or no micro-batches (m = 0) is an error, not []."""
     other = "1f1b" if kind == "gpipe" else "gpipe"
@@ -109,6 +111,9 @@ def test_sizes_below_one_raise_value_error(kind, p, m):
                        also=(other, p, m, "check p and m for every kind"))
 
 
-@pytest.mark.parametrize("p, m", [(4.0, 4), (4, 2.5), ("4", 4), (4, None)])
+NON_INT_SIZES = [(4.0, 4), (4, 2.5), ("4", 4), (4, None)]
+
+
+@pytest.mark.parametrize("p, m", NON_INT_SIZES, ids=[shown(p=p, m=m) for p, m in NON_INT_SIZES])
 def test_non_int_sizes_raise_value_error(p, m):
     expect_value_error("gpipe", p, m, "p and m must be ints")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pp_sim
 import pytest
-from schedule_helpers import as_ops, attach, check_schedule, expect_value_error
+from schedule_helpers import as_ops, attach, check_schedule, expect_value_error, shown
 
 
 def oracle(kind: str, p: int, m: int) -> list[list[tuple[str, int]]]:
@@ -49,13 +49,16 @@ def test_every_size_up_to_eight_stages(record_property, kind):
             check_schedule(got, want, kind, p, m)
 
 
-@pytest.mark.parametrize("kind", ["1F1B", "gpipe ", 3, ("gpipe",)])
+@pytest.mark.parametrize("kind", ["1F1B", "gpipe ", 3, ("gpipe",)], ids=lambda kind: shown(kind=kind))
 def test_more_unknown_kinds(kind):
     expect_value_error(kind, 2, 2, 'kind must be exactly "gpipe" or "1f1b"')
 
 
-@pytest.mark.parametrize("p, m", [(0, 0), (-5, -5), (1.0, 1), (2, "8"), ([2], 2), (True, 2), (2, True), (False, 2),
-                                  (2, False), (3, 1.0), ("3", 1)])
+MORE_INVALID_SIZES = [(0, 0), (-5, -5), (1.0, 1), (2, "8"), ([2], 2), (True, 2), (2, True), (False, 2),
+                      (2, False), (3, 1.0), ("3", 1)]
+
+
+@pytest.mark.parametrize("p, m", MORE_INVALID_SIZES, ids=[shown(p=p, m=m) for p, m in MORE_INVALID_SIZES])
 def test_more_invalid_sizes(p, m):
     # the same value as the other size, with a valid size beside it: p and m are checked alike
     mirror = (m, p) if p != m else None

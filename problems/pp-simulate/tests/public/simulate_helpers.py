@@ -16,6 +16,13 @@ from judge.artifacts import timeline
 TOL = 1e-9
 
 
+def shown(**values: Any) -> str:
+    """A readable test id, ``p='4' (a str), m=4``: each value's repr, with its type when it is not an int
+    (pytest's own id would be ``4-4`` for both ``('4', 4)`` and ``(4, 4)``)."""
+    return ", ".join(f"{name}={value!r}" + ("" if type(value) is int else f" (a {type(value).__name__})")
+                     for name, value in values.items())
+
+
 # The GPipe and 1F1B orders the public tests simulate, written out (the tests do not compute them:
 # writing those orders is the problem pp-schedule).
 SCHEDULES = {
@@ -180,6 +187,12 @@ def attach(record_property: Any, sim: Sim, title: str) -> None:
         record_property("timeline", timeline(sim.timeline, title=title))
     except (TypeError, ValueError):
         pass
+
+
+def attach_expected(record_property: Any, want: list[list[tuple[str, int, float, float]]], title: str) -> None:
+    """Record the expected blocks ``want`` beside your timeline (public tests only: they write the
+    blocks out anyway); the page and ``-v`` draw them under yours when the test fails."""
+    record_property("expected", timeline(want, title=f"expected {title}"))
 
 
 def run(record_property: Any, sched: list[list[tuple[str, int]]], tf: float = 1.0, tb: float = 2.0,

@@ -7,6 +7,7 @@ import math
 import pp_sim
 import pytest
 from simulate_helpers import (
+    attach_expected,
     bubble_of,
     build,
     check_blocks,
@@ -18,28 +19,33 @@ from simulate_helpers import (
     ops,
     read,
     run,
+    shown,
 )
 
 
 def test_two_stage_1f1b_timeline(record_property):
     sched = build("1f1b", 2, 2)  # stage 0: F0 F1 B0 B1, stage 1: F0 B0 F1 B1
     sim = run(record_property, sched, 1.0, 2.0, "1F1B, p=2, m=2")
-    check_rules(sim, sched, 1.0, 2.0, "1F1B p=2 m=2")
-    check_blocks(sim, [
+    want = [
         [("F", 0, 0, 1), ("F", 1, 1, 2), ("B", 0, 4, 6), ("B", 1, 7, 9)],
         [("F", 0, 1, 2), ("B", 0, 2, 4), ("F", 1, 4, 5), ("B", 1, 5, 7)],
-    ], "1F1B p=2 m=2")
+    ]
+    attach_expected(record_property, want, "1F1B, p=2, m=2, tf=1, tb=2")
+    check_rules(sim, sched, 1.0, 2.0, "1F1B p=2 m=2")
+    check_blocks(sim, want, "1F1B p=2 m=2")
     check_total(sim, 9.0, "1F1B p=2 m=2")
 
 
 def test_two_stage_gpipe_timeline(record_property):
     sched = build("gpipe", 2, 2)  # both stages: F0 F1 B0 B1
     sim = run(record_property, sched, 1.0, 2.0, "GPipe, p=2, m=2")
-    check_rules(sim, sched, 1.0, 2.0, "GPipe p=2 m=2")
-    check_blocks(sim, [
+    want = [
         [("F", 0, 0, 1), ("F", 1, 1, 2), ("B", 0, 5, 7), ("B", 1, 7, 9)],
         [("F", 0, 1, 2), ("F", 1, 2, 3), ("B", 0, 3, 5), ("B", 1, 5, 7)],
-    ], "GPipe p=2 m=2")
+    ]
+    attach_expected(record_property, want, "GPipe, p=2, m=2, tf=1, tb=2")
+    check_rules(sim, sched, 1.0, 2.0, "GPipe p=2 m=2")
+    check_blocks(sim, want, "GPipe p=2 m=2")
     check_total(sim, 9.0, "GPipe p=2 m=2")
 
 
@@ -82,7 +88,7 @@ def test_bubble_does_not_depend_on_tb_over_tf(record_property, tf, tb):
     ("1f1b", 4, 2, [2, 2, 2, 1]),
     ("1f1b", 4, 16, [4, 3, 2, 1]),
     ("1f1b", 1, 3, [1]),
-])
+], ids=["gpipe, p=4, m=8", "1f1b, p=4, m=8", "1f1b, p=4, m=2", "1f1b, p=4, m=16", "1f1b, p=1, m=3"])
 def test_peak_activations(record_property, kind, p, m, want):
     """GPipe holds all m micro-batches on every stage; 1F1B at most min(p - s, m) on stage s."""
     sched = build(kind, p, m)
@@ -160,7 +166,10 @@ def test_render_with_a_time_unit():
     assert got == want, f"render(result, unit=0.5) of a tf=0.5, tb=1 timeline:\nexpected\n{want}\ngot\n{got}"
 
 
-@pytest.mark.parametrize("tf, tb", [(True, 2.0), (1.0, float("inf")), (float("nan"), 1.0), ("1", 2.0), (0, 2.0)])
+BAD_DURATIONS = [(True, 2.0), (1.0, float("inf")), (float("nan"), 1.0), ("1", 2.0), (0, 2.0)]
+
+
+@pytest.mark.parametrize("tf, tb", BAD_DURATIONS, ids=[shown(tf=tf, tb=tb) for tf, tb in BAD_DURATIONS])
 def test_durations_must_be_positive_finite_numbers(tf, tb):
     """A duration is an int or float, finite and > 0: not a bool, an infinity, NaN or a string."""
     sched = build("1f1b", 2, 2)
@@ -168,7 +177,7 @@ def test_durations_must_be_positive_finite_numbers(tf, tb):
                        "tf and tb must be positive, finite int or float values, not bool")
 
 
-@pytest.mark.parametrize("unit", [0, -1.0, True, float("inf"), "1"])
+@pytest.mark.parametrize("unit", [0, -1.0, True, float("inf"), "1"], ids=lambda unit: shown(unit=unit))
 def test_render_unit_must_be_a_positive_finite_number(unit):
     res = pp_sim.SimResult(timeline=[[("F", 0, 0.0, 1.0), ("B", 0, 1.0, 3.0)]], total=3.0, bubble=0.0,
                            peak_activations=[1])
@@ -176,7 +185,7 @@ def test_render_unit_must_be_a_positive_finite_number(unit):
                        "unit must be a positive, finite int or float, not bool")
 
 
-@pytest.mark.parametrize("bad", [("f", 0), ("W", 0), ("F", True), ("F", "0")])
+@pytest.mark.parametrize("bad", [("f", 0), ("W", 0), ("F", True), ("F", "0")], ids=repr)
 def test_unknown_operations_raise_value_error(bad):
     """Only ("F", i) and ("B", i) with an int i >= 0 are operations: no lowercase, no W, no bool or str i."""
     sched = [[bad, ("B", 0)]]

@@ -20,6 +20,7 @@ from simulate_helpers import (
     ops,
     read,
     run,
+    shown,
 )
 from simulate_oracle import ballot_orders, close, oracle_render, oracle_simulate
 
@@ -94,7 +95,7 @@ def test_random_orders_run_or_deadlock_like_the_oracle(record_property):
     assert ran >= 10 and stuck >= 10, (ran, stuck)  # the seed gives both kinds of cases
 
 
-@pytest.mark.parametrize("sched, why", [
+MALFORMED = [
     ([], "no stages"),
     ([[]], "no operations"),
     ([ops("F0 B0"), [("F", 0), ("X", 0)]], "unknown op 'X'"),
@@ -108,7 +109,10 @@ def test_random_orders_run_or_deadlock_like_the_oracle(record_property):
     ([[("F", True), ("B", True)]], "micro-batch True (a bool, not an int) on both F and B"),
     ([[("F", 0, 0), ("B", 0, 0)]], "operations of three items"),
     ([ops("F0 F1 B0"), ops("F0 B0 F1 B1")], "stage 0 runs F1 but not B1"),
-])
+]
+
+
+@pytest.mark.parametrize("sched, why", MALFORMED, ids=[why for _, why in MALFORMED])
 def test_malformed_schedules_raise_value_error(sched, why):
     diagnoses = {
         # the schedule's only defect is the repeated B0; say so only when a repeated F0 is rejected
@@ -123,11 +127,15 @@ def test_malformed_schedules_raise_value_error(sched, why):
     expect_value_error(lambda: pp_sim.simulate(sched), f"simulate({sched!r})", why, diagnoses.get(why))
 
 
-@pytest.mark.parametrize("which, value", [
+BAD_DURATIONS = [
     ("tf", 0.0), ("tb", -2.0), ("tf", -1.0), ("tf", float("nan")), ("tf", "1"),
     ("tb", True), ("tf", False), ("tb", False), ("tf", float("inf")), ("tf", float("-inf")), ("tb", float("nan")),
     ("tb", "2"), ("tb", 0),
-])
+]
+
+
+@pytest.mark.parametrize("which, value", BAD_DURATIONS,
+                         ids=[shown(**{which: value}) for which, value in BAD_DURATIONS])
 def test_bad_durations_raise_value_error(which, value):
     """tf and tb get the same checks: each bad value is tried on each of them (the other left at its default)."""
     sched = build("1f1b", 2, 2)

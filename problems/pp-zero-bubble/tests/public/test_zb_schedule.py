@@ -18,8 +18,9 @@ def _sim(sched, tf, tb, tw, label):
     return H.simulate_named(sched, tf, tb, tw, label)
 
 
-def test_order_p4_m8():
+def test_order_p4_m8(record_property):
     got = zero_bubble.zb_h1_schedule(4, 8)
+    H.attach(record_property, got, "ZB-H1, p=4, m=8", H.parse(EXPECTED_P4_M8))
     assert isinstance(got, list) and len(got) == 4, f"zb_h1_schedule(4, 8) should return a list of 4 stages, got {got!r}"
     for s in range(4):
         assert H.fmt(got[s]) == EXPECTED_P4_M8[s], (
@@ -41,9 +42,10 @@ SMALL = {
 
 
 @pytest.mark.parametrize("p,m", list(SMALL), ids=[f"p{p}-m{m}" for p, m in SMALL])
-def test_order_small_sizes(p, m):
+def test_order_small_sizes(p, m, record_property):
     """One stage, fewer micro-batches than stages (m < p: the warm-up is cut to m), and m just above p."""
     got = zero_bubble.zb_h1_schedule(p, m)
+    H.attach(record_property, got, f"ZB-H1, p={p}, m={m}", H.parse(SMALL[(p, m)]))
     assert isinstance(got, list) and len(got) == p, f"zb_h1_schedule({p}, {m}) should return a list of {p} stages, got {got!r}"
     for s in range(p):
         assert H.fmt(got[s]) == SMALL[(p, m)][s], (

@@ -253,6 +253,13 @@ def check_schedule(sched, p: int, m: int) -> str | None:
 
 def dependency_deadlock(sched) -> str | None:
     """Order the ops by dependencies only (no times); describe the stuck ops if there is a cycle."""
+    pos = _walk(sched)
+    left = [f"stage {s}: {sched[s][pos[s]][0]}{sched[s][pos[s]][1]}" for s in range(len(sched)) if pos[s] < len(sched[s])]
+    return ", ".join(left) or None
+
+
+def _walk(sched) -> list[int]:
+    """How far each stage's list gets when the ops run in dependency order (no times)."""
     p = len(sched)
     done: set[tuple[str, int, int]] = set()
     pos = [0] * p
@@ -270,8 +277,45 @@ def dependency_deadlock(sched) -> str | None:
                 done.add((op, s, i))
                 pos[s] += 1
                 changed = True
-    left = [f"stage {s}: {sched[s][pos[s]][0]}{sched[s][pos[s]][1]}" for s in range(p) if pos[s] < len(sched[s])]
-    return ", ".join(left) or None
+    return pos
+
+
+def try_timeline(sched, title: str) -> dict | None:
+    """Your simulate's run of ``sched`` with unit times as a timeline artifact, or None if the schedule is
+    not made of ("F" | "B" | "W", int) pairs or your simulate raises (the tests report the real failure).
+    A schedule that deadlocks is never simulated whole: the ops that can run (each stage's list up to
+    where the tests' dependency walk gets stuck) are, and the stuck stages are marked with the op each
+    waits at."""
+    import zero_bubble
+
+    from judge.artifacts import timeline
+
+    try:
+        plain = [[(str(op), int(i)) for op, i in ops] for ops in sched]
+        if any(op not in ("F", "B", "W") for ops in plain for op, _ in ops):
+            return None
+        pos = _walk(plain)
+        stuck = {s: f"{plain[s][k][0]}{plain[s][k][1]}" for s, k in enumerate(pos) if k < len(plain[s])}
+        runnable = [ops[:pos[s]] for s, ops in enumerate(plain)] if stuck else plain
+        res = zero_bubble.simulate(runnable, 1.0, 1.0, 1.0)
+        return timeline(res["timeline"], title=title + (" (up to where it gets stuck)" if stuck else ""),
+                        stuck=stuck)
+    except Exception:  # noqa: BLE001 - the picture is a bonus
+        return None
+
+
+def attach(record_property, got, title: str, want=None) -> None:
+    """Record your schedule as a timeline (timed by your simulate, unit times); with ``want`` (public tests
+    only: the expected orders are in the public test file anyway), the expected order too, timed the
+    same way, which the page and ``-v`` draw under yours when the test fails."""
+    art = try_timeline(got, f"your {title}, T_F = T_B = T_W = 1")
+    if art is None:
+        return
+    record_property("timeline", art)
+    if want is not None:
+        expected = try_timeline(want, f"expected {title} (timed by your simulate)")
+        if expected is not None:
+            record_property("expected", expected)
 
 
 def peaks(ops) -> tuple[int, int]:

@@ -22,7 +22,8 @@ def test_order_grid(p):
                 + H.order_hint(p, s, m, got[s], want[s]))
 
 
-@pytest.mark.parametrize("times", [(1.0, 1.0, 1.0), (1.0, 2.0, 1.0), (2.0, 2.0, 1.0), (1.0, 1.0, 0.5), (2.0, 3.0, 1.5)])
+@pytest.mark.parametrize("times", [(1.0, 1.0, 1.0), (1.0, 2.0, 1.0), (2.0, 2.0, 1.0), (1.0, 1.0, 0.5), (2.0, 3.0, 1.5)],
+                         ids=lambda t: f"T_F={t[0]:g}, T_B={t[1]:g}, T_W={t[2]:g}")
 def test_bubble_formula(times):
     tf, tb, tw = times
     for p in range(2, 9):
@@ -55,7 +56,8 @@ def _compare_sim(sched, times, label):
     assert abs(float(res["bubble_fraction"]) - frac) < 1e-9, f"{label}: bubble_fraction expected {frac:.6g}, got {float(res['bubble_fraction'])}"
 
 
-@pytest.mark.parametrize("times", [(1.0, 2.0, 0.5), (3.0, 1.0, 2.0), (1.0, 1.0, 1.0)])
+@pytest.mark.parametrize("times", [(1.0, 2.0, 0.5), (3.0, 1.0, 2.0), (1.0, 1.0, 1.0)],
+                         ids=lambda t: f"T_F={t[0]:g}, T_B={t[1]:g}, T_W={t[2]:g}")
 def test_simulate_matches_longest_path(times):
     for p, m in [(1, 3), (3, 2), (5, 5), (8, 12)]:
         for label, sched in [("zb-h1", R.zb_h1_by_keys(p, m)),
