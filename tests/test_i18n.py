@@ -1,9 +1,12 @@
-"""The judge's own words per language (judge/i18n.py): the catalogs match the sources, every marked
-message has a Chinese translation, and the terminal report and feedback files come out in Chinese
-with ``--lang zh`` or ``LANG=zh_CN.UTF-8`` (English, with a note, for a language without a catalog)."""
+"""The judge's own words per language (judge/i18n.py): the catalogs match the sources (the Python
+modules, the page's JavaScript and index.html, as babel.cfg maps them), every marked message has a
+Chinese translation, the site carries them to the page, and the terminal report and feedback files
+come out in Chinese with ``--lang zh`` or ``LANG=zh_CN.UTF-8`` (English, with a note, for a language
+without a catalog)."""
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import shutil
@@ -15,9 +18,12 @@ from pathlib import Path
 
 import pytest
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
+from judge.commands.site.course import CourseText, apply_course_text
+from judge.commands.site.i18n import extract_html, site_catalogs
 from judge.core.result import Result
 from judge.core.result import TestResult as Case
 from judge.formats.terminal import ReportOptions, print_report
@@ -32,11 +38,26 @@ def _catalog(lang: str):
         return read_po(f, locale=lang)
 
 
-def _marked() -> set[str]:
-    """Every message marked in the judge's sources (as ``pybabel extract -F babel.cfg`` finds them)."""
+@functools.cache
+def _marked(where: str = "") -> set[str]:
+    """Every message marked in the judge's sources (as ``pybabel extract -F babel.cfg`` finds them: the
+    Python modules, the page's scripts and index.html), or in those whose path starts with ``where``."""
+    with open(ROOT / "babel.cfg", encoding="utf-8") as f:
+        method_map, options_map = parse_mapping_cfg(f, str(ROOT / "babel.cfg"))
+    method_map = [(pattern, method) for pattern, method in method_map if pattern.startswith(where)]
     keywords = {**DEFAULT_KEYWORDS, "N_": None}
-    found = extract_from_dir(str(ROOT / "judge"), method_map=[("**.py", "python")], keywords=keywords)
+    found = extract_from_dir(str(ROOT), method_map=method_map, options_map=options_map, keywords=keywords)
     return {message if isinstance(message, str) else message[0] for _, _, message, *_ in found}
+
+
+def test_babel_cfg_reads_the_python_modules_the_pages_scripts_and_its_html() -> None:
+    python, page, html = _marked("judge/"), _marked("web/js/") | _marked("web/worker.js"), _marked("web/index.html")
+    assert "Summary: {solved} of {problems} problems solved{not_started}; {passed} of {tests} tests passed{subset}." \
+        in python
+    assert {"Python ready", "Saved in this browser", "Loading Python…", "Installing {packages}…",
+            "The public test passed", "stuck: waits for {block}"} <= page
+    assert {"Run", "Stop", "Skip to the editor", "Show the problem list", "Try it: call your function"} <= html
+    assert "passed" in python & page, "the page and the terminal share a status word's translation"
 
 
 def _fields(text: str) -> set[str]:
@@ -57,7 +78,12 @@ def test_every_marked_message_is_translated_with_the_same_placeholders(lang: str
     for key, message in ids.items():
         strings = message.string if isinstance(message.string, tuple) else (message.string,)
         assert all(strings) and not message.fuzzy, f"{lang}: no translation of {key!r}"
-        assert all(_fields(s) == _fields(key) for s in strings), f"{lang}: the placeholders of {key!r} differ"
+        if isinstance(message.id, tuple):  # a plural: every form within the singular's and plural's names
+            names = _fields(message.id[0]) | _fields(message.id[1])
+            same = all(_fields(message.id[0]) <= _fields(s) <= names for s in strings)
+        else:
+            same = all(_fields(s) == _fields(key) for s in strings)
+        assert same, f"{lang}: the placeholders of {key!r} differ"
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -66,6 +92,35 @@ def test_the_compiled_catalog_is_that_of_the_po_file(lang: str) -> None:
     write_mo(compiled, _catalog(lang))
     mo = LOCALE_DIR / lang / "LC_MESSAGES" / "judge.mo"
     assert mo.read_bytes() == compiled.getvalue(), "stale .mo: run pybabel compile -d judge/locale -D judge"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_site_carries_every_page_message_translated(lang: str) -> None:
+    """judge build's config.i18n (read from the .mo with the standard library): the page's messages."""
+    carried = site_catalogs()
+    catalog = carried["catalogs"][lang]
+    assert lang in carried["languages"] and catalog["plural"] == "0"
+    for message in _marked("web/"):
+        text = catalog["messages"].get(message)
+        assert text and all(text), f"{lang}: the site lacks a translation of the page's {message!r}"
+    assert catalog["messages"]["The public test passed"] == ["全部 {n} 个公开测试通过"]  # a plural, as its forms
+    assert catalog["messages"]["Run"] == "运行"
+
+
+def test_the_html_extractor_reads_marked_text_markup_and_attributes() -> None:
+    page = (b'<p data-i18n>Two\n   words</p><p data-i18n="html">A <em>b</em> &amp; c<br></p>'
+            b'<button title="Go there" aria-label="x" data-i18n-attr="title"><span data-i18n>Go</span></button>'
+            b'<p>not marked</p>')
+    found = [message for _, _, message, _ in extract_html(io.BytesIO(page), [], [], {})]
+    assert found == ["Two words", "A <em>b</em> &amp; c<br>", "Go there", "Go"]
+
+
+def test_a_courses_own_title_is_not_translated() -> None:
+    page = (ROOT / "web" / "index.html").read_text(encoding="utf-8")
+    assert '<a class="brand" href="#/" data-i18n>' in page, "the judge's own wording is translated"
+    course = apply_course_text(page, CourseText("Week 3", "Solve *these*."))
+    assert '<a class="brand" href="#/">Week 3</a>' in course and "<h1>Week 3</h1>" in course
+    assert "<p>Solve <em>these</em>.</p>" in course
 
 
 def _results() -> list[Result]:

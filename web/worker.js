@@ -5,7 +5,8 @@
  * Protocol (all messages are plain objects with a `type`):
  *   page -> worker  {type: "boot", indexURL, packages, lockFileURL?, stdLibURL?, judgeZip, judgePyc?,
  *                    snapshot?: {url, sha256, imageSha256, dataOffset}, interruptBuffer?}
- *   worker -> page  {type: "progress", text}          while booting
+ *   worker -> page  {type: "progress", text, values?} while booting (text: a message of the catalogs,
+ *                                                     values: its {placeholders}; the page translates it)
  *                   {type: "ready", timings, mode, imageSource, snapshotError}
  *                                                     booted (mode "snapshot": restored from the
  *                                                     memory snapshot, imageSource "kept" from the
@@ -45,6 +46,8 @@
  * land in time the page terminates this worker and switches to a spare one.
  */
 import { bootJudge, isKeyboardInterrupt } from "./js/boot.mjs";
+
+const N_ = (message) => message; // marks a message the page shows translated (js/i18n.js), {placeholders} in `values`
 
 let engine = null;
 
@@ -144,7 +147,7 @@ async function boot(msg) {
     judgePyc?.().catch(() => {});
   }
   let snapshot = null;
-  if (msg.snapshot) post({ type: "progress", text: "Reading the kept memory image…" });
+  if (msg.snapshot) post({ type: "progress", text: N_("Reading the kept memory image…") });
   const kept = msg.snapshot ? await keptImage(msg.snapshot.sha256, msg.snapshot.imageSize) : null; // (a Uint8Array or null)
   if (!kept) {
     await goSignal;
@@ -358,7 +361,7 @@ async function run({ runId, problem, source, micropip, mode, call, lang }) {
   try {
     problem = withFiles(problem);
     if (problem.wheels && problem.wheels.length) {
-      post({ type: "progress", text: `Installing ${problem.packages.join(", ")}…` });
+      post({ type: "progress", text: N_("Installing {packages}…"), values: { packages: problem.packages.join(", ") } });
       const url = (path) => new URL(path, self.location.href).href;
       await engine.installWheels(problem.wheels.map(url), micropip ? url(micropip) : null);
     }

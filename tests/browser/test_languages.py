@@ -1,6 +1,6 @@
-"""The page's language switch (issue 25): the statements in the language chosen, remembered, by
-default the browser's; a problem without a translation shows the English statement under a note;
-switching never touches the learner's code."""
+"""The page's language switch (issue 25): the statements and the page's own words in the language
+chosen, remembered, by default the browser's; a problem without a translation shows the English
+statement under a note; switching never touches the learner's code or the Result shown."""
 
 from __future__ import annotations
 
@@ -23,6 +23,9 @@ def test_the_language_switch_keeps_the_code_is_remembered_and_defaults_to_the_br
         _shown(app, "zh")  # the browser's language, nothing chosen yet
         assert "交错" in app.page.inner_text(STATEMENT)
         assert app.page.get_attribute("html", "lang") == "zh"
+        # the page's own words too, in Chinese from the start
+        assert app.page.inner_text("[data-testid=run]").startswith("运行")
+        assert app.page.inner_text("#tab-statement") == "题面" and app.page.title().endswith("流水线并行练习")
         options = app.page.eval_on_selector_all("[data-testid=lang-select] option", "os => os.map(o => o.value)")
         assert options == ["en", "zh"]
         app.set_code(MINE)
@@ -45,6 +48,77 @@ def test_the_language_switch_keeps_the_code_is_remembered_and_defaults_to_the_br
         context.close()
 
 
+# ------------------------------------------------------------------------------------------------
+# the page's own words (the judge's catalogs, web/js/i18n.js)
+
+def _words(app: App) -> dict[str, str]:
+    """What the interface says: the Run button, the engine's status, the summary, the outcome words."""
+    page = app.page
+    return {
+        "run": page.inner_text("[data-testid=run]").split("\n")[0].strip(),
+        "status": page.inner_text("[data-testid=engine-status]").strip(),
+        "summary": page.inner_text("[data-testid=result-summary]"),
+        "outcomes": " ".join(page.locator("[data-testid=test-result] .visually-hidden").all_text_contents()),
+        "skip": page.text_content("#skip-link").strip(),
+        "tab": page.inner_text("#tab-tests"),
+    }
+
+
+def test_the_pages_words_switch_language_live_keep_the_code_and_the_result_and_are_remembered(
+        browser, served: Served) -> None:
+    from tests.browser.test_page import axe
+
+    context = browser.new_context(viewport={"width": 1366, "height": 800}, locale="en-US")
+    try:
+        app = App(context.new_page(), served.url)
+        app.open("bt-expected")
+        app.wait_ready()
+        assert app.page.get_attribute("html", "lang") == "en"
+        mine = app.code() + "\n# mine\n"  # the starter: one of three public tests passes
+        app.set_code(mine)
+        assert app.run() == "failed"
+        app.wait_ready()  # the next engine (one engine per run)
+        english = _words(app)
+        assert english["run"] == "Run" and english["status"] == "Python ready" and english["tab"] == "Public tests"
+        assert "1 of 3 public tests passed" in english["summary"] and "1 / 5 points" in english["summary"]
+        assert "failed" in english["outcomes"] and "passed" in english["outcomes"]
+        run = app.run_count()
+
+        app.page.select_option("[data-testid=lang-select]", "zh")
+        app.page.wait_for_selector("html[lang=zh]")
+        chinese = _words(app)
+        assert chinese["run"] == "运行" and chinese["status"] == "Python 已就绪" and chinese["tab"] == "公开测试"
+        assert "3 个公开测试中通过 1 个" in chinese["summary"] and "1 / 5 分" in chinese["summary"]
+        assert "未通过" in chinese["summary"], "the verdict's badge"
+        assert "未通过" in chinese["outcomes"] and "通过" in chinese["outcomes"] and "failed" not in chinese["outcomes"]
+        assert app.page.get_attribute("[data-testid=run]", "title") == "运行公开测试（Ctrl+Enter）"
+        assert app.page.inner_text("#save-state") == "已保存在此浏览器中"
+        assert app.page.inner_text("[data-testid=time-limit]") == "时间限制 6 秒"
+        assert "第一处不同" in app.page.inner_text("[data-testid=difference-note]")
+        assert app.code() == mine and app.run_count() == run, "the same code and the same Result, in Chinese"
+        assert app.page.get_attribute("[data-testid=result-summary]", "data-status") == "failed"
+        assert app.page.evaluate("window.ppJudge.i18n.missing()") == [], "every word shown has a translation"
+        violations = axe(app)
+        assert violations == [], violations
+
+        app.page.select_option("[data-testid=lang-select]", "en")
+        app.page.wait_for_selector("html[lang=en]")
+        assert _words(app) == english, "and back, word for word"
+        assert app.code() == mine
+
+        app.page.select_option("[data-testid=lang-select]", "zh")
+        app.page.reload()  # the choice is remembered, the result kept
+        app.page.wait_for_selector("html[data-app-ready=true]")
+        assert app.page.get_attribute("html", "lang") == "zh"
+        assert _words(app)["run"] == "运行" and app.code() == mine
+        assert "你上一次运行的结果" in app.page.inner_text("[data-testid=kept-result]")
+        assert "3 个公开测试中通过 1 个" in app.page.inner_text("[data-testid=result-summary]")
+        app.wait_ready()
+        assert app.page.inner_text("[data-testid=engine-status]").strip() == "Python 已就绪"
+        assert app.page.evaluate("window.ppJudge.i18n.missing()") == []
+        assert not app.errors, app.errors
+    finally:
+        context.close()
 def test_the_tests_messages_follow_the_pages_language(browser, served: Served, problems_root) -> None:
     """The worker hands the page's language to the tests (judge.lang): a problem whose tests give their
     hints in Chinese shows them in Chinese, and in English once the page is switched to English."""

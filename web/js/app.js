@@ -7,10 +7,19 @@ import { renderResult } from "./results.js";
 import { renderStatement } from "./statement.js";
 import { makeZip, readZip, downloadBytes } from "./zipio.js";
 import { unfinishedResult } from "./unfinished.mjs";
+import {
+  _, ngettext, N_, DEFAULT_LANGUAGE, setCatalogs, setLanguage, interfaceLanguages, languageName,
+  onLanguageChange, translateStatic, missingMessages, language as interfaceLanguage,
+} from "./i18n.js";
 
 const config = JSON.parse(document.getElementById("site-config").textContent);
+setCatalogs(config.i18n);
+setLanguage(startLanguage()); // before anything is shown: no English flash for a Chinese reader
 const $ = (id) => document.getElementById(id);
+const DEFAULT_TITLE = N_("Pipeline-parallel exercises");
 const SITE_TITLE = document.title; // the course's title, written into <title> by judge build
+/** The site's title: the course's as written, the judge's own wording in the page's language. */
+const siteTitle = () => (SITE_TITLE === DEFAULT_TITLE ? _(DEFAULT_TITLE) : SITE_TITLE);
 
 const ui = {
   status: document.querySelector("[data-testid=engine-status]"),
@@ -57,26 +66,44 @@ const state = {
 
 // Exposed for the end-to-end tests and for measuring (boot and first-verdict times).
 const metrics = { pageStart: performance.timeOrigin, bootMs: null, firstVerdictMs: null, lastRunEngineMs: null };
-window.ppJudge = { state, metrics, config };
+window.ppJudge = { state, metrics, config, i18n: { missing: missingMessages, language: interfaceLanguage } };
 
 // ------------------------------------------------------------------------------------------
 // engine
 
 let lastStatusText = "";
-const pool = new EnginePool(config, (status) => {
+let bannerAgain = null; // shows the banner again, in another language (showBanner)
+/** The engine's status in the page's language (an error's own text is shown as it is). */
+const statusText = (status) => {
+  if (status.error) return status.text;
+  if (!status.step) return _(status.text, status.values);
+  const step = _(status.step.text, status.step.values).replace(/…$/, ""); // the engine's own progress, mid-sentence
+  return _(status.text, { ...status.values, step: step.charAt(0).toLowerCase() + step.slice(1) });
+};
+const downloadText = (d) => _("Downloading Python: {loaded} of {total} MB",
+                              { loaded: (d.loaded / 1e6).toFixed(1), total: (d.total / 1e6).toFixed(1) });
+
+function engineChanged(status) {
   ui.status.dataset.state = status.state;
   ui.status.classList.toggle("engine-error", Boolean(status.error));
   // the live region says what is loading; the bytes go to the progress bar (not announced on every chunk)
-  const phase = status.download ? "Downloading Python…" : status.text;
+  const phase = status.download ? _("Downloading Python…") : statusText(status);
   if (phase !== lastStatusText) ui.statusText.textContent = lastStatusText = phase;
   showDownload(status);
+  if (status.state === "ready" && metrics.bootMs !== null) bootedTitle();
   if (status.state === "ready" && metrics.bootMs === null && pool.bootMs) {
     metrics.bootMs = pool.bootMs;
-    ui.status.title = `Python started in ${(pool.bootMs / 1000).toFixed(1)} s`;
+    bootedTitle();
     registerServiceWorker();
   }
-  if (status.error) showBanner(`${status.text}. Your code is saved; reload the page to try again.`, "error");
-});
+  if (status.error) {
+    showBanner(() => _("{error}. Your code is saved; reload the page to try again.", { error: status.text }), "error");
+  }
+}
+const bootedTitle = () => {
+  ui.status.title = _("Python started in {seconds} s", { seconds: (metrics.bootMs / 1000).toFixed(1) });
+};
+const pool = new EnginePool(config, (status) => engineChanged(status));
 window.ppJudge.pool = pool;
 
 /** The first visit's download: a progress bar with bytes of bytes (topbar and the results pane). */
@@ -86,8 +113,8 @@ function showDownload(status) {
   if (d) {
     ui.progress.max = d.total;
     ui.progress.value = d.loaded;
-    ui.progress.setAttribute("aria-valuetext", status.text);
-    ui.progress.title = status.text;
+    ui.progress.setAttribute("aria-valuetext", downloadText(d));
+    ui.progress.title = downloadText(d);
   }
   const idle = ui.summary.querySelector(".boot-note");
   if (idle) idle.textContent = bootNote(status);
@@ -95,13 +122,15 @@ function showDownload(status) {
 
 function bootNote(status = pool.status()) {
   if (status.state !== "booting" || status.error) return "";
-  const what = status.download ? status.text : status.text.replace(/…$/, "");
-  return `Python is still loading (${what.replace(/^Downloading Python: /, "")}). You can read and edit meanwhile; ` +
-         "Run waits for it.";
+  const what = status.download
+    ? _("{loaded} of {total} MB", { loaded: (status.download.loaded / 1e6).toFixed(1), total: (status.download.total / 1e6).toFixed(1) })
+    : statusText(status).replace(/…$/, "");
+  return _("Python is still loading ({what}). You can read and edit meanwhile; Run waits for it.", { what });
 }
 if (/Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent)) {
   for (const k of document.querySelectorAll("kbd")) k.textContent = k.textContent.replace("Ctrl", "⌘");
 }
+translateStatic(); // the page's static words, in the browser's language until the problem list says more
 pool.start(); // boot Python as soon as the page opens, not on the first click (downloads wait for pageReady)
 
 // ------------------------------------------------------------------------------------------
@@ -111,18 +140,25 @@ const editor = createEditor($("editor"), {
   onChange: (text) => {
     if (!state.current) return;
     const ok = store.saveCode(state.current.id, text);
-    const label = ok ? "Saved in this browser" : "NOT saved (storage full)";
-    if (ui.saveState.textContent !== label) ui.saveState.textContent = label; // not a live region: no announcement per key
+    setSaveState(ok ? N_("Saved in this browser") : N_("NOT saved (storage full)"));
     refreshListState(state.current.id);
   },
   onRun: () => run(),
 });
 window.ppJudge.editor = editor;
 
+let saveLabel = "";
+/** The toolbar's save state (a message); not a live region: typing announces nothing. */
+function setSaveState(message) {
+  saveLabel = message;
+  const text = _(message);
+  if (ui.saveState.textContent !== text) ui.saveState.textContent = text;
+}
+
 store.onStorageError((err) => {
   if (err) {
-    showBanner("Your browser refused to save your code (storage is full or disabled). Your edits are kept " +
-               "in this tab only: use “Download all” now so nothing is lost.", "warning", "storage");
+    showBanner(() => _("Your browser refused to save your code (storage is full or disabled). Your edits are " +
+                       "kept in this tab only: use “Download all” now so nothing is lost."), "warning", "storage");
   } else {
     hideBanner("storage");
   }
@@ -136,14 +172,15 @@ function problemState(id) {
   if (status === "passed" || status === "failing") return status;
   return "not-started";
 }
-const STATE_LABEL = { "not-started": "not started", failing: "failing", passed: "passed" };
+const STATE_LABEL = { "not-started": N_("not started"), failing: N_("failing"), passed: N_("passed") };
+const DIFFICULTY = { easy: N_("easy"), medium: N_("medium"), hard: N_("hard") };
 
 function stateBadge(id) {
   const s = problemState(id);
   const span = document.createElement("span");
   span.className = `state state-${s}`;
   span.dataset.state = s;
-  span.textContent = STATE_LABEL[s];
+  span.textContent = _(STATE_LABEL[s]);
   return span;
 }
 
@@ -173,7 +210,7 @@ function renderLists() {
     summary.textContent = p.summary;
     const meta = document.createElement("p");
     meta.className = "muted card-meta";
-    meta.append(`${p.difficulty} · ${p.entry} · `, stateBadge(p.id));
+    meta.append(`${DIFFICULTY[p.difficulty] ? _(DIFFICULTY[p.difficulty]) : p.difficulty} · ${p.entry} · `, stateBadge(p.id));
     card.append(link, summary, meta);
     ui.homeList.append(card);
   }
@@ -203,7 +240,7 @@ function showHome() {
   state.current = null;
   ui.workspace.hidden = true;
   ui.home.hidden = false;
-  document.title = SITE_TITLE;
+  document.title = siteTitle();
   renderLists();
 }
 
@@ -216,7 +253,7 @@ function showProblem(problem) {
   store.saveLast(problem.id);
   ui.home.hidden = true;
   ui.workspace.hidden = false;
-  document.title = `${problem.title} · ${SITE_TITLE}`;
+  document.title = `${problem.title} · ${siteTitle()}`;
   markCurrent();
   if (!switching) return;
   if (needsNumpy(problem)) pool.wantNumpy(); // numpy loads only for the problems that import it
@@ -225,10 +262,10 @@ function showProblem(problem) {
   renderTestsPanel(problem);
   selectTab("statement", false);
   ui.fileName.textContent = problem.entry;
-  ui.timeLimit.textContent = `time limit ${problem.time_limit} s`;
+  ui.timeLimit.textContent = timeLimitText(problem);
   const saved = store.loadCode(problem.id);
   editor.setText(saved ?? problem.starter);
-  ui.saveState.textContent = saved === null ? "Starter code" : "Saved in this browser";
+  setSaveState(saved === null ? N_("Starter code") : N_("Saved in this browser"));
   let shown = state.lastResults.get(problem.id) || null;
   if (!shown) {
     // the last verdict, kept in this browser: a reload shows it under its badge
@@ -242,26 +279,37 @@ function showProblem(problem) {
   }
   showResult(shown);
   ui.tryOutput.replaceChildren();
+  state.lastTry = null;
   ui.tryCall.placeholder = tryExample(problem);
   ui.tryCall.value = store.loadTry(problem.id) || "";
   updateRunButtons();
   ui.statement.scrollTop = 0;
 }
 
-// ------------------------------------------------------------------------------------------
-// the statements' language: README.<lang>.md as built into statements_html, else the default (English)
+const timeLimitText = (problem) => _("time limit {seconds} s", { seconds: problem.time_limit });
 
-const LANGUAGE_NAMES = { en: "English", zh: "中文" };
-const DEFAULT_LANGUAGE = "en";
+// ------------------------------------------------------------------------------------------
+// the language: the page's own words (the judge's catalogs, js/i18n.js) and the statements
+// (README.<lang>.md as built into statements_html, else the default, English)
+
 let language = DEFAULT_LANGUAGE;
 
-/** The languages some statement is in, the default first. */
+/** The languages the page's words or some statement are in, the default first. */
 function statementLanguages() {
-  const found = new Set(state.problems.flatMap((p) => Object.keys(p.statements_html || {})));
+  const found = new Set([...interfaceLanguages(),
+                         ...state.problems.flatMap((p) => Object.keys(p.statements_html || {}))]);
+  found.delete(DEFAULT_LANGUAGE);
   return [DEFAULT_LANGUAGE, ...[...found].sort()];
 }
 
-/** The learner's choice if they made one, else the first of the browser's languages that a statement is in. */
+/** The page's words' language before the problem list is in: the learner's choice, else the browser's. */
+function startLanguage() {
+  const chosen = store.loadLanguage();
+  if (chosen) return interfaceLanguages().includes(chosen) ? chosen : DEFAULT_LANGUAGE;
+  return initialLanguage(interfaceLanguages());
+}
+
+/** The learner's choice if they made one, else the first of the browser's languages that the page or a statement is in. */
 function initialLanguage(available) {
   const chosen = store.loadLanguage();
   if (chosen && available.includes(chosen)) return chosen;
@@ -274,29 +322,68 @@ function initialLanguage(available) {
 
 function setupLanguages() {
   const available = statementLanguages();
-  language = initialLanguage(available);
-  ui.langSelect.replaceChildren(...available.map((lang) => new Option(LANGUAGE_NAMES[lang] || lang, lang)));
-  ui.langSelect.value = language;
+  ui.langSelect.replaceChildren(...available.map((lang) => {
+    const option = new Option(languageName(lang), lang);
+    option.lang = lang; // each name in its own language
+    return option;
+  }));
+  useLanguage(initialLanguage(available));
   ui.langSwitch.hidden = available.length < 2;
-  document.documentElement.lang = language;
   ui.langSelect.addEventListener("change", () => {
-    language = ui.langSelect.value;
-    store.saveLanguage(language);
-    document.documentElement.lang = language;
-    if (state.current) showStatement(state.current); // the statement only: the editor keeps the learner's code
+    store.saveLanguage(ui.langSelect.value);
+    useLanguage(ui.langSelect.value);
   });
 }
+
+/** Show the page in `lang`: its own words (English without a catalog) and the statements. */
+function useLanguage(lang) {
+  language = lang;
+  ui.langSelect.value = lang;
+  setLanguage(interfaceLanguages().includes(lang) ? lang : DEFAULT_LANGUAGE);
+  document.documentElement.lang = interfaceLanguage();
+}
+
+// Switching re-renders the page's words and the statement; the editor keeps the learner's code and
+// the results pane shows the same Result (or the run in progress) in the new language.
+onLanguageChange(() => {
+  translateStatic();
+  lastStatusText = "";
+  engineChanged(pool.status());
+  setSplit(Number(ui.splitter.getAttribute("aria-valuenow")) || 45, false);
+  if (!state.problems.length) return;
+  renderLists();
+  redoBanner();
+  const problem = state.current;
+  if (!problem) {
+    document.title = siteTitle();
+    return;
+  }
+  document.title = `${problem.title} · ${siteTitle()}`;
+  showStatement(problem);
+  renderTestsPanel(problem);
+  ui.timeLimit.textContent = timeLimitText(problem);
+  setSaveState(saveLabel);
+  const running = state.running === problem.id && ui.summary.dataset.status === "running";
+  if (running && state.runMode === "run" && state.runningText) runningSummary(state.runningText);
+  else showResult(state.lastResults.get(problem.id) || null);
+  if (state.running === problem.id && state.runMode === "try" && state.tryText) showTryWaiting(state.tryText);
+  else if (state.lastTry && state.lastTry.problem === problem) showTry(state.lastTry.answer, problem);
+  updateRunButtons();
+});
 
 /** The statement in the chosen language; without a translation the default one, under a note saying so. */
 function showStatement(problem) {
   const translated = (problem.statements_html || {})[language];
   renderStatement(ui.statement, translated ?? problem.statement_html);
   ui.statement.dataset.lang = translated === undefined ? DEFAULT_LANGUAGE : language;
+  ui.statement.lang = ui.statement.dataset.lang;
   if (translated === undefined && language !== DEFAULT_LANGUAGE) {
     const note = document.createElement("p");
     note.className = "statement-note";
     note.dataset.testid = "statement-note";
-    note.textContent = `No ${LANGUAGE_NAMES[language] || language} statement for this exercise yet: shown in English.`;
+    note.lang = interfaceLanguage();
+    note.textContent = _("No {language} statement for this exercise yet: shown in English.",
+                         { language: languageName(language) });
     ui.statement.prepend(note);
   }
 }
@@ -319,7 +406,8 @@ function renderTestsPanel(problem) {
   ui.testsPanel.replaceChildren();
   const intro = document.createElement("p");
   intro.className = "muted";
-  intro.textContent = "These are the public tests your code runs against (read-only). Graded runs also use tests that are not shown.";
+  intro.textContent = _("These are the public tests your code runs against (read-only). Graded runs also use " +
+                        "tests that are not shown.");
   ui.testsPanel.append(intro);
   const byPath = new Map(problem.files.map((f) => [f.path, f]));
   for (const path of [...problem.public_tests, ...problem.support]) {
@@ -327,7 +415,7 @@ function renderTestsPanel(problem) {
     const section = document.createElement("section");
     section.className = "code-file";
     const h = document.createElement("h3");
-    h.textContent = path.startsWith("support/") ? `${path.slice(8)} (support module, beside your file)` : path;
+    h.textContent = path.startsWith("support/") ? _("{file} (support module, beside your file)", { file: path.slice(8) }) : path;
     section.append(h);
     if (file.text !== undefined && path.endsWith(".py")) {
       const holder = document.createElement("div");
@@ -336,7 +424,7 @@ function renderTestsPanel(problem) {
       createCodeView(holder, file.text, path);
     } else {
       const pre = document.createElement("pre");
-      pre.textContent = file.text ?? "(binary file)";
+      pre.textContent = file.text ?? _("(binary file)");
       section.append(pre);
     }
     ui.testsPanel.append(section);
@@ -437,14 +525,23 @@ function updateRunButtons() {
   }
   if (note && !other) note.remove();
   if (note && other) {
-    note.replaceChildren(`The tests of “${other.title}” are running. `,
-      Object.assign(document.createElement("a"), { href: `#/${other.id}`, textContent: "Go to that exercise" }),
-      " to see them or stop them.");
+    const link = Object.assign(document.createElement("a"), { href: `#/${other.id}`, textContent: _("Go to that exercise") });
+    // the link sits where the translation puts {link}
+    const parts = _("The tests of “{title}” are running. {link} to see them or stop them.", { title: other.title })
+      .split("{link}");
+    note.replaceChildren(parts[0], link, parts.slice(1).join(""));
   }
 }
 
+/** The summary of the run in progress; `text()` gives it in the page's language (again after a switch). */
 function runningSummary(text) {
-  ui.summary.replaceChildren(Object.assign(document.createElement("span"), { className: "summary-text", textContent: text }));
+  state.runningText = text;
+  ui.summary.replaceChildren(Object.assign(document.createElement("span"), { className: "summary-text", textContent: text() }));
+}
+
+function showTryWaiting(text) {
+  state.tryText = text;
+  ui.tryOutput.replaceChildren(Object.assign(document.createElement("p"), { className: "muted", textContent: text() }));
 }
 
 /** Start a run (mode "run": the public tests; "try": one call of the learner's function). */
@@ -454,7 +551,8 @@ async function startRun(mode = "run") {
   const source = editor.getText();
   const call = ui.tryCall.value.trim();
   if (mode === "try" && !call) {
-    showTry({ error: "Type a call of one of your functions first, like " + (tryExample(problem) || "f(1, 2)") }, problem);
+    showTry({ error: _("Type a call of one of your functions first, like {example}", { example: tryExample(problem) || "f(1, 2)" }) },
+            problem);
     ui.tryCall.focus();
     return;
   }
@@ -463,33 +561,38 @@ async function startRun(mode = "run") {
   state.runMode = mode;
   updateRunButtons();
   const booting = pool.status().state === "booting";
-  const limit = `time limit ${problem.time_limit} s`;
+  const limit = () => timeLimitText(problem);
   let started = performance.now();
   if (mode === "run") {
     state.runs += 1;
     ui.summary.dataset.run = String(state.runs);
     ui.summary.dataset.status = "running";
-    runningSummary(booting ? `Waiting for Python to start, then running the tests (${limit})…` : `Running the tests (${limit})…`);
+    runningSummary(booting ? () => _("Waiting for Python to start, then running the tests ({limit})…", { limit: limit() })
+                           : () => _("Running the tests ({limit})…", { limit: limit() }));
     ui.testList.replaceChildren();
   } else {
     store.saveTry(problem.id, call);
+    state.lastTry = null;
     ui.tryOutput.dataset.status = "running";
-    ui.tryOutput.replaceChildren(Object.assign(document.createElement("p"), {
-      className: "muted", textContent: booting ? "Waiting for Python to start…" : `Calling ${call} (${limit})…` }));
+    showTryWaiting(booting ? () => _("Waiting for Python to start…") : () => _("Calling {call} ({limit})…", { call, limit: limit() }));
   }
   const runNumber = state.runs;
-  const outcome = await pool.run(workerProblem(problem), source, problem.time_limit, (text, what) => {
+  const outcome = await pool.run(workerProblem(problem), source, problem.time_limit, (message, what) => {
     // the run waits: for numpy (it loads after a restore from the memory snapshot) or for a fresh
     // engine (after a hard stop, before the spare is ready), and says so
-    const summary = ui.summary.querySelector(".summary-text");
-    if (mode === "run" && summary && ui.summary.dataset.run === String(runNumber)) {
-      summary.textContent = `${text.replace(/…$/, "")}, then running the tests…`;
+    if (mode === "run" && ui.summary.dataset.run === String(runNumber) && state.running === problem.id) {
       ui.summary.dataset.waiting = what;
+      if (state.current && state.current.id === problem.id) {
+        runningSummary(() => _("{waiting}, then running the tests…",
+                               { waiting: statusText(message).replace(/…$/, "") }));
+      }
     }
   }, mode === "try" ? { mode: "try", call } : {});
   delete ui.summary.dataset.waiting;
   state.running = null;
   state.runMode = null;
+  state.runningText = null;
+  state.tryText = null;
   if (mode === "try") {
     showTry(tryOutcome(problem, outcome), problem);
     updateRunButtons();
@@ -530,17 +633,20 @@ function tryOutcome(problem, outcome) {
     try {
       return JSON.parse(outcome.json);
     } catch (err) {
-      return { error: `unreadable answer from Python (${err.message})` };
+      return { error: _("unreadable answer from Python ({error})", { error: err.message }) };
     }
   }
-  if (outcome.kind === "timeout") return { error: `Timed out after ${outcome.seconds} s (the time limit): does it loop forever?` };
-  if (outcome.kind === "stopped") return { error: `Stopped by you after ${outcome.seconds} s.` };
-  return { error: outcome.message || "the Python engine failed" };
+  if (outcome.kind === "timeout") {
+    return { error: _("Timed out after {seconds} s (the time limit): does it loop forever?", { seconds: outcome.seconds }) };
+  }
+  if (outcome.kind === "stopped") return { error: _("Stopped by you after {seconds} s", { seconds: outcome.seconds }) };
+  return { error: outcome.message || _("the Python engine failed") };
 }
 
 /** Try it's answer: the value (repr), what it printed, or the error with the lines of your file. */
 function showTry(answer, problem) {
   if (!state.current || state.current.id !== problem.id) return;
+  state.lastTry = { problem, answer }; // shown again in another language
   const out = ui.tryOutput;
   out.dataset.status = answer.ok ? "ok" : "error";
   out.replaceChildren();
@@ -556,12 +662,13 @@ function showTry(answer, problem) {
     box.append(h, pre);
     out.append(box);
   };
-  if (answer.ok) add(`Returned (${answer.type})`, answer.value, "try-value");
-  if (answer.stdout) add("Printed", answer.stdout, "try-stdout");
-  if (answer.stderr) add("Printed to stderr", answer.stderr, "try-stderr");
+  if (answer.ok) add(_("Returned ({type})", { type: answer.type }), answer.value, "try-value");
+  if (answer.stdout) add(_("Printed"), answer.stdout, "try-stdout");
+  if (answer.stderr) add(_("Printed to stderr"), answer.stderr, "try-stderr");
   if (!answer.ok) {
-    const lines = (answer.frames || []).map((f) => `  ${problem.entry}:${f.line} in ${f.function}: ${f.code}`);
-    add("Error", [answer.error, ...lines].filter(Boolean).join("\n"), "try-error");
+    const lines = (answer.frames || []).map((f) => "  " + _("{file}:{line} in {function}: {code}",
+      { file: problem.entry, line: f.line, function: f.function, code: f.code }));
+    add(_("Error"), [answer.error, ...lines].filter(Boolean).join("\n"), "try-error");
   }
 }
 
@@ -570,7 +677,8 @@ function showResult(result) {
     ui.summary.dataset.status = "";
     const text = Object.assign(document.createElement("span"), {
       className: "summary-text",
-      textContent: `Press Run (Ctrl+Enter) to test your code against the public tests (time limit ${state.current.time_limit} s).`,
+      textContent: _("Press Run (Ctrl+Enter) to test your code against the public tests ({limit}).",
+                     { limit: timeLimitText(state.current) }),
     });
     const note = Object.assign(document.createElement("span"), { className: "boot-note muted", textContent: bootNote() });
     ui.summary.replaceChildren(text, note);
@@ -605,10 +713,11 @@ function stopRun() {
 ui.reset.addEventListener("click", () => {
   const problem = state.current;
   if (!problem) return;
-  if (!window.confirm(`Replace your code in ${problem.entry} with the starter code? Your current code will be lost.`)) return;
+  if (!window.confirm(_("Replace your code in {file} with the starter code? Your current code will be lost.",
+                        { file: problem.entry }))) return;
   editor.setText(problem.starter);
   store.saveCode(problem.id, problem.starter);
-  ui.saveState.textContent = "Starter code";
+  setSaveState(N_("Starter code"));
   editor.focus();
 });
 
@@ -643,7 +752,8 @@ function setSplit(percent, save = true) {
   const value = Math.round(Math.min(80, Math.max(20, percent)));
   document.documentElement.style.setProperty("--editor-share", String(value));
   ui.splitter.setAttribute("aria-valuenow", String(value));
-  ui.splitter.setAttribute("aria-valuetext", `editor ${value}% of the height, results ${100 - value}%`);
+  ui.splitter.setAttribute("aria-valuetext", _("height: editor {editor}%, results {results}%",
+                                                 { editor: value, results: 100 - value }));
   if (save) store.savePreference(SPLIT_KEY, String(value));
 }
 setSplit(Number(store.loadPreference(SPLIT_KEY)) || 45, false);
@@ -694,35 +804,45 @@ $("import-zip-input").addEventListener("change", async (event) => {
     ({ found, ignored } = readZip(new Uint8Array(await file.arrayBuffer()),
                                   Object.fromEntries(state.problems.map((p) => [p.id, p.entry]))));
   } catch (err) {
-    showBanner(`Could not read ${file.name}: ${err.message || err}`, "error", "import");
+    showBanner(() => _("Could not read {file}: {error}", { file: file.name, error: err.message || err }), "error", "import");
     return;
   }
   const ids = Object.keys(found);
   if (!ids.length) {
-    showBanner(`${file.name} holds no solution of these problems (expected paths like ` +
-               `${state.problems[0]?.id}/${state.problems[0]?.entry}).`, "warning", "import");
+    showBanner(() => _("{file} holds no solution of these problems (expected paths like {example}).",
+                       { file: file.name, example: `${state.problems[0]?.id}/${state.problems[0]?.entry}` }),
+               "warning", "import");
     return;
   }
-  if (!window.confirm(`Import ${ids.length} solution(s) from ${file.name} (${ids.join(", ")})? ` +
-                      "This replaces your current code for those problems.")) return;
+  if (!window.confirm(ngettext("Import {n} solution from {file} ({problems})? This replaces your current code for " +
+                               "that problem.",
+                               "Import {n} solutions from {file} ({problems})? This replaces your current code for " +
+                               "those problems.", ids.length, { file: file.name, problems: ids.join(", ") }))) return;
   for (const id of ids) store.saveCode(id, found[id]);
   if (state.current && found[state.current.id] !== undefined) editor.setText(found[state.current.id]);
   renderLists();
-  showBanner(`Imported ${ids.length} solution(s)` + (ignored.length ? `; ignored ${ignored.length} other file(s).` : "."),
-             "info", "import");
+  showBanner(() => [ngettext("Imported {n} solution.", "Imported {n} solutions.", ids.length),
+                    ignored.length ? ngettext("Ignored {n} other file.", "Ignored {n} other files.", ignored.length) : ""]
+    .filter(Boolean).join(" "), "info", "import");
 });
 
 // ------------------------------------------------------------------------------------------
 // banner, service worker, start
 
+/** A banner; `text()` gives its words in the page's language (called again after a switch). */
 function showBanner(text, kind = "info", key = "general") {
+  bannerAgain = () => showBanner(text, kind, key);
   ui.banner.hidden = false;
   ui.banner.dataset.kind = kind;
   ui.banner.dataset.key = key;
-  ui.banner.replaceChildren(Object.assign(document.createElement("span"), { textContent: text }));
-  const close = Object.assign(document.createElement("button"), { type: "button", className: "link-button", textContent: "Dismiss" });
+  ui.banner.replaceChildren(Object.assign(document.createElement("span"), { textContent: text() }));
+  const close = Object.assign(document.createElement("button"), { type: "button", className: "link-button", textContent: _("Dismiss") });
   close.addEventListener("click", () => { ui.banner.hidden = true; });
   ui.banner.append(close);
+}
+
+function redoBanner() {
+  if (!ui.banner.hidden && bannerAgain) bannerAgain();
 }
 
 function hideBanner(key) {
@@ -752,8 +872,9 @@ function registerServiceWorker() {
 }
 
 function showUpdateBanner(worker) {
-  showBanner("A new version of the exercises is ready.", "info", "update");
-  const button = Object.assign(document.createElement("button"), { type: "button", textContent: "Reload to update" });
+  showBanner(() => _("A new version of the exercises is ready."), "info", "update");
+  bannerAgain = () => showUpdateBanner(worker);
+  const button = Object.assign(document.createElement("button"), { type: "button", textContent: _("Reload to update") });
   button.addEventListener("click", () => {
     if (state.current) store.saveCodeIfEdited(state.current.id, editor.getText());
     navigator.serviceWorker.addEventListener("controllerchange", () => location.reload(), { once: true });
@@ -769,7 +890,7 @@ window.addEventListener("pagehide", () => {
 
 async function start() {
   const response = await fetch(config.manifest);
-  if (!response.ok) throw new Error(`could not load the problem list (${response.status})`);
+  if (!response.ok) throw new Error(_("could not load the problem list ({status})", { status: response.status }));
   const manifest = await response.json();
   state.problems = manifest.problems;
   for (const p of state.problems) state.byId.set(p.id, p);
@@ -786,5 +907,5 @@ async function start() {
 }
 
 // the page's own files first: Python's large downloads wait for them (slow first visits)
-start().catch((err) => showBanner(`The page could not start: ${err.message || err}`, "error"))
+start().catch((err) => showBanner(() => _("The page could not start: {error}", { error: err.message || err }), "error"))
   .finally(() => pool.pageReady());

@@ -17,6 +17,7 @@
 // Node.js.
 
 export const PROBLEMS_ROOT = "/home/pyodide/problems";
+const N_ = (message) => message; // marks a progress message the page shows translated (js/i18n.js)
 
 /**
  * Boot Pyodide for judging; resolves with a JudgeEngine.
@@ -78,7 +79,7 @@ function describe(err) {
 async function bootPlain(options) {
   const clock = new Clock();
   const progress = options.progress || (() => {});
-  progress("Loading Python…");
+  progress(N_("Loading Python…"));
   const py = await options.loadPyodide(pyodideOptions(options, options.packages));
   clock.mark("loadPyodide");
   const missing = options.packages.filter((name) => !(name in py.loadedPackages));
@@ -87,12 +88,12 @@ async function bootPlain(options) {
   py.setStdin({ error: true }); // without it pytest's capture ends the interpreter in a worker
   await installJudge(py, value(options.judgeZip), value(options.judgePyc));
   clock.mark("installJudge");
-  progress("Importing numpy and pytest…");
+  progress(N_("Importing numpy and pytest…"));
   py.runPython("import importlib; importlib.invalidate_caches()");
   const boot = py.pyimport("judge.engines.pyodide_boot");
   boot.prepare(PROBLEMS_ROOT);
   clock.mark("imports");
-  progress("Warming up the test runner…");
+  progress(N_("Warming up the test runner…"));
   boot.warm_up(PROBLEMS_ROOT);
   boot.freeze();
   clock.mark("warmup");
@@ -105,11 +106,11 @@ async function bootPlain(options) {
 
 async function restoreJudge(options, clock, image) {
   const progress = options.progress || (() => {});
-  progress("Restoring Python from its memory image…");
+  progress(N_("Restoring Python from its memory image…"));
   Promise.resolve(image).catch(() => {}); // loadPyodide awaits it; its failure is reported there
   const py = await options.loadPyodide({ ...pyodideOptions(options, []), _loadSnapshot: image });
   clock.mark("restore");
-  progress("Writing its files back…");
+  progress(N_("Writing its files back…"));
   const boot = py.pyimport("judge.engines.pyodide_boot");
   writeSiteFiles(py, boot);
   boot.after_restore(PROBLEMS_ROOT);
@@ -366,7 +367,7 @@ export class JudgeEngine {
    */
   async whenReady(files, source, onWait) {
     if (this.numpyLoaded || !this.needsNumpy(files, source)) return;
-    if (onWait) onWait("Waiting for numpy to finish loading…");
+    if (onWait) onWait(N_("Waiting for numpy to finish loading…"));
     await this.loadNumpy();
   }
 

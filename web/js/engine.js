@@ -11,6 +11,7 @@
 // and prepares the problems while no run is in progress (paused during a run), so it is ready
 // when it takes over.
 
+const N_ = (message) => message; // marks the status words; the page translates them (js/i18n.js)
 const SPARE_DELAY_MS = 300; // every run ends its engine: the next one should be ready soon
 
 let engineCounter = 0;
@@ -72,7 +73,7 @@ class Engine {
     this.id = early ? early.id : ++engineCounter;
     this.pool = pool;
     this.state = "booting"; // booting | ready | busy | dead
-    this.progress = "Starting Python…";
+    this.progress = N_("Starting Python…");
     this.timings = null;
     this.mode = null; // "snapshot" (restored from the memory snapshot) or "plain"
     this.imageSource = null; // after a restore: "kept" (the worker's copy in the origin private file system) or "site"
@@ -107,6 +108,7 @@ class Engine {
   onMessage(msg) {
     if (msg.type === "progress") {
       this.progress = msg.text;
+      this.progressValues = msg.values || null; // the {placeholders} of a marked message
       this.download = msg.total ? { loaded: msg.loaded, total: msg.total } : null;
       this.pool.changed();
     } else if (msg.type === "ready") {
@@ -136,7 +138,7 @@ class Engine {
     } else if (this.handlers && msg.runId === this.handlers.runId) {
       const h = this.handlers;
       if (msg.type === "waiting") {
-        if (h.waiting) h.waiting(msg.text);
+        if (h.waiting) h.waiting({ text: msg.text, values: msg.values || null });
       } else if (msg.type === "started") {
         h.running = true;
         h.started();
@@ -242,38 +244,40 @@ export class EnginePool {
   status() {
     const p = this.primary;
     if (this.current) {
-      const waiting = this.waitingText();
+      const waiting = this.waitingStatus();
       // a run that waits for its engine says so (and what the engine is doing), not "Running tests…"
-      if (waiting) return { state: "booting", text: waiting, waiting: "engine", download: p ? p.download || null : null };
-      const what = this.current.mode === "try" ? "Calling your function…" : "Running tests…";
-      return { state: "running", text: this.current.aborting ? "Stopping…" : what };
+      if (waiting) return { state: "booting", ...waiting, waiting: "engine", download: p ? p.download || null : null };
+      const what = this.current.mode === "try" ? N_("Calling your function…") : N_("Running tests…");
+      return { state: "running", text: this.current.aborting ? N_("Stopping…") : what };
     }
     if (p && p.state === "ready") {
-      return { state: "ready", text: p.numpy === "loading" ? "Python ready (numpy is loading)" : "Python ready" };
+      return { state: "ready", text: p.numpy === "loading" ? N_("Python ready (numpy is loading)") : N_("Python ready") };
     }
-    if (p && p.state === "busy") return { state: "running", text: "Finishing the previous run…" };
+    if (p && p.state === "busy") return { state: "running", text: N_("Finishing the previous run…") };
     if (this.lastError && (!p || p.state === "dead")) return { state: "booting", text: this.lastError, error: true };
-    return { state: "booting", text: p ? p.progress : "Starting Python…", download: p ? p.download || null : null };
+    return { state: "booting", text: p ? p.progress : N_("Starting Python…"), values: p ? p.progressValues : null,
+             download: p ? p.download || null : null };
   }
 
-  /** What the run in progress waits for before its engine can start it (null: it does not wait). */
-  waitingText() {
+  /** What the run in progress waits for before its engine can start it: {text, values, step?}, the
+   * step being the engine's own progress message ({text, values}); null when it does not wait. */
+  waitingStatus() {
     const ctl = this.current;
     if (!ctl || ctl.engine || ctl.aborting || ctl.settled) return null;
     const p = this.primary;
     if (p && p.state === "ready") return null;
     if (!this.firstReadyAt) return null; // the first boot: the page says "Waiting for Python to start"
-    const what = p && p.progress && p.progress !== "Starting Python…" ? p.progress.replace(/…$/, "") : "";
-    const step = what ? ` (${what.charAt(0).toLowerCase()}${what.slice(1)})` : "";
-    return `Starting a fresh Python${step}…`;
+    if (!p || !p.progress || p.progress === "Starting Python…") return { text: N_("Starting a fresh Python…") };
+    return { text: N_("Starting a fresh Python ({step})…"), step: { text: p.progress, values: p.progressValues } };
   }
 
   changed() {
     const status = this.status();
     const ctl = this.current;
-    if (ctl && status.waiting === "engine" && ctl.onWaiting && ctl.waitingShown !== status.text) {
-      ctl.waitingShown = status.text;
-      ctl.onWaiting(status.text, "engine");
+    const shown = status.waiting === "engine" ? JSON.stringify([status.text, status.step]) : null;
+    if (ctl && shown && ctl.onWaiting && ctl.waitingShown !== shown) {
+      ctl.waitingShown = shown;
+      ctl.onWaiting(status, "engine");
     }
     this.onChange(status);
   }
@@ -372,7 +376,9 @@ export class EnginePool {
    *   {kind: "stopped", seconds}        the learner pressed Stop
    *   {kind: "crashed", message}        the engine died during the run (it is replaced)
    *   {kind: "error", message}          the engine failed (boot error, internal error)
-   * onWaiting(text) is called when the run waits for numpy (still loading after a restore).
+   * onWaiting(message, what) is called when the run waits: for numpy (still loading after a restore), what
+   * "numpy", message {text, values}; for a fresh engine (after a hard stop), what "engine", message the
+   * status ({text, values?, step?}).
    */
   run(problem, source, timeLimit, onWaiting = null, extra = {}) {
     if (this.current) return Promise.reject(new Error("a run is already in progress"));
@@ -404,7 +410,7 @@ export class EnginePool {
         const payload = { problem, source, micropip: this.config.micropip || null, lang, ...extra };
         this.changed(); // no longer waiting for an engine
         engine.run(runId, payload, {
-          waiting: (text) => { if (onWaiting && !ctl.settled) onWaiting(text, "numpy"); },
+          waiting: (message) => { if (onWaiting && !ctl.settled) onWaiting(message, "numpy"); },
           started: () => {
             ctl.startedAt = performance.now();
             ctl.timer = setTimeout(() => this.abort("timeout", timeLimit), timeLimit * 1000);

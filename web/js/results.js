@@ -2,9 +2,11 @@
 // trimmed traceback (frames in the learner's file jump to that line in the editor), captured
 // output and artifacts (timelines drawn as SVG).
 import { renderTimeline, renderComparison } from "./timeline.js";
+import { _, ngettext, N_ } from "./i18n.js";
 
 const OUTCOME_ICON = { passed: "✓", failed: "✗", error: "!", skipped: "–" };
-const OUTCOME_WORD = { passed: "passed", failed: "failed", error: "error", skipped: "skipped" };
+const OUTCOME_WORD = { passed: N_("passed"), failed: N_("failed"), error: N_("error"), skipped: N_("skipped") };
+const STATUS_WORD = { passed: N_("passed"), failed: N_("failed"), error: N_("error"), timeout: N_("timeout") };
 
 function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -24,21 +26,25 @@ function h(tag, attrs = {}, ...children) {
 
 function seconds(x) {
   if (!x) return "";
-  return x < 1 ? `${Math.round(x * 1000)} ms` : `${x.toFixed(x < 10 ? 2 : 1)} s`;
+  return x < 1 ? _("{ms} ms", { ms: Math.round(x * 1000) }) : _("{seconds} s", { seconds: x.toFixed(x < 10 ? 2 : 1) });
 }
 
 /** Summary text for a Result: the browser runs the public tests only, and says so. */
-export function summaryText(result) {
+export function summaryText(result, stopped = false) {
   const { status, passed = 0, total = 0 } = result;
-  const tests = `public test${total === 1 ? "" : "s"}`;
-  if (status === "passed") return total === 1 ? "The public test passed" : `All ${total} ${tests} passed`;
-  if (status === "failed") return `${passed} of ${total} ${tests} passed`;
+  // Stop's verdict (judge.engines.unfinished: an error saying so), in the page's words
+  if (stopped && status === "error" && !total) return _("Stopped by you after {seconds} s", { seconds: result.duration || 0 });
+  if (status === "passed") return ngettext("The public test passed", "All {n} public tests passed", total);
+  if (status === "failed") return ngettext("{passed} of {n} public test passed", "{passed} of {n} public tests passed", total, { passed });
   if (status === "timeout") {
-    const text = result.message || "timed out: the time limit was reached";
-    return text.charAt(0).toUpperCase() + text.slice(1);
+    return result.duration ? _("Timed out after {seconds} s", { seconds: result.duration })
+                           : _("Timed out: the time limit was reached");
   }
-  if (total) return `Error: ${firstLine(result.message) || "see below"} (${passed} of ${total} passed)`;
-  return `Error: ${firstLine(result.message) || "the tests could not run"}`;
+  if (total) {
+    return _("Error: {message} ({passed} of {total} passed)",
+             { message: firstLine(result.message) || _("see below"), passed, total });
+  }
+  return _("Error: {message}", { message: firstLine(result.message) || _("the tests could not run") });
 }
 
 function firstLine(text) { return (text || "").split("\n")[0]; }
@@ -50,27 +56,29 @@ function firstLine(text) { return (text || "").split("\n")[0]; }
 export function renderResult(result, summaryEl, listEl, ctx) {
   summaryEl.replaceChildren();
   listEl.replaceChildren();
-  const badge = h("span", { class: `badge badge-${result.status}` }, result.status);
-  const text = h("span", { class: "summary-text" }, summaryText(result));
-  const points = result.max_points && result.tests?.length ? ` · ${num(result.points)} / ${num(result.max_points)} points` : "";
-  const meta = h("span", { class: "summary-meta muted" }, (result.duration ? `in ${seconds(result.duration)}` : "") + points);
+  const badge = h("span", { class: `badge badge-${result.status}` }, STATUS_WORD[result.status] ? _(STATUS_WORD[result.status]) : result.status);
+  const text = h("span", { class: "summary-text" }, summaryText(result, ctx.stopped));
+  const points = result.max_points && result.tests?.length
+    ? _("{points} / {max_points} points", { points: num(result.points), max_points: num(result.max_points) }) : "";
+  const took = result.duration ? _("in {duration}", { duration: seconds(result.duration) }) : "";
+  const meta = h("span", { class: "summary-meta muted" }, took + (points ? ` · ${points}` : ""));
   summaryEl.append(badge, text, meta);
   if (ctx.kept) {
     summaryEl.append(h("p", { class: "muted hint kept-note", "data-testid": "kept-result" },
-      "Your last run's result, kept in this browser. Run again to test the code as it is now."));
+      _("Your last run's result, kept in this browser. Run again to test the code as it is now.")));
   }
   if (result.status === "passed" || result.status === "failed") {
     summaryEl.append(h("p", { class: "muted hint" },
       result.status === "passed"
-        ? "These are the public tests: the grader also runs tests that are not shown here."
-        : "The grader also runs tests that are not shown here."));
+        ? _("These are the public tests: the grader also runs tests that are not shown here.")
+        : _("The grader also runs tests that are not shown here.")));
   }
   if (result.status === "passed" && ctx.next) {
     summaryEl.append(h("p", { class: "hint next-exercise" },
-      h("a", { href: ctx.next.href, "data-testid": "next-exercise" }, `Next exercise: ${ctx.next.title} →`)));
+      h("a", { href: ctx.next.href, "data-testid": "next-exercise" }, _("Next exercise: {title} →", { title: ctx.next.title }))));
   } else if (result.status === "passed") {
     summaryEl.append(h("p", { class: "hint next-exercise" },
-      h("a", { href: "#/", "data-testid": "next-exercise" }, "That was the last exercise: back to the list")));
+      h("a", { href: "#/", "data-testid": "next-exercise" }, _("That was the last exercise: back to the list"))));
   }
   if (result.objectives && result.objectives.length && result.tests?.length) summaryEl.append(renderObjectives(result));
   const multiLine = (result.message || "").includes("\n") || (result.message || "").length > 90;
@@ -79,8 +87,8 @@ export function renderResult(result, summaryEl, listEl, ctx) {
   }
   if (result.status === "timeout" || ctx.stopped) {
     summaryEl.append(h("p", { class: "muted hint" },
-      ctx.stopped ? "The run was stopped before the tests finished." :
-      "Look for a loop that never ends, or work that grows too fast. Your code is saved."));
+      ctx.stopped ? _("The run was stopped before the tests finished.") :
+      _("Look for a loop that never ends, or work that grows too fast. Your code is saved.")));
   }
   // failures first (in the runner's order), then the rest: what needs work is what is seen first
   const rank = (t) => (t.outcome === "failed" || t.outcome === "error" ? 0 : 1);
@@ -103,7 +111,7 @@ function num(x) {
 
 /** Points by learning objective: "1F1B order 0 / 4.5: <why>" (earned in full: dimmed, with a tick). */
 function renderObjectives(result) {
-  const list = h("ul", { class: "objectives", "data-testid": "objectives", "aria-label": "Points by objective (public tests)" });
+  const list = h("ul", { class: "objectives", "data-testid": "objectives", "aria-label": _("Points by objective (public tests)") });
   for (const o of result.objectives) {
     const full = o.points >= o.max_points;
     list.append(h("li", { class: `objective ${full ? "objective-full" : "objective-short"}`, "data-objective": o.id },
@@ -113,7 +121,7 @@ function renderObjectives(result) {
       h("span", { class: "objective-points" }, `${num(o.points)} / ${num(o.max_points)}`),
       !full && o.note ? h("span", { class: "objective-note" }, `: ${o.note}`) : null));
   }
-  return h("div", { class: "objectives-box" }, h("div", { class: "label" }, "Points by objective (public tests)"), list);
+  return h("div", { class: "objectives-box" }, h("div", { class: "label" }, _("Points by objective (public tests)")), list);
 }
 
 /** Names shown for the tests: a name that several tests share gets its parameters (from its id). */
@@ -135,7 +143,7 @@ function renderTest(test, open, ctx) {
   const summary = h("summary", {},
     h("span", { class: `outcome outcome-${test.outcome}`, "aria-hidden": "true" }, OUTCOME_ICON[test.outcome] || "?"),
     h("span", { class: "test-name", title: test.id }, ctx.name || test.name),
-    h("span", { class: "visually-hidden" }, ` ${OUTCOME_WORD[test.outcome] || test.outcome}`),
+    h("span", { class: "visually-hidden" }, ` ${OUTCOME_WORD[test.outcome] ? _(OUTCOME_WORD[test.outcome]) : test.outcome}`),
     h("span", { class: "test-meta muted" }, seconds(test.duration)));
   details.append(summary);
   // a closed entry gets its body (timelines are the costly part) when it is first opened: most
@@ -159,26 +167,26 @@ function renderBody(test, ctx) {
   if (test.message) body.append(h("pre", { class: "message" }, linkify(test.message, ctx)));
   if (test.traceback && test.traceback.length) body.append(renderTraceback(test.traceback, ctx));
   for (const node of renderArtifacts(test, ctx)) body.append(node);
-  if (test.stdout) body.append(outputBlock("Output (stdout)", test.stdout));
-  if (test.stderr) body.append(outputBlock("Errors (stderr)", test.stderr));
-  if (!body.childElementCount) body.append(h("p", { class: "muted" }, test.outcome === "passed" ? "Passed." : "No details."));
+  if (test.stdout) body.append(outputBlock(_("Output (stdout)"), test.stdout));
+  if (test.stderr) body.append(outputBlock(_("Errors (stderr)"), test.stderr));
+  if (!body.childElementCount) body.append(h("p", { class: "muted" }, test.outcome === "passed" ? _("Passed.") : _("No details.")));
   return body;
 }
 
 function renderTraceback(frames, ctx) {
-  const list = h("ol", { class: "traceback", "aria-label": "Traceback, most recent call last" });
+  const list = h("ol", { class: "traceback", "aria-label": _("Traceback, most recent call last") });
   for (const f of frames) {
     const mine = f.file === ctx.entry;
     const where = `${f.file}:${f.line}`;
     const loc = mine
-      ? h("button", { type: "button", class: "link-button frame-link", title: `Show line ${f.line} in the editor`,
+      ? h("button", { type: "button", class: "link-button frame-link", title: _("Show line {line} in the editor", { line: f.line }),
                       onclick: () => ctx.goToLine(f.line) }, where)
       : h("span", { class: "frame-file" }, where);
     list.append(h("li", { class: mine ? "frame frame-mine" : "frame" },
-      loc, h("span", { class: "muted" }, ` in ${f.function}`),
+      loc, h("span", { class: "muted" }, " " + _("in {function}", { function: f.function })),
       f.code ? h("code", { class: "frame-code" }, f.code) : null));
   }
-  return h("div", { class: "traceback-box" }, h("div", { class: "label" }, "Traceback"), list);
+  return h("div", { class: "traceback-box" }, h("div", { class: "label" }, _("Traceback")), list);
 }
 
 /** Turn "pp_sim.py:12" / "pp_sim.py, line 12" in messages into links to the editor line. */
@@ -190,7 +198,7 @@ function linkify(text, ctx) {
   for (const m of text.matchAll(re)) {
     frag.append(text.slice(last, m.index));
     const line = Number(m[2] || m[3]);
-    frag.append(h("button", { type: "button", class: "link-button", title: `Show line ${line} in the editor`,
+    frag.append(h("button", { type: "button", class: "link-button", title: _("Show line {line} in the editor", { line }),
                               onclick: () => ctx.goToLine(line) }, m[0]));
     last = m.index + m[0].length;
   }
@@ -221,7 +229,7 @@ function renderArtifacts(test, ctx) {
       try {
         out.push(renderComparison(artifact.value, expected.value, ctx.width()));
       } catch (err) {
-        out.push(h("pre", { class: "message" }, `(could not draw the timelines: ${err.message})`));
+        out.push(h("pre", { class: "message" }, _("(could not draw the timelines: {error})", { error: err.message })));
       }
       continue;
     }
@@ -236,7 +244,7 @@ function renderArtifact(artifact, ctx) {
     try {
       return renderTimeline(value, ctx.width());
     } catch (err) {
-      return h("pre", { class: "message" }, `(could not draw the timeline: ${err.message})`);
+      return h("pre", { class: "message" }, _("(could not draw the timeline: {error})", { error: err.message }));
     }
   }
   const text = typeof value === "string" ? value : JSON.stringify(value, null, 1);

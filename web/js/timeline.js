@@ -2,6 +2,8 @@
 // backward (B) and weight-gradient (W) blocks in different colours with the micro-batch number,
 // idle time as hatched "bubble", and interleaved model chunks told apart by shade and a chunk mark.
 
+import { _, ngettext } from "./i18n.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 const ROW = 26;
 const GAP = 6;
@@ -37,6 +39,15 @@ function fillFor(op, chunk, chunks) {
   return { fill: mix(dark, light, t), text: t > 0.5 ? "#1b1b1b" : "#ffffff" };
 }
 
+/** "stage 2" / "rank 2" (the timeline's rows), in the page's language. */
+function rowLabel(rowName, row) {
+  return rowName === "rank" ? _("rank {row}", { row }) : _("stage {row}", { row });
+}
+
+function rowCount(rowName, n) {
+  return rowName === "rank" ? ngettext("{n} rank", "{n} ranks", n) : ngettext("{n} stage", "{n} stages", n);
+}
+
 function timeUnit(stages) {
   let unit = Infinity;
   for (const row of stages) for (const b of row) if (b.end > b.start) unit = Math.min(unit, b.end - b.start);
@@ -63,7 +74,7 @@ export function renderTimeline(artifact, availableWidth = 640, options = {}) {
   if (!stages.length || total <= 0) {
     const p = document.createElement("p");
     p.className = "muted";
-    p.textContent = "(empty timeline)";
+    p.textContent = _("(empty timeline)");
     figure.append(p);
     return figure;
   }
@@ -83,11 +94,15 @@ export function renderTimeline(artifact, availableWidth = 640, options = {}) {
   const idleTotal = busy.reduce((s, x) => s + (total - x), 0);
   const bubble = (idleTotal / (stages.length * total)) * 100;
   const mark = options.mark || null;
-  const stuckText = [...stuck].map(([r, w]) => `${rowName} ${r} is stuck waiting for ${w}`).join("; ");
+  const described = [
+    _("{caption}: {rows}, total time {total}, idle (bubble) {percent}%",
+      { caption: caption || _("Schedule timeline"), rows: rowCount(rowName, stages.length), total: fmt(total),
+        percent: bubble.toFixed(1) }),
+    ...[...stuck].map(([r, w]) => _("{row} is stuck waiting for {block}", { row: rowLabel(rowName, r), block: w })),
+    mark ? _("first difference on {row}, operation {operation}", { row: rowLabel(rowName, mark.row), operation: mark.index + 1 }) : "",
+  ];
   const svg = el("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
-    "aria-label": `${caption || "Schedule timeline"}: ${stages.length} ${rowName}s, total time ${fmt(total)}, ` +
-      `idle (bubble) ${bubble.toFixed(1)}% of ${rowName} time` + (stuckText ? `; ${stuckText}` : "") +
-      (mark ? `; first difference on ${rowName} ${mark.row}, operation ${mark.index + 1}` : "") });
+    "aria-label": described.filter(Boolean).join("; ") });
   const defs = el("defs");
   const pattern = el("pattern", { id: "bubble-hatch", width: 6, height: 6, patternUnits: "userSpaceOnUse",
                                   patternTransform: "rotate(45)" });
@@ -97,9 +112,9 @@ export function renderTimeline(artifact, availableWidth = 640, options = {}) {
 
   stages.forEach((row, s) => {
     const y = TOP + s * (ROW + GAP);
-    svg.append(el("text", { x: 4, y: y + ROW / 2 + 4, class: "tl-stage" }, `${rowName} ${s}`));
+    svg.append(el("text", { x: 4, y: y + ROW / 2 + 4, class: "tl-stage" }, rowLabel(rowName, s)));
     const idle = el("rect", { x: LABEL, y, width: total * scale, height: ROW, fill: "url(#bubble-hatch)", class: "tl-idle" });
-    idle.append(el("title", {}, `${rowName} ${s}: idle ${fmt(total - busy[s])} of ${fmt(total)}`));
+    idle.append(el("title", {}, _("{row}: idle {idle} of {total}", { row: rowLabel(rowName, s), idle: fmt(total - busy[s]), total: fmt(total) })));
     svg.append(idle);
     row.forEach((b, index) => {
       const x = LABEL + b.start * scale;
@@ -107,8 +122,9 @@ export function renderTimeline(artifact, availableWidth = 640, options = {}) {
       const { fill, text } = fillFor(b.op, b.chunk, chunks);
       const g = el("g", { class: `tl-block tl-${b.op}` });
       g.append(el("rect", { x: x + 0.5, y: y + 0.5, width: Math.max(0.5, w - 1), height: ROW - 1, rx: 3, fill }));
-      const chunkText = b.chunk === null || b.chunk === undefined ? "" : `, chunk ${b.chunk}`;
-      g.append(el("title", {}, `${b.op}${b.mb}${chunkText} on ${rowName} ${s}: ${fmt(b.start)} to ${fmt(b.end)}`));
+      const where = { block: `${b.op}${b.mb}`, chunk: b.chunk, row: rowLabel(rowName, s), start: fmt(b.start), end: fmt(b.end) };
+      g.append(el("title", {}, b.chunk === null || b.chunk === undefined
+        ? _("{block} on {row}: {start} to {end}", where) : _("{block}, chunk {chunk} on {row}: {start} to {end}", where)));
       if (w >= 12) {
         g.append(el("text", { x: x + w / 2, y: y + ROW / 2 + 4, fill: text, class: "tl-label" }, String(b.mb)));
       }
@@ -135,7 +151,7 @@ export function renderTimeline(artifact, availableWidth = 640, options = {}) {
       const g = el("g", { class: "tl-stuck", "data-testid": "stuck-row", "data-row": s });
       g.append(el("line", { x1: x + 2, y1: y - 1, x2: x + 2, y2: y + ROW + 1, class: "tl-stuck-line" }));
       g.append(el("text", { x: Math.max(x, missing) + 8, y: y + ROW / 2 + 4, class: "tl-stuck-text" },
-                  `stuck: waits for ${stuck.get(s)}`));
+                  _("stuck: waits for {block}", { block: stuck.get(s) })));
       svg.append(g);
     }
   });
@@ -154,7 +170,7 @@ export function renderTimeline(artifact, availableWidth = 640, options = {}) {
   scroller.className = "timeline-scroll";
   scroller.tabIndex = 0; // it may scroll sideways: reachable by keyboard
   scroller.setAttribute("role", "group");
-  scroller.setAttribute("aria-label", caption || "Schedule timeline");
+  scroller.setAttribute("aria-label", caption || _("Schedule timeline"));
   scroller.append(svg);
   figure.append(scroller, legend(stages, chunks, bubble));
   return figure;
@@ -164,13 +180,14 @@ function diffMark(x, y, w, missing = false) {
   const g = el("g", { class: missing ? "tl-diff tl-diff-missing" : "tl-diff", "data-testid": "first-difference" });
   g.append(el("rect", { x: x - 1.5, y: y - 1.5, width: w + 3, height: ROW + 3, rx: 4, class: "tl-diff-box" }));
   g.append(el("path", { d: `M ${x + w / 2 - 5} ${y - 7} L ${x + w / 2 + 5} ${y - 7} L ${x + w / 2} ${y - 1} Z`, class: "tl-diff-arrow" }));
-  g.append(el("title", {}, missing ? "first difference: no operation here" : "first difference"));
+  g.append(el("title", {}, missing ? _("first difference: no operation here") : _("first difference")));
   return g;
 }
 
 const label = (b) => `${b.op}${b.mb}` + (b.chunk === null || b.chunk === undefined ? "" : `c${b.chunk}`) + (b.when || "");
 /** The block with its times after its label (a difference in time, not in order). */
-const withTimes = (b, timing) => (b && timing ? { ...b, when: ` from ${fmt(b.start)} to ${fmt(b.end)}` } : b);
+const withTimes = (b, timing) => (b && timing
+  ? { ...b, when: " " + _("from {start} to {end}", { start: fmt(b.start), end: fmt(b.end) }) } : b);
 
 /** Where two timelines first differ (judge.artifacts.first_difference's rule): {row, index} or null. */
 export function firstDifference(yours, expected) {
@@ -227,10 +244,11 @@ export function renderComparison(yours, expected, width = 640) {
   if (diff) {
     const a = at(yours, diff.row, diff.index);
     const b = at(expected, diff.row, diff.index);
-    note.textContent = `First difference: ${rowName} ${diff.row}, operation ${diff.index + 1}: ` +
-      `yours ${a ? label(a) : "has nothing"}, expected ${b ? label(b) : "nothing"}.`;
+    note.textContent = _("First difference: {row}, operation {operation}: yours {yours}, expected {expected}.", {
+      row: rowLabel(rowName, diff.row), operation: diff.index + 1,
+      yours: a ? label(a) : _("has nothing"), expected: b ? label(b) : _("nothing") });
   } else {
-    note.textContent = "Same order of operations as expected on every row; the timing differs.";
+    note.textContent = _("Same order of operations as expected on every row; the timing differs.");
   }
   const markFor = (self, other) => {
     if (!diff) return null;
@@ -238,29 +256,33 @@ export function renderComparison(yours, expected, width = 640) {
     return { row: diff.row, index: diff.index, missingAt: otherBlock ? otherBlock.start : undefined };
   };
   box.append(note,
-    renderTimeline(yours, availableWidth, { scale, mark: markFor(yours, expected), caption: `Yours: ${yours.title || ""}`.replace(/: $/, "") }),
+    renderTimeline(yours, availableWidth, { scale, mark: markFor(yours, expected),
+      caption: yours.title ? _("Yours: {title}", { title: yours.title }) : _("Yours") }),
     renderTimeline(expected, availableWidth, { scale, mark: markFor(expected, yours),
-      caption: /^expected/i.test(expected.title || "") ? expected.title : `Expected: ${expected.title || ""}`.replace(/: $/, "") }));
+      caption: /^expected/i.test(expected.title || "") ? expected.title
+        : expected.title ? _("Expected: {title}", { title: expected.title }) : _("Expected") }));
   return box;
 }
 
 function legend(stages, chunks, bubble) {
   const ops = new Set(stages.flat().map((b) => b.op));
-  const names = { F: "forward", B: "backward", W: "weight gradient" };
+  const names = { F: _("forward"), B: _("backward"), W: _("weight gradient") };
   const box = document.createElement("div");
   box.className = "timeline-legend";
   for (const op of ["F", "B", "W"]) {
     if (!ops.has(op)) continue;
     const item = document.createElement("span");
-    item.innerHTML = `<i class="swatch" style="background:${COLOURS[op][0]}"></i>${op} ${names[op]}`;
+    item.innerHTML = `<i class="swatch" style="background:${COLOURS[op][0]}"></i>`;
+    item.append(`${op} ${names[op]}`);
     box.append(item);
   }
   const idle = document.createElement("span");
-  idle.innerHTML = `<i class="swatch swatch-bubble"></i>idle (bubble) ${bubble.toFixed(1)}%`;
+  idle.innerHTML = `<i class="swatch swatch-bubble"></i>`;
+  idle.append(_("idle (bubble) {percent}%", { percent: bubble.toFixed(1) }));
   box.append(idle);
   if (chunks > 1) {
     const c = document.createElement("span");
-    c.textContent = `chunks 0–${chunks - 1}: darker = earlier chunk, one corner tick per chunk index`;
+    c.textContent = _("chunks 0–{last}: darker = earlier chunk, one corner tick per chunk index", { last: chunks - 1 });
     box.append(c);
   }
   return box;

@@ -4,7 +4,8 @@ The site is the front end from ``web/`` (HTML, CSS, JavaScript modules and the v
 browser libraries under ``web/vendor/``), plus what this build generates::
 
     SITE_DIR/
-      index.html                the page, with the site configuration embedded as JSON
+      index.html                the page, with the site configuration embedded as JSON (and in it
+                                the judge's message catalogs, for the page's own words)
       sw.js                     the service worker, with this build's id and precache list
       worker.js, js/, style.css, vendor/ ...   copied from web/
       assets/problems-<hash>.json   the problem manifest: metadata, rendered statement, starter,
@@ -67,6 +68,7 @@ from ...engines.pyodide_files import (
 from ..statements import translations
 from .compress import write_twins
 from .course import CourseText, apply_course_text, course_text
+from .i18n import site_catalogs
 from .markdown import render_markdown
 from .publish import write_headers
 
@@ -145,6 +147,7 @@ def _build_into(out: Path, web: Path, problems: list[Problem], mode: str, cache_
         "manifest": f"assets/{manifest_name}",
         "micropip": wheels.get("micropip"),
         "problems": [{"id": p.id, "title": p.title} for p in problems],
+        "i18n": site_catalogs(),  # the page's own words per language (web/js/i18n.js)
     }
     files = sorted(_site_files(out))
     build_id = _digest_files(out, files, extra=json.dumps(config, sort_keys=True).encode())[:16]

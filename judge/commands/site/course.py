@@ -24,9 +24,11 @@ from .markdown import render_markdown
 
 COURSE_FILE = "course.toml"
 _TITLE = re.compile(r"<title>[^<]*</title>")
-_BRAND = re.compile(r'(<a class="brand" href="#/">)[^<]*(</a>)')
-_HEADING = re.compile(r'(<section id="home" class="home" hidden>\s*<h1>)[^<]*(</h1>)')
-_FIRST_PARAGRAPH = re.compile(r'(<section id="home" class="home" hidden>\s*<h1>[^<]*</h1>\s*)<p>.*?</p>', re.S)
+# the judge's own wording carries data-i18n (web/js/i18n.js translates it); the course's does not
+_BRAND = re.compile(r'(<a class="brand" href="#/")(?: data-i18n)?(>)[^<]*(</a>)')
+_HEADING = re.compile(r'(<section id="home" class="home" hidden>\s*<h1)(?: data-i18n)?(>)[^<]*(</h1>)')
+_FIRST_PARAGRAPH = re.compile(r'(<section id="home" class="home" hidden>\s*<h1[^>]*>[^<]*</h1>\s*)<p[^>]*>.*?</p>',
+                              re.S)
 
 
 @dataclass(frozen=True)
@@ -62,8 +64,8 @@ def apply_course_text(page: str, text: CourseText) -> str:
     if text.title:
         escaped = html.escape(text.title)
         page = _TITLE.sub(f"<title>{escaped}</title>", page, count=1)
-        page = _BRAND.sub(lambda m: m.group(1) + escaped + m.group(2), page, count=1)
-        page = _HEADING.sub(lambda m: m.group(1) + escaped + m.group(2), page, count=1)
+        page = _BRAND.sub(lambda m: m.group(1) + m.group(2) + escaped + m.group(3), page, count=1)
+        page = _HEADING.sub(lambda m: m.group(1) + m.group(2) + escaped + m.group(3), page, count=1)
     if text.intro:
         rendered = render_markdown(text.intro, None)
         page = _FIRST_PARAGRAPH.sub(lambda m: m.group(1) + rendered, page, count=1)
