@@ -200,3 +200,42 @@ def test_runaway_and_crashing_code_do_not_lose_later_jobs(pyodide_run: dict[str,
     outcomes = {t["name"]: t["outcome"] for t in after["tests"]}
     assert outcomes.get("answer") == "passed", after  # (the int64 probe test fails in Pyodide by design)
     assert after_record["worker"] > crash_record["worker"], (crash_record, after_record)
+
+
+# Parity in the learner's language: the wrong solutions that declare a Chinese hint, judged in
+# Chinese by both engines (the tests' messages come from judge.lang, told by each engine's runner).
+ZH_CASES = [c for c in CASES if c.label.split("/")[1:2] == ["wrong"] and not c.error
+            and "# hint[zh]:" in (c.problem_dir / "wrong" / c.label.split("/", 2)[2]).read_text(encoding="utf-8")]
+
+
+@pytest.fixture(scope="session")
+def chinese_runs(snapshot: dict[str, Case]) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
+    """label -> (native Result dict, Pyodide Result dict) of every ZH_CASES case, judged with lang="zh"."""
+    import dataclasses
+
+    cases = [snapshot[c.label] for c in ZH_CASES if c.label in snapshot]
+    jobs = [dataclasses.replace(folder_job(c.problem_dir, c.source, True, c.time_limit * TIME_FACTOR, c.label),
+                                lang="zh") for c in cases]
+    native = [result.to_dict() for result in judge_many(jobs, parallel=2)]
+    pyodide = parity.run_harness(jobs).results
+    return {job.label: (n, p) for job, n, p in zip(jobs, native, pyodide)}
+
+
+def _has_chinese(result: dict[str, Any]) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for test in result["tests"] for ch in test.get("message", ""))
+
+
+def test_there_are_chinese_cases() -> None:
+    assert len(ZH_CASES) >= 10, [c.label for c in ZH_CASES]
+
+
+@pytest.mark.parametrize("case", ZH_CASES, ids=[c.label for c in ZH_CASES])
+def test_same_result_in_chinese_natively_and_in_pyodide(case: Case, snapshot: dict[str, Case],
+                                                        chinese_runs: dict[str, Any]) -> None:
+    native, pyodide = chinese_runs[case.label]
+    assert _has_chinese(native) and _has_chinese(pyodide), (
+        f"{case.label} declares a Chinese hint but its messages are not in Chinese "
+        f"(native {_has_chinese(native)}, Pyodide {_has_chinese(pyodide)})")
+    diff = parity.compare(native, pyodide, snapshot[case.label].problem_dir)
+    if diff:
+        pytest.fail(diff, pytrace=False)
