@@ -28,10 +28,17 @@ def test_the_language_switch_keeps_the_code_is_remembered_and_defaults_to_the_br
         assert app.page.inner_text("#tab-statement") == "题面" and app.page.title().endswith("流水线并行练习")
         options = app.page.eval_on_selector_all("[data-testid=lang-select] option", "os => os.map(o => o.value)")
         assert options == ["en", "zh"]
+        # the problem's title is its Chinese statement's heading: in the list, above the statement, in the tab
+        link_title = "[data-testid=problem-link][data-problem-id=pp-interleaved] .problem-title"
+        assert app.page.inner_text(link_title) == "带虚拟 stage 的交错 1F1B"
+        assert app.page.text_content("#problem-title") == "带虚拟 stage 的交错 1F1B"
+        assert app.page.title().startswith("带虚拟 stage 的交错 1F1B · ")
         app.set_code(MINE)
         app.page.select_option("[data-testid=lang-select]", "en")
         _shown(app, "en")
         assert "Interleaved 1F1B" in app.page.inner_text(STATEMENT) and app.code() == MINE
+        assert app.page.inner_text(link_title) == app.page.text_content("#problem-title") == \
+            "Interleaved 1F1B with virtual stages"
         app.page.select_option("[data-testid=lang-select]", "zh")
         _shown(app, "zh")
         assert app.code() == MINE, "switching the language keeps the learner's code"

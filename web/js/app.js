@@ -195,7 +195,7 @@ function renderLists() {
     a.dataset.problemId = p.id;
     const title = document.createElement("span");
     title.className = "problem-title";
-    title.textContent = p.title;
+    title.textContent = titleOf(p);
     a.append(title, stateBadge(p.id));
     li.append(a);
     ui.list.append(li);
@@ -205,7 +205,7 @@ function renderLists() {
     const link = document.createElement("a");
     link.href = `#/${p.id}`;
     link.className = "card-title";
-    link.textContent = p.title;
+    link.textContent = titleOf(p);
     const summary = document.createElement("p");
     summary.textContent = p.summary;
     const meta = document.createElement("p");
@@ -253,11 +253,11 @@ function showProblem(problem) {
   store.saveLast(problem.id);
   ui.home.hidden = true;
   ui.workspace.hidden = false;
-  document.title = `${problem.title} · ${siteTitle()}`;
+  document.title = `${titleOf(problem)} · ${siteTitle()}`;
   markCurrent();
   if (!switching) return;
   if (needsNumpy(problem)) pool.wantNumpy(); // numpy loads only for the problems that import it
-  ui.title.textContent = problem.title;
+  ui.title.textContent = titleOf(problem);
   showStatement(problem);
   renderTestsPanel(problem);
   selectTab("statement", false);
@@ -293,6 +293,10 @@ const timeLimitText = (problem) => _("time limit {seconds} s", { seconds: proble
 // (README.<lang>.md as built into statements_html, else the default, English)
 
 let language = DEFAULT_LANGUAGE;
+/** A problem's title in the statements' language (its README.<lang>.md's heading), else problem.toml's. */
+function titleOf(problem) {
+  return (problem.titles && problem.titles[language]) || problem.title;
+}
 
 /** The languages the page's words or some statement are in, the default first. */
 function statementLanguages() {
@@ -358,7 +362,8 @@ onLanguageChange(() => {
     document.title = siteTitle();
     return;
   }
-  document.title = `${problem.title} · ${siteTitle()}`;
+  document.title = `${titleOf(problem)} · ${siteTitle()}`;
+  ui.title.textContent = titleOf(problem);
   showStatement(problem);
   renderTestsPanel(problem);
   ui.timeLimit.textContent = timeLimitText(problem);
@@ -527,7 +532,7 @@ function updateRunButtons() {
   if (note && other) {
     const link = Object.assign(document.createElement("a"), { href: `#/${other.id}`, textContent: _("Go to that exercise") });
     // the link sits where the translation puts {link}
-    const parts = _("The tests of “{title}” are running. {link} to see them or stop them.", { title: other.title })
+    const parts = _("The tests of “{title}” are running. {link} to see them or stop them.", { title: titleOf(other) })
       .split("{link}");
     note.replaceChildren(parts[0], link, parts.slice(1).join(""));
   }
@@ -691,7 +696,7 @@ function showResult(result) {
     entry: state.current.entry,
     stopped: state.stoppedRuns.has(state.current.id),
     kept: state.keptResults.has(state.current.id),
-    next: next ? { href: `#/${next.id}`, title: next.title } : null,
+    next: next ? { href: `#/${next.id}`, title: titleOf(next) } : null,
     goToLine: (line) => editor.goToLine(line),
     width: () => Math.max(280, ui.results.clientWidth - 48),
   });

@@ -69,7 +69,7 @@ from ..statements import translations
 from .compress import write_twins
 from .course import CourseText, apply_course_text, course_text
 from .i18n import site_catalogs
-from .markdown import render_markdown
+from .markdown import render_markdown, statement_title
 from .publish import write_headers
 
 __all__ = ["build_site", "write_engine", "BuildError", "web_source_dir", "MARKER", "BROWSER_BUNDLE"]
@@ -201,6 +201,7 @@ def _problem_entry(problem: Problem, wheels: dict[str, Any]) -> dict[str, Any]:
         "wheels": [w for pkg in problem.packages for w in wheels.get("by_package", {}).get(pkg, [])],
         "statement_html": render_markdown(problem.statement, problem_assets.site_folder(problem.id, folder)),
         "statements_html": _translated_statements(problem),  # language -> HTML, README.<lang>.md rendered
+        "titles": _translated_titles(problem),  # language -> the heading of README.<lang>.md
         "starter": problem.starter,
         "public_tests": public, "support": support,
         "files": files,
@@ -212,6 +213,16 @@ def _translated_statements(problem: Problem) -> dict[str, str]:
     assets_url = problem_assets.site_folder(problem.id, problem.path)
     return {lang: render_markdown(path.read_text(encoding="utf-8"), assets_url)
             for lang, path in translations(problem.path).items()}
+
+
+def _translated_titles(problem: Problem) -> dict[str, str]:
+    """Each translation's title, its first heading (a language without one reads ``title``)."""
+    titles = {}
+    for lang, path in translations(problem.path).items():
+        title = statement_title(path.read_text(encoding="utf-8"))
+        if title:
+            titles[lang] = title
+    return titles
 
 
 def _copy_problem_assets(out: Path, problems: list[Problem]) -> None:

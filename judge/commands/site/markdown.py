@@ -28,7 +28,8 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-__all__ = ["render_markdown", "make_renderer", "statement_links", "relative_path", "Link", "code_blocks"]
+__all__ = ["render_markdown", "statement_title", "make_renderer", "statement_links", "relative_path", "Link",
+           "code_blocks"]
 
 
 def _bracket_inline(state: StateInline, silent: bool) -> bool:
@@ -150,6 +151,15 @@ def render_markdown(text: str, assets_url: str | None = None) -> str:
     for token, attr, _line in _link_tokens(tokens):
         token.attrSet(attr, _rebase(str(token.attrGet(attr)), assets_url))
     return _MD.renderer.render(tokens, _MD.options, env)
+
+
+def statement_title(text: str) -> str | None:
+    """The text of a statement's first top-level heading (``# Title``), None without one."""
+    tokens = _MD.parse(text)
+    for i, token in enumerate(tokens[:-1]):
+        if token.type == "heading_open" and token.tag == "h1":
+            return tokens[i + 1].content.strip() or None
+    return None
 
 
 @dataclass(frozen=True)
