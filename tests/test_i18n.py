@@ -149,6 +149,18 @@ def test_the_terminal_report_in_chinese_and_in_english() -> None:
     assert _report("fr") == english, "a language without a catalog reads in English"
 
 
+def test_a_time_out_is_reported_in_the_reports_language_and_kept_in_english_in_the_result() -> None:
+    from judge.core.result import Result
+
+    result = Result.timeout("fx-add", 4, max_points=10)
+    for lang, words in (("zh", "4 秒后超时"), ("en", "timed out after 4 s")):
+        out = io.StringIO()
+        with use_language(lang):
+            print_report([result], stream=out)
+        assert words in out.getvalue(), out.getvalue()
+    assert result.to_dict()["message"] == "timed out after 4 s", "the Result is data: the same from every engine"
+
+
 def test_the_language_comes_from_the_environment(monkeypatch) -> None:
     for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
         monkeypatch.delenv(name, raising=False)

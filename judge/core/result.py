@@ -11,6 +11,8 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from ..i18n import _
+
 SCHEMA_VERSION = 1
 STATUSES = ("passed", "failed", "error", "timeout")
 OUTCOMES = ("passed", "failed", "error", "skipped")
@@ -122,6 +124,13 @@ class Result:
         """The Result of a run stopped at its wall-clock limit: no test credited."""
         return cls.unjudged(problem, "timeout", f"timed out after {seconds:g} s", max_points,
                             duration=float(seconds))
+
+    def shown_message(self) -> str:
+        """The message as a report shows it, in the judge's active language: a time-out's in the
+        catalog's words (the Result itself keeps the English, the same from every engine)."""
+        if self.status == "timeout" and self.message == f"timed out after {self.duration:g} s":
+            return _("timed out after {seconds} s").format(seconds=f"{self.duration:g}")
+        return self.message
 
     @classmethod
     def error(cls, problem: str, message: str, max_points: float = 0.0) -> Result:

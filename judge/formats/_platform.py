@@ -60,7 +60,7 @@ def rows(result: Result, problem: Problem | None = None, feedback: str = "names"
     """The rows of one Result; their points add up to ``result.points`` and ``result.max_points`` exactly."""
     if not result.tests:
         return [Row(result.problem, f"{result.problem}: {_unjudged_label(result)}", 0.0, number(result.max_points),
-                    "error", "public", result.message or _("no test ran"), duration=result.duration,
+                    "error", "public", result.shown_message() or _("no test ran"), duration=result.duration,
                     whole_problem=True)]
     hidden = secret_code_lines(problem) if feedback == "full" else set()
     out, secret_count = [], 0

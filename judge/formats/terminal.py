@@ -61,7 +61,7 @@ def print_report(results: Sequence[Result], stream: TextIO = sys.stdout, verbose
             continue
         stream.write(_status_line(result, paint, options.keyword))
         if result.message:
-            stream.write(_indent(result.message, 8) + "\n")
+            stream.write(_indent(result.shown_message(), 8) + "\n")
         if result.objectives and (result.status != "passed" or options.verbose) and not options.keyword:
             stream.write(_objectives(result, paint))
         shown = _first_of_each_function_first(
