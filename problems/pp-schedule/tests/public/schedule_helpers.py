@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from judge.artifacts import timeline
+from judge.lang import say
 
 KINDS = ("gpipe", "1f1b")
 
@@ -129,66 +130,88 @@ def diagnose(kind: str, p: int, m: int, got: Any, expected: list[list[tuple[str,
         return ""
     mbs = [mb for stage in sched for _, mb in stage]
     if any(mb < 0 or mb >= m for mb in mbs):
-        return (f" (micro-batch numbers must be in 0..{m - 1}; with fewer micro-batches than stages the "
-                f"warm-up must be capped at m: min(p - s - 1, m) forwards)")
+        return say(f" (micro-batch numbers must be in 0..{m - 1}; with fewer micro-batches than stages the "
+                   f"warm-up must be capped at m: min(p - s - 1, m) forwards)",
+                   zh=f"（微批次编号必须在 0..{m - 1} 之内；微批次比 stage 少时，预热数量必须以 m 为上限："
+                      f"min(p - s - 1, m) 个前向）")
     for stage in sched:
         if len(stage) != 2 * m or sorted(stage) != sorted([("F", i) for i in range(m)] + [("B", i) for i in range(m)]):
-            return f" (each stage must run F0..F{m - 1} and B0..B{m - 1} exactly once each)"
+            return say(f" (each stage must run F0..F{m - 1} and B0..B{m - 1} exactly once each)",
+                       zh=f"（每个 stage 必须把 F0..F{m - 1} 和 B0..B{m - 1} 各运行恰好一次）")
     if m > 1 and all([mb for op, mb in stage if op == "B"] == list(range(m - 1, -1, -1)) for stage in sched):
-        return " (your backwards run in reverse order; this chapter's convention is ascending: B0 first)"
+        return say(" (your backwards run in reverse order; this chapter's convention is ascending: B0 first)",
+                   zh="（你的反向按相反的顺序运行；本章的约定是升序：B0 在先）")
     if kind != "1f1b" or not all(_one_f_one_b_shaped(stage, m) for stage in sched):
         return ""
     want = [_leading_forwards(stage) for stage in expected]
     lead = [_leading_forwards(stage) for stage in sched]
     off_by_one, gpipe = lead == [min(w + 1, m) for w in want], lead == [m] * p
     if off_by_one and gpipe:  # with m <= 2 both mistakes give this order: say only what it is
-        return " (every stage runs one forward too many before its first backward)"
+        return say(" (every stage runs one forward too many before its first backward)",
+                   zh="（每个 stage 在第一个反向之前都多运行了一个前向）")
     if off_by_one:
-        return " (every stage runs one warm-up forward too many: your warm-up looks like min(p - s, m))"
+        return say(" (every stage runs one warm-up forward too many: your warm-up looks like min(p - s, m))",
+                   zh="（每个 stage 都多运行了一个预热前向：你的预热数量看起来是 min(p - s, m)）")
     if gpipe:
-        return (" (that is GPipe's order on every stage: in 1F1B stage s runs its first backward after "
-                "min(p - s - 1, m) warm-up forwards and one more forward)")
+        return say(" (that is GPipe's order on every stage: in 1F1B stage s runs its first backward after "
+                   "min(p - s - 1, m) warm-up forwards and one more forward)",
+                   zh="（每个 stage 上都是 GPipe 的顺序：在 1F1B 中，stage s 先运行 min(p - s - 1, m) 个预热前向"
+                      "和再一个前向，然后才运行它的第一个反向）")
     if lead == [max(w - 1, 0) for w in want]:
-        return " (every stage runs one forward too few before its first backward)"
+        return say(" (every stage runs one forward too few before its first backward)",
+                   zh="（每个 stage 在第一个反向之前都少运行了一个前向）")
     return ""
 
 
 def check_schedule(got: Any, expected: list[list[tuple[str, int]]], kind: str, p: int, m: int) -> None:
     """Assert that `got` equals `expected`, stage by stage, with a message for the learner."""
     where = f"schedule({kind!r}, p={p}, m={m})"
-    assert isinstance(got, list), f"{where} must return a list of {p} lists, got {type(got).__name__}"
-    assert len(got) == p, f"{where} must return one list per stage ({p} lists), got {len(got)}"
+    assert isinstance(got, list), say(f"{where} must return a list of {p} lists, got {type(got).__name__}",
+                                      zh=f"{where} 必须返回由 {p} 个列表组成的列表，实际得到 {type(got).__name__}")
+    assert len(got) == p, say(f"{where} must return one list per stage ({p} lists), got {len(got)}",
+                              zh=f"{where} 必须为每个 stage 返回一个列表（{p} 个列表），实际得到 {len(got)} 个")
     for s, (stage, want) in enumerate(zip(got, expected)):
-        assert isinstance(stage, list), f"{where}, stage {s}: expected a list, got {type(stage).__name__}"
+        assert isinstance(stage, list), say(f"{where}, stage {s}: expected a list, got {type(stage).__name__}",
+                                            zh=f"{where}，stage {s}：预期一个列表，实际得到 {type(stage).__name__}")
         ops = as_ops(stage)
         if ops != want:
             lead, want_lead = _leading_forwards([op for op in ops if isinstance(op, tuple)]), _leading_forwards(want)
             warm = min(p - s - 1, m)
-            fact = (f"; stage {s} runs {lead} forwards before its first backward, 1F1B runs {want_lead}: "
-                    f"min(p - s - 1, m) = {warm} warm-up forwards"
-                    + (", then the first steady-state forward" if want_lead > warm else "")
+            fact = (say(f"; stage {s} runs {lead} forwards before its first backward, 1F1B runs {want_lead}: "
+                        f"min(p - s - 1, m) = {warm} warm-up forwards"
+                        + (", then the first steady-state forward" if want_lead > warm else ""),
+                        zh=f"；stage {s} 在第一个反向之前运行了 {lead} 个前向，1F1B 运行 {want_lead} 个："
+                           f"min(p - s - 1, m) = {warm} 个预热前向"
+                           + ("，然后是稳定阶段的第一个前向" if want_lead > warm else ""))
                     if kind == "1f1b" and lead != want_lead else "")
-            raise AssertionError(f"{where}, stage {s}: expected {fmt(want)}, got {fmt(ops)}{fact}"
-                                 f"{diagnose(kind, p, m, got, expected)}")
+            diagnosis = diagnose(kind, p, m, got, expected)
+            raise AssertionError(say(f"{where}, stage {s}: expected {fmt(want)}, got {fmt(ops)}{fact}{diagnosis}",
+                                     zh=f"{where}，stage {s}：预期 {fmt(want)}，实际 {fmt(ops)}{fact}{diagnosis}"))
         for op in stage:
-            assert isinstance(op, tuple) and len(op) == 2 and type(op[0]) is str and type(op[1]) is int, (
+            assert isinstance(op, tuple) and len(op) == 2 and type(op[0]) is str and type(op[1]) is int, say(
                 f"{where}, stage {s}: every operation must be a tuple (str 'F' or 'B', int micro-batch) like "
                 f"('F', 0), got {op!r}" + (f" (a {type(op).__name__} of {', '.join(type(x).__name__ for x in op)})"
-                                           if isinstance(op, (list, tuple)) else f" (a {type(op).__name__})"))
+                                           if isinstance(op, (list, tuple)) else f" (a {type(op).__name__})"),
+                zh=f"{where}，stage {s}：每个操作都必须是像 ('F', 0) 这样的元组（str 'F' 或 'B'，int 微批次编号），"
+                   f"实际得到 {op!r}" + (f"（由 {', '.join(type(x).__name__ for x in op)} 组成的 {type(op).__name__}）"
+                                      if isinstance(op, (list, tuple)) else f"（一个 {type(op).__name__}）"))
 
 
 def check_every_operation_once(got: Any, kind: str, p: int, m: int) -> None:
     """Assert that `got` has p stages, each running F0..F(m-1) and B0..B(m-1) once (in any order):
     what the tests of a property check first, so that an empty or partial answer passes none."""
     where = f"schedule({kind!r}, p={p}, m={m})"
-    assert isinstance(got, list) and len(got) == p, (
-        f"{where} must return one list per stage ({p} lists), got {fmt_value(got)}")
+    assert isinstance(got, list) and len(got) == p, say(
+        f"{where} must return one list per stage ({p} lists), got {fmt_value(got)}",
+        zh=f"{where} 必须为每个 stage 返回一个列表（{p} 个列表），实际得到 {fmt_value(got)}")
     want = sorted([("F", i) for i in range(m)] + [("B", i) for i in range(m)])
     for s, stage in enumerate(got):
         ops = as_ops(stage) if isinstance(stage, list) else None
-        assert ops is not None and sorted(map(repr, ops)) == sorted(map(repr, want)), (
+        assert ops is not None and sorted(map(repr, ops)) == sorted(map(repr, want)), say(
             f"{where}, stage {s}: must run every F0..F{m - 1} and B0..B{m - 1} exactly once, got "
-            f"{fmt(ops) if ops is not None else fmt_value(stage)}")
+            f"{fmt(ops) if ops is not None else fmt_value(stage)}",
+            zh=f"{where}，stage {s}：必须把 F0..F{m - 1} 和 B0..B{m - 1} 每个都运行恰好一次，实际得到 "
+               f"{fmt(ops) if ops is not None else fmt_value(stage)}")
 
 
 def fmt_value(value: Any) -> str:
@@ -218,8 +241,10 @@ def _diagnose_accepted(kind: Any, p: Any, m: Any, got: Any, also: tuple[Any, Any
     import pp_sim
 
     if also is not None and _raises_value_error(*also[:3]):
-        return (f" (likely mistake: schedule({also[0]!r}, {also[1]!r}, {also[2]!r}) raises ValueError but this call "
-                f"does not: {also[3]})")
+        return say(f" (likely mistake: schedule({also[0]!r}, {also[1]!r}, {also[2]!r}) raises ValueError but this "
+                   f"call does not: {also[3]})",
+                   zh=f"（可能的错误：schedule({also[0]!r}, {also[1]!r}, {also[2]!r}) 会抛出 ValueError，而这次调用"
+                      f"不会：{also[3]}）")
     if (kind not in KINDS and all(type(x) is int and x >= 1 for x in (p, m))):
         for known in KINDS:
             try:
@@ -227,8 +252,9 @@ def _diagnose_accepted(kind: Any, p: Any, m: Any, got: Any, also: tuple[Any, Any
             except Exception:  # noqa: BLE001 - the learner's code may fail here too; then no diagnosis
                 same = False
             if same:
-                return (f" (likely mistake: the unknown kind {kind!r} is treated as {known!r}: your code returns "
-                        f"the same order for both)")
+                return say(f" (likely mistake: the unknown kind {kind!r} is treated as {known!r}: your code returns "
+                           f"the same order for both)",
+                           zh=f"（可能的错误：未知的 kind {kind!r} 被当成了 {known!r}：你的代码对两者返回相同的顺序）")
     return ""
 
 
@@ -242,10 +268,14 @@ def expect_value_error(kind: Any, p: Any, m: Any, why: str, also: tuple[Any, Any
     try:
         got = pp_sim.schedule(kind, p, m)
     except ValueError as exc:
-        assert str(exc).strip(), f"{call} raised ValueError without a message; say what is wrong ({why})"
+        assert str(exc).strip(), say(f"{call} raised ValueError without a message; say what is wrong ({why})",
+                                     zh=f"{call} 抛出的 ValueError 没有信息；请说明哪里不对（{why}）")
         return
     except Exception as exc:  # noqa: BLE001 - any other exception is the learner's mistake to report
-        raise AssertionError(f"{call} should raise ValueError ({why}), "
-                             f"but raised {type(exc).__name__}: {exc}") from None
-    raise AssertionError(f"{call} should raise ValueError ({why}), but it returned {str(got)[:80]}"
-                         f"{_diagnose_accepted(kind, p, m, got, also)}")
+        raise AssertionError(say(f"{call} should raise ValueError ({why}), "
+                                 f"but raised {type(exc).__name__}: {exc}",
+                                 zh=f"{call} 应当抛出 ValueError（{why}），"
+                                    f"却抛出了 {type(exc).__name__}: {exc}")) from None
+    diagnosis = _diagnose_accepted(kind, p, m, got, also)
+    raise AssertionError(say(f"{call} should raise ValueError ({why}), but it returned {str(got)[:80]}{diagnosis}",
+                             zh=f"{call} 应当抛出 ValueError（{why}），却返回了 {str(got)[:80]}{diagnosis}"))

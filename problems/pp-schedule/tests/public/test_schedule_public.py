@@ -6,6 +6,8 @@ import pp_sim
 import pytest
 from schedule_helpers import as_ops, attach, check_every_operation_once, check_schedule, expect_value_error, fmt, shown
 
+from judge.lang import say
+
 
 def ops(text: str) -> list[tuple[str, int]]:
     """'F0 F1 B0' -> [('F', 0), ('F', 1), ('B', 0)]."""
@@ -73,10 +75,12 @@ def test_operations_are_tuples_of_str_and_int(record_property, kind):
     check_every_operation_once(got, kind, 2, 3)
     for s, stage in enumerate(got):
         for op in stage:
-            assert isinstance(op, tuple) and len(op) == 2, (
-                f"stage {s}: every operation must be a 2-tuple like ('F', 0), got {op!r}")
-            assert op[0] in ("F", "B") and type(op[1]) is int, (
-                f"stage {s}: an operation is ('F' or 'B', int micro-batch), got {op!r}")
+            assert isinstance(op, tuple) and len(op) == 2, say(
+                f"stage {s}: every operation must be a 2-tuple like ('F', 0), got {op!r}",
+                zh=f"stage {s}：每个操作都必须是像 ('F', 0) 这样的二元组，实际得到 {op!r}")
+            assert op[0] in ("F", "B") and type(op[1]) is int, say(
+                f"stage {s}: an operation is ('F' or 'B', int micro-batch), got {op!r}",
+                zh=f"stage {s}：一个操作是（'F' 或 'B'，int 微批次编号），实际得到 {op!r}")
 
 
 def test_1f1b_keeps_at_most_p_minus_s_microbatches_in_flight(record_property):
@@ -90,14 +94,16 @@ def test_1f1b_keeps_at_most_p_minus_s_microbatches_in_flight(record_property):
         for op, _ in as_ops(stage):
             live += 1 if op == "F" else -1
             peak = max(peak, live)
-        assert peak == min(p - s, m), (
+        assert peak == min(p - s, m), say(
             f"stage {s}: at most {min(p - s, m)} forwards should be waiting for their backward at any time, "
-            f"your order reaches {peak}: {fmt(as_ops(stage))}")
+            f"your order reaches {peak}: {fmt(as_ops(stage))}",
+            zh=f"stage {s}：任何时刻最多应有 {min(p - s, m)} 个前向在等待它们的反向，"
+               f"你的顺序达到了 {peak} 个：{fmt(as_ops(stage))}")
 
 
 @pytest.mark.parametrize("kind", ["GPipe", "interleaved", "", None], ids=lambda kind: shown(kind=kind))
 def test_unknown_kind_raises_value_error(kind):
-    expect_value_error(kind, 4, 4, 'kind must be "gpipe" or "1f1b"')
+    expect_value_error(kind, 4, 4, say('kind must be "gpipe" or "1f1b"', zh='kind 必须是 "gpipe" 或 "1f1b"'))
 
 
 SIZES_BELOW_ONE = [(kind, p, m) for p, m in [(0, 4), (4, 0), (-1, 4), (4, -3)] for kind in ("gpipe", "1f1b")]
@@ -107,8 +113,8 @@ SIZES_BELOW_ONE = [(kind, p, m) for p, m in [(0, 4), (4, 0), (-1, 4), (4, -3)] f
 def test_sizes_below_one_raise_value_error(kind, p, m):
     """For both kinds: an empty pipeline (p = 0) or no micro-batches (m = 0) is an error, not []."""
     other = "1f1b" if kind == "gpipe" else "gpipe"
-    expect_value_error(kind, p, m, "p and m must be at least 1",
-                       also=(other, p, m, "check p and m for every kind"))
+    expect_value_error(kind, p, m, say("p and m must be at least 1", zh="p 和 m 必须至少为 1"),
+                       also=(other, p, m, say("check p and m for every kind", zh="对每种 kind 都要检查 p 和 m")))
 
 
 NON_INT_SIZES = [(4.0, 4), (4, 2.5), ("4", 4), (4, None)]
@@ -116,4 +122,4 @@ NON_INT_SIZES = [(4.0, 4), (4, 2.5), ("4", 4), (4, None)]
 
 @pytest.mark.parametrize("p, m", NON_INT_SIZES, ids=[shown(p=p, m=m) for p, m in NON_INT_SIZES])
 def test_non_int_sizes_raise_value_error(p, m):
-    expect_value_error("gpipe", p, m, "p and m must be ints")
+    expect_value_error("gpipe", p, m, say("p and m must be ints", zh="p 和 m 必须是 int"))

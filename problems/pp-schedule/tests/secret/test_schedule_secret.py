@@ -6,6 +6,8 @@ import pp_sim
 import pytest
 from schedule_helpers import as_ops, attach, check_schedule, expect_value_error, shown
 
+from judge.lang import say
+
 
 def oracle(kind: str, p: int, m: int) -> list[list[tuple[str, int]]]:
     """Expected orders. 1F1B is written as an in-flight limit: stage s runs the next forward while
@@ -51,7 +53,7 @@ def test_every_size_up_to_eight_stages(record_property, kind):
 
 @pytest.mark.parametrize("kind", ["1F1B", "gpipe ", 3, ("gpipe",)], ids=lambda kind: shown(kind=kind))
 def test_more_unknown_kinds(kind):
-    expect_value_error(kind, 2, 2, 'kind must be exactly "gpipe" or "1f1b"')
+    expect_value_error(kind, 2, 2, say('kind must be exactly "gpipe" or "1f1b"', zh='kind 必须恰好是 "gpipe" 或 "1f1b"'))
 
 
 MORE_INVALID_SIZES = [(0, 0), (-5, -5), (1.0, 1), (2, "8"), ([2], 2), (True, 2), (2, True), (False, 2),
@@ -64,5 +66,6 @@ def test_more_invalid_sizes(p, m):
     mirror = (m, p) if p != m else None
     bad = "m" if isinstance(p, int) and not isinstance(p, bool) and p >= 1 else "p"
     good = "p" if bad == "m" else "m"
-    also = None if mirror is None else ("1f1b", *mirror, f"check {bad} as you check {good}")
-    expect_value_error("1f1b", p, m, "p and m must be ints >= 1", also=also)
+    also = None if mirror is None else ("1f1b", *mirror, say(f"check {bad} as you check {good}",
+                                                             zh=f"像检查 {good} 那样检查 {bad}"))
+    expect_value_error("1f1b", p, m, say("p and m must be ints >= 1", zh="p 和 m 必须是 >= 1 的 int"), also=also)
