@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judge.artifacts import timeline
+from judge.lang import say
 
 TOL = 1e-9
 
@@ -165,9 +166,11 @@ class Sim:
 def read(result: Any) -> Sim:
     """Read the fields of a SimResult, with a clear message when one is missing or malformed."""
     for field in ("timeline", "total", "bubble", "peak_activations"):
-        assert hasattr(result, field), (
+        assert hasattr(result, field), say(
             f"simulate() must return a SimResult (the dataclass in pp_sim.py) with a field {field!r}; "
-            f"got {type(result).__name__}")
+            f"got {type(result).__name__}",
+            zh=f"simulate() 必须返回一个带有字段 {field!r} 的 SimResult（pp_sim.py 中的 dataclass）；"
+               f"实际得到 {type(result).__name__}")
     rows = []
     for s, row in enumerate(result.timeline):
         blocks = []
@@ -176,7 +179,9 @@ def read(result: Any) -> Sim:
                 op, mb, start, end = block
                 blocks.append((str(op), int(mb), float(start), float(end)))
             except (TypeError, ValueError):
-                raise AssertionError(f"timeline[{s}] must hold (op, mb, start, end) tuples, got {block!r}") from None
+                raise AssertionError(say(f"timeline[{s}] must hold (op, mb, start, end) tuples, got {block!r}",
+                                         zh=f"timeline[{s}] 必须存放 (op, mb, start, end) 元组，实际得到 {block!r}")
+                                     ) from None
         rows.append(blocks)
     return Sim(rows, float(result.total), float(result.bubble), [int(x) for x in result.peak_activations])
 
@@ -212,39 +217,52 @@ def label(op: str, mb: int) -> str:
 def check_rules(sim: Sim, sched: list[list[tuple[str, int]]], tf: float, tb: float, where: str) -> None:
     """Assert that sim.timeline follows the simulator's rules for `sched`, block by block."""
     p = len(sched)
-    assert len(sim.timeline) == p, f"{where}: expected a timeline with {p} stages, got {len(sim.timeline)}"
+    assert len(sim.timeline) == p, say(f"{where}: expected a timeline with {p} stages, got {len(sim.timeline)}",
+                                       zh=f"{where}：预期时间线有 {p} 个 stage，实际有 {len(sim.timeline)} 个")
     for s in range(p):
         got = [(op, mb) for op, mb, _, _ in sim.timeline[s]]
         want = list(sched[s])
-        assert got == want, (f"{where}, stage {s}: the timeline must list the stage's operations in the "
-                             f"schedule's order {' '.join(label(*o) for o in want)}, got "
-                             f"{' '.join(label(*o) for o in got)}")
+        assert got == want, say(f"{where}, stage {s}: the timeline must list the stage's operations in the "
+                                f"schedule's order {' '.join(label(*o) for o in want)}, got "
+                                f"{' '.join(label(*o) for o in got)}",
+                                zh=f"{where}，stage {s}：时间线必须按调度的顺序 {' '.join(label(*o) for o in want)} "
+                                   f"列出这个 stage 的操作，实际是 {' '.join(label(*o) for o in got)}")
     ends = {(s, op, mb): end for s, row in enumerate(sim.timeline) for op, mb, _, end in row}
     for s, row in enumerate(sim.timeline):
         free = 0.0
         for op, mb, start, end in row:
             name = f"{where}, stage {s}, {label(op, mb)}"
             dur = tf if op == "F" else tb
-            assert math.isclose(end - start, dur, abs_tol=TOL), (
+            assert math.isclose(end - start, dur, abs_tol=TOL), say(
                 f"{name}: runs from {num(start)} to {num(end)}, but a {'forward' if op == 'F' else 'backward'} "
-                f"takes {'tf' if op == 'F' else 'tb'} = {num(dur)}")
-            assert start >= free - TOL, (
+                f"takes {'tf' if op == 'F' else 'tb'} = {num(dur)}",
+                zh=f"{name}：从 {num(start)} 运行到 {num(end)}，但一次{'前向' if op == 'F' else '反向'}"
+                   f"耗时 {'tf' if op == 'F' else 'tb'} = {num(dur)}")
+            assert start >= free - TOL, say(
                 f"{name}: starts at {num(start)} while the stage is still busy until {num(free)} "
-                f"(a stage runs one operation at a time, in its list's order)")
+                f"(a stage runs one operation at a time, in its list's order)",
+                zh=f"{name}：在 {num(start)} 开始，而这个 stage 直到 {num(free)} 都还在忙碌"
+                   f"（一个 stage 一次只运行一个操作，按它的列表的顺序）")
             if op == "F":
                 need = (s - 1, "F", mb) if s > 0 else None
             else:
                 need = (s + 1, "B", mb) if s < p - 1 else (s, "F", mb)
             ready = ends[need] if need is not None else 0.0
             if need is not None:
-                assert start >= ready - TOL, (
+                hint = _dependency_hint(sim, s, op, mb, start, ends) if start < ready - TOL else ""
+                assert start >= ready - TOL, say(
                     f"{name}: starts at {num(start)}, before its input {label(need[1], need[2])} on stage "
-                    f"{need[0]} ends at {num(ready)}{_dependency_hint(sim, s, op, mb, start, ends)}")
+                    f"{need[0]} ends at {num(ready)}{hint}",
+                    zh=f"{name}：在 {num(start)} 开始，早于它的输入——stage {need[0]} 上的 "
+                       f"{label(need[1], need[2])}——在 {num(ready)} 结束{hint}")
             earliest = max(free, ready)
-            assert math.isclose(start, earliest, abs_tol=TOL), (
+            hint = "" if math.isclose(start, earliest, abs_tol=TOL) else _dependency_hint(sim, s, op, mb, start, ends)
+            assert math.isclose(start, earliest, abs_tol=TOL), say(
                 f"{name}: starts at {num(start)}, but it could start at {num(earliest)} (the stage is free "
                 f"at {num(free)}, its input is ready at {num(ready)}): start every operation as early as "
-                f"the rules allow{_dependency_hint(sim, s, op, mb, start, ends)}")
+                f"the rules allow{hint}",
+                zh=f"{name}：在 {num(start)} 开始，但它本可以在 {num(earliest)} 开始（这个 stage 在 {num(free)} "
+                   f"空闲，它的输入在 {num(ready)} 就绪）：每个操作都要在规则允许的最早时刻开始{hint}")
             free = end
 
 
@@ -281,22 +299,33 @@ def _dependency_hint(sim: Sim, s: int, op: str, mb: int, start: float, ends: dic
     }
     follows = {name for name, rule in rules.items() if _starts_when(sim, rule)}
     if op == "B" and follows == {"own"}:
-        return (f" (every backward of your timeline waits only for its own stage's forward: B{mb} on stage {s} "
-                f"also needs the gradient from B{mb} on stage {s + 1}, the next stage)")
+        return say(f" (every backward of your timeline waits only for its own stage's forward: B{mb} on stage {s} "
+                   f"also needs the gradient from B{mb} on stage {s + 1}, the next stage)",
+                   zh=f"（你的时间线中每个反向都只等待它自己 stage 上的前向：stage {s} 上的 B{mb} "
+                      f"还需要下一个 stage（stage {s + 1}）上 B{mb} 传回的梯度）")
     if op == "B" and follows == {"previous"}:
-        then = (f"B{mb} on stage {s} waits for B{mb} on stage {s + 1}" if s < p - 1
-                else f"B{mb} on the last stage waits only for its own F{mb}")
-        return (f" (every backward of your timeline waits for the previous stage's backward, as a forward does: "
-                f"gradients flow from the last stage back to stage 0, so {then})")
+        then = (say(f"B{mb} on stage {s} waits for B{mb} on stage {s + 1}",
+                    zh=f"stage {s} 上的 B{mb} 等待 stage {s + 1} 上的 B{mb}") if s < p - 1
+                else say(f"B{mb} on the last stage waits only for its own F{mb}",
+                         zh=f"最后一个 stage 上的 B{mb} 只等待它自己的 F{mb}"))
+        return say(f" (every backward of your timeline waits for the previous stage's backward, as a forward does: "
+                   f"gradients flow from the last stage back to stage 0, so {then})",
+                   zh=f"（你的时间线中每个反向都像前向那样等待前一个 stage 的反向：梯度从最后一个 stage "
+                      f"流回 stage 0，所以{then}）")
     if op == "F" and follows == {"free"}:
-        return (f" (every forward of your timeline starts as soon as its stage is free: F{mb} on stage {s} "
-                f"must also wait for the output of F{mb} on stage {s - 1}, the previous stage)")
+        return say(f" (every forward of your timeline starts as soon as its stage is free: F{mb} on stage {s} "
+                   f"must also wait for the output of F{mb} on stage {s - 1}, the previous stage)",
+                   zh=f"（你的时间线中每个前向都在它的 stage 一空闲就开始：stage {s} 上的 F{mb} "
+                      f"还必须等待前一个 stage（stage {s - 1}）上 F{mb} 的输出）")
     if op == "B" and s < p - 1:
-        return f" (B{mb} on stage {s} needs the gradient from B{mb} on stage {s + 1}, the next stage)"
+        return say(f" (B{mb} on stage {s} needs the gradient from B{mb} on stage {s + 1}, the next stage)",
+                   zh=f"（stage {s} 上的 B{mb} 需要下一个 stage（stage {s + 1}）上 B{mb} 传回的梯度）")
     if op == "B":
-        return f" (on the last stage, B{mb} waits for that stage's own F{mb})"
+        return say(f" (on the last stage, B{mb} waits for that stage's own F{mb})",
+                   zh=f"（在最后一个 stage 上，B{mb} 等待这个 stage 自己的 F{mb}）")
     if s > 0:
-        return f" (F{mb} on stage {s} needs the output of F{mb} on stage {s - 1})"
+        return say(f" (F{mb} on stage {s} needs the output of F{mb} on stage {s - 1})",
+                   zh=f"（stage {s} 上的 F{mb} 需要 stage {s - 1} 上 F{mb} 的输出）")
     return ""
 
 
@@ -305,10 +334,13 @@ def check_blocks(sim: Sim, want: list[list[tuple[str, int, float, float]]], wher
     for s, (got_row, want_row) in enumerate(zip(sim.timeline, want)):
         for g, w in zip(got_row, want_row):
             same = g[:2] == w[:2] and all(math.isclose(a, b, abs_tol=TOL) for a, b in zip(g[2:], w[2:]))
-            assert same, (f"{where}, stage {s}: expected {label(*w[:2])} from {num(w[2])} to {num(w[3])}, "
-                          f"got {label(*g[:2])} from {num(g[2])} to {num(g[3])}")
-        assert len(got_row) == len(want_row), (
-            f"{where}, stage {s}: expected {len(want_row)} blocks, got {len(got_row)}")
+            assert same, say(f"{where}, stage {s}: expected {label(*w[:2])} from {num(w[2])} to {num(w[3])}, "
+                             f"got {label(*g[:2])} from {num(g[2])} to {num(g[3])}",
+                             zh=f"{where}，stage {s}：预期 {label(*w[:2])} 从 {num(w[2])} 到 {num(w[3])}，"
+                                f"实际 {label(*g[:2])} 从 {num(g[2])} 到 {num(g[3])}")
+        assert len(got_row) == len(want_row), say(
+            f"{where}, stage {s}: expected {len(want_row)} blocks, got {len(got_row)}",
+            zh=f"{where}，stage {s}：预期 {len(want_row)} 个时间块，实际 {len(got_row)} 个")
 
 
 def expected_peaks(sched: list[list[tuple[str, int]]]) -> list[int]:
@@ -328,8 +360,10 @@ def check_peaks(sim: Sim, sched: list[list[tuple[str, int]]], where: str, want: 
     m = sum(1 for op, _ in sched[0] if op == "F")
     hint = ""
     if sim.peaks == [m] * len(sched) and want != sim.peaks:
-        hint = " (every stage reaches m: does a backward free its micro-batch's activations?)"
-    assert sim.peaks == want, f"{where}: expected peak_activations {want}, got {sim.peaks}{hint}"
+        hint = say(" (every stage reaches m: does a backward free its micro-batch's activations?)",
+                   zh="（每个 stage 都达到了 m：反向是否释放了它的微批次的激活？）")
+    assert sim.peaks == want, say(f"{where}: expected peak_activations {want}, got {sim.peaks}{hint}",
+                                  zh=f"{where}：预期 peak_activations {want}，实际 {sim.peaks}{hint}")
 
 
 def bubble_of(sim: Sim) -> float:
@@ -345,10 +379,13 @@ def check_total(sim: Sim, want: float, where: str, why: str = "") -> None:
     ends = [row[-1][3] for row in sim.timeline if row]
     if (len(ends) > 1 and math.isclose(sim.total, ends[-1], abs_tol=TOL)
             and not math.isclose(ends[-1], max(ends), abs_tol=TOL)):
-        hint = (f" (that is when the last stage finishes; stage {ends.index(max(ends))} finishes later, at "
-                f"{num(max(ends))}: T is the end of the last block of all stages)")
-    assert math.isclose(sim.total, want, rel_tol=1e-9, abs_tol=TOL), (
-        f"{where}: expected total {num(want)}{why}, got {num(sim.total)}{hint}")
+        hint = say(f" (that is when the last stage finishes; stage {ends.index(max(ends))} finishes later, at "
+                   f"{num(max(ends))}: T is the end of the last block of all stages)",
+                   zh=f"（那是最后一个 stage 结束的时刻；stage {ends.index(max(ends))} 结束得更晚，在 "
+                      f"{num(max(ends))}：T 是所有 stage 中最后一个时间块的结束时刻）")
+    assert math.isclose(sim.total, want, rel_tol=1e-9, abs_tol=TOL), say(
+        f"{where}: expected total {num(want)}{why}, got {num(sim.total)}{hint}",
+        zh=f"{where}：预期 total {num(want)}{why}，实际 {num(sim.total)}{hint}")
 
 
 def check_bubble(sim: Sim, want: float, where: str) -> None:
@@ -359,18 +396,24 @@ def check_bubble(sim: Sim, want: float, where: str) -> None:
     idle = p * sim.total - busy
     readings = {}
     if p > 1 and sim.total > 0 and idle > TOL:
-        readings[" (that is idle time / total: divide the idle stage-time by p * total)"] = idle / sim.total
+        readings[say(" (that is idle time / total: divide the idle stage-time by p * total)",
+                     zh="（那是空闲时间 / total：要把各 stage 的空闲时间除以 p * total）")] = idle / sim.total
     if sim.total > 0:
-        readings[" (that is the busy fraction: the bubble is the idle fraction)"] = busy / (p * sim.total)
+        readings[say(" (that is the busy fraction: the bubble is the idle fraction)",
+                     zh="（那是忙碌时间的占比：气泡是空闲时间的占比）")] = busy / (p * sim.total)
     if busy > 0 and idle > TOL:
-        readings[" (that is idle / busy stage-time, the bubble relative to the work done; the bubble is the idle "
-                 "share of all the stage-time, idle / (p * T))"] = idle / busy
+        readings[say(" (that is idle / busy stage-time, the bubble relative to the work done; the bubble is the idle "
+                     "share of all the stage-time, idle / (p * T))",
+                     zh="（那是各 stage 的空闲时间 / 忙碌时间，即气泡与完成的工作之比；气泡是空闲时间在全部 "
+                        "stage 时间中的占比，idle / (p * T)）")] = idle / busy
     matched = [hint for hint, value in readings.items() if math.isclose(sim.bubble, value, rel_tol=1e-6)]
     hint = matched[0] if len(matched) == 1 else ""
     if len(matched) > 1:  # two formulas give the same number here: say only what the bubble is
-        hint = " (the bubble is the idle share of all the stage-time: idle / (p * T))"
-    assert math.isclose(sim.bubble, want, rel_tol=1e-9, abs_tol=1e-12), (
-        f"{where}: expected bubble {want:.6f}, got {sim.bubble:.6f}{hint}")
+        hint = say(" (the bubble is the idle share of all the stage-time: idle / (p * T))",
+                   zh="（气泡是空闲时间在全部 stage 时间中的占比：idle / (p * T)）")
+    assert math.isclose(sim.bubble, want, rel_tol=1e-9, abs_tol=1e-12), say(
+        f"{where}: expected bubble {want:.6f}, got {sim.bubble:.6f}{hint}",
+        zh=f"{where}：预期 bubble {want:.6f}，实际 {sim.bubble:.6f}{hint}")
 
 
 def expect_value_error(call: Any, what: str, why: str, diagnose: Any = None) -> None:
@@ -379,10 +422,14 @@ def expect_value_error(call: Any, what: str, why: str, diagnose: Any = None) -> 
     try:
         got = call()
     except ValueError as exc:
-        assert str(exc).strip(), f"{what} raised ValueError without a message; say what is wrong ({why})"
+        assert str(exc).strip(), say(f"{what} raised ValueError without a message; say what is wrong ({why})",
+                                     zh=f"{what} 抛出的 ValueError 没有信息；请说明哪里不对（{why}）")
         return
     except Exception as exc:  # noqa: BLE001 - any other exception is the learner's mistake to report
-        raise AssertionError(f"{what} should raise ValueError ({why}), but raised "
-                             f"{type(exc).__name__}: {exc}") from None
-    raise AssertionError(f"{what} should raise ValueError ({why}), but it returned {str(got)[:80]}"
-                         f"{diagnose() if diagnose else ''}")
+        raise AssertionError(say(f"{what} should raise ValueError ({why}), but raised "
+                                 f"{type(exc).__name__}: {exc}",
+                                 zh=f"{what} 应当抛出 ValueError（{why}），却抛出了 "
+                                    f"{type(exc).__name__}: {exc}")) from None
+    diagnosis = diagnose() if diagnose else ''
+    raise AssertionError(say(f"{what} should raise ValueError ({why}), but it returned {str(got)[:80]}{diagnosis}",
+                             zh=f"{what} 应当抛出 ValueError（{why}），却返回了 {str(got)[:80]}{diagnosis}"))

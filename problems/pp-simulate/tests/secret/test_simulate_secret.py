@@ -24,6 +24,8 @@ from simulate_helpers import (
 )
 from simulate_oracle import ballot_orders, close, oracle_render, oracle_simulate
 
+from judge.lang import say
+
 
 def check_against_oracle(sim, sched, tf, tb, where):
     timeline, total, bubble, _ = oracle_simulate(sched, tf, tb)
@@ -82,7 +84,8 @@ def test_random_orders_run_or_deadlock_like_the_oracle(record_property):
         want = oracle_simulate(sched, 1.0, 2.0)
         if want is None:
             stuck += 1
-            expect_value_error(lambda: pp_sim.simulate(sched), f"simulate([{text}])", "this order deadlocks")
+            expect_value_error(lambda: pp_sim.simulate(sched), f"simulate([{text}])",
+                               say("this order deadlocks", zh="这个顺序会死锁"))
             continue
         ran += 1
         sim = read(pp_sim.simulate(sched, tf=1.0, tb=2.0))
@@ -112,19 +115,40 @@ MALFORMED = [
 ]
 
 
+MALFORMED_ZH = {  # the reasons above in Chinese (the English ones are the test ids)
+    "no stages": "没有 stage",
+    "no operations": "没有操作",
+    "unknown op 'X'": "未知的操作 'X'",
+    "negative micro-batch": "负的微批次编号",
+    "micro-batch is not an int": "微批次编号不是 int",
+    "F0 twice on a stage": "一个 stage 上有两次 F0",
+    "stage 1 misses micro-batch 1": "stage 1 缺少微批次 1",
+    "F1 has no backward": "F1 没有反向",
+    "B0 twice on a stage": "一个 stage 上有两次 B0",
+    "micro-batch -1 on both F and B": "F 和 B 上都是微批次 -1",
+    "micro-batch True (a bool, not an int) on both F and B": "F 和 B 上都是微批次 True（一个 bool，不是 int）",
+    "operations of three items": "有三项的操作",
+    "stage 0 runs F1 but not B1": "stage 0 运行了 F1 却没有运行 B1",
+}
+
+
 @pytest.mark.parametrize("sched, why", MALFORMED, ids=[why for _, why in MALFORMED])
 def test_malformed_schedules_raise_value_error(sched, why):
     diagnoses = {
         # the schedule's only defect is the repeated B0; say so only when a repeated F0 is rejected
         "B0 twice on a stage": lambda: (
-            " (likely mistake: a repeated forward, F0 F0 B0, is rejected but a repeated backward is not: no "
-            "operation may be listed twice on a stage)"
+            say(" (likely mistake: a repeated forward, F0 F0 B0, is rejected but a repeated backward is not: no "
+                "operation may be listed twice on a stage)",
+                zh="（可能的错误：重复的前向 F0 F0 B0 会被拒绝，重复的反向却不会：一个 stage 上的任何操作"
+                   "都不能列出两次）")
             if _raises_value_error(lambda: pp_sim.simulate([ops("F0 F0 B0")])) else ""),
         # the schedule's only defect is the negative micro-batch number
-        "micro-batch -1 on both F and B": lambda: (
-            " (likely mistake: a negative micro-batch number is accepted: i must be an int >= 0)"),
+        "micro-batch -1 on both F and B": lambda: say(
+            " (likely mistake: a negative micro-batch number is accepted: i must be an int >= 0)",
+            zh="（可能的错误：负的微批次编号被接受了：i 必须是 >= 0 的 int）"),
     }
-    expect_value_error(lambda: pp_sim.simulate(sched), f"simulate({sched!r})", why, diagnoses.get(why))
+    expect_value_error(lambda: pp_sim.simulate(sched), f"simulate({sched!r})", say(why, zh=MALFORMED_ZH[why]),
+                       diagnoses.get(why))
 
 
 BAD_DURATIONS = [
@@ -144,11 +168,13 @@ def test_bad_durations_raise_value_error(which, value):
     def diagnose() -> str:
         if not _raises_value_error(lambda: pp_sim.simulate(sched, **{other: value})):
             return ""
-        return (f" (likely mistake: simulate(..., {other}={value!r}) raises ValueError but this call does not: "
-                f"check {which} as you check {other})")
+        return say(f" (likely mistake: simulate(..., {other}={value!r}) raises ValueError but this call does not: "
+                   f"check {which} as you check {other})",
+                   zh=f"（可能的错误：simulate(..., {other}={value!r}) 会抛出 ValueError，而这次调用不会："
+                      f"像检查 {other} 那样检查 {which}）")
 
     expect_value_error(lambda: pp_sim.simulate(sched, **{which: value}), f"simulate(<1F1B p=2 m=2>, {which}={value!r})",
-                     "tf and tb must be positive numbers", diagnose)
+                     say("tf and tb must be positive numbers", zh="tf 和 tb 必须是正数"), diagnose)
 
 
 def _result(kind, p, m, tf=1.0, tb=2.0):
@@ -173,16 +199,21 @@ def test_render_matches_the_encoding(record_property, kind, p, m, tf, tb, unit):
     res, timeline, total = _result(kind, p, m, tf, tb)
     want = oracle_render(timeline, total, unit)
     got = pp_sim.render(res, unit=unit)
-    assert isinstance(got, str), f"render() must return a str, got {type(got).__name__}"
+    assert isinstance(got, str), say(f"render() must return a str, got {type(got).__name__}",
+                                     zh=f"render() 必须返回一个 str，实际得到 {type(got).__name__}")
     if got != want:
         _diagnose_render(got, timeline, total, unit, kind, p, m)
     got_lines, want_lines = got.split("\n"), want.split("\n")
-    assert len(got_lines) == len(want_lines), (
+    assert len(got_lines) == len(want_lines), say(
         f"render() of {kind} p={p} m={m}: expected {len(want_lines)} lines (one per stage, no trailing "
-        f"newline), got {len(got_lines)}")
+        f"newline), got {len(got_lines)}",
+        zh=f"{kind} p={p} m={m} 的 render()：预期 {len(want_lines)} 行（每个 stage 一行，末尾没有换行），"
+           f"实际 {len(got_lines)} 行")
     for s, (g, w) in enumerate(zip(got_lines, want_lines)):
-        assert g == w, (f"render() of {kind} p={p} m={m} (tf={tf:g}, tb={tb:g}, unit={unit:g}), stage {s}:\n"
-                        f"expected {w[:160]!r}\ngot      {g[:160]!r}")
+        assert g == w, say(f"render() of {kind} p={p} m={m} (tf={tf:g}, tb={tb:g}, unit={unit:g}), stage {s}:\n"
+                           f"expected {w[:160]!r}\ngot      {g[:160]!r}",
+                           zh=f"{kind} p={p} m={m}（tf={tf:g}, tb={tb:g}, unit={unit:g}）的 render()，stage {s}：\n"
+                              f"预期 {w[:160]!r}\n实际 {g[:160]!r}")
 
 
 def _diagnose_render(got, timeline, total, unit, kind, p, m):
@@ -193,20 +224,29 @@ def _diagnose_render(got, timeline, total, unit, kind, p, m):
         cells += 1
     ratio = total / unit
     if ratio != cells and got == oracle_render(timeline, total, unit, cells=math.floor(ratio)):
-        raise AssertionError(f"{where}: expected {cells} cells per line, got {math.floor(ratio)} (likely mistake: the "
-                             f"number of cells is T / unit = {ratio:g} rounded down; n is the smallest with "
-                             f"n * unit >= T - 1e-9, so the last, partly covered cell is drawn too)")
+        raise AssertionError(say(f"{where}: expected {cells} cells per line, got {math.floor(ratio)} (likely mistake: "
+                                 f"the number of cells is T / unit = {ratio:g} rounded down; n is the smallest with "
+                                 f"n * unit >= T - 1e-9, so the last, partly covered cell is drawn too)",
+                                 zh=f"{where}：预期每行 {cells} 格，实际 {math.floor(ratio)} 格（可能的错误：格数是 "
+                                    f"T / unit = {ratio:g} 向下取整的结果；n 是满足 n * unit >= T - 1e-9 的最小值，"
+                                    f"所以最后那个只被部分覆盖的格也要画出来）"))
     if ratio > cells and got == oracle_render(timeline, total, unit, cells=cells + 1):
-        raise AssertionError(f"{where}: expected {cells} cells per line, got {cells + 1} (likely mistake: T / unit = "
-                             f"{ratio!r} is {cells} up to rounding error: n is the smallest with "
-                             f"n * unit >= T - 1e-9, the 1e-9 keeps float noise from adding a cell)")
+        raise AssertionError(say(f"{where}: expected {cells} cells per line, got {cells + 1} (likely mistake: "
+                                 f"T / unit = {ratio!r} is {cells} up to rounding error: n is the smallest with "
+                                 f"n * unit >= T - 1e-9, the 1e-9 keeps float noise from adding a cell)",
+                                 zh=f"{where}：预期每行 {cells} 格，实际 {cells + 1} 格（可能的错误：T / unit = "
+                                    f"{ratio!r} 在舍入误差范围内就是 {cells}：n 是满足 n * unit >= T - 1e-9 的最小值，"
+                                    f"这个 1e-9 让浮点误差不会多出一格）"))
     digits = len(str(len(timeline) - 1))
     if len(str(len(timeline))) != digits and got == oracle_render(timeline, total, unit,
                                                                   stage_width=len(str(len(timeline)))):
         first = got.split("\n")[0]
-        raise AssertionError(f"{where}: expected lines starting 'stage {0:>{digits}} |', got {first[:12]!r} (likely "
-                             f"mistake: stage numbers padded to the width of p = {len(timeline)}; they are padded to "
-                             f"the width of p - 1 = {len(timeline) - 1}, the largest stage number)")
+        raise AssertionError(say(f"{where}: expected lines starting 'stage {0:>{digits}} |', got {first[:12]!r} "
+                                 f"(likely mistake: stage numbers padded to the width of p = {len(timeline)}; they are "
+                                 f"padded to the width of p - 1 = {len(timeline) - 1}, the largest stage number)",
+                                 zh=f"{where}：预期各行以 'stage {0:>{digits}} |' 开头，实际是 {first[:12]!r}"
+                                    f"（可能的错误：stage 编号按 p = {len(timeline)} 的位数补齐了宽度；应当按最大的 "
+                                    f"stage 编号 p - 1 = {len(timeline) - 1} 的位数补齐）"))
 
 
 @pytest.mark.parametrize("unit", [0.0, -1.0, float("nan"), float("-inf")])
@@ -216,11 +256,13 @@ def test_render_rejects_a_non_positive_unit(unit):
     def diagnose() -> str:
         if not _raises_value_error(lambda: pp_sim.simulate(build("1f1b", 2, 2), tf=unit)):
             return ""
-        return (f" (likely mistake: simulate(..., tf={unit:g}) raises ValueError but render(..., unit={unit:g}) does "
-                f"not: unit is a positive number in the same sense as tf and tb)")
+        return say(f" (likely mistake: simulate(..., tf={unit:g}) raises ValueError but render(..., unit={unit:g}) "
+                   f"does not: unit is a positive number in the same sense as tf and tb)",
+                   zh=f"（可能的错误：simulate(..., tf={unit:g}) 会抛出 ValueError，而 render(..., unit={unit:g}) "
+                      f"不会：unit 是正数，与 tf 和 tb 的含义相同）")
 
     expect_value_error(lambda: pp_sim.render(res, unit=unit), f"render(result, unit={unit:g})",
-                       "unit must be a positive number", diagnose)
+                       say("unit must be a positive number", zh="unit 必须是正数"), diagnose)
 
 
 def _raises_value_error(call) -> bool:
@@ -240,5 +282,6 @@ def test_render_of_simulate_round_trip(record_property):
     check_against_oracle(sim, sched, 1.0, 2.0, "1F1B p=3 m=12")
     text = pp_sim.render(pp_sim.simulate(sched))
     timeline, total, _, _ = oracle_simulate(sched, 1.0, 2.0)
-    assert text == oracle_render(timeline, total), (
-        f"render(simulate(<1F1B orders, p=3, m=12>)):\nexpected\n{oracle_render(timeline, total)}\ngot\n{text}")
+    assert text == oracle_render(timeline, total), say(
+        f"render(simulate(<1F1B orders, p=3, m=12>)):\nexpected\n{oracle_render(timeline, total)}\ngot\n{text}",
+        zh=f"render(simulate(<1F1B 顺序, p=3, m=12>))：\n预期\n{oracle_render(timeline, total)}\n实际\n{text}")
