@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from judge.lang import say
+
 NOTATION = "(F3s0 = forward of micro-batch 3 on stage 0; F3s0&B1s5 = an overlapped pair; I/W = input/weight gradient)"
+
+
+def notation() -> str:
+    """NOTATION in the learner's language."""
+    return say(NOTATION, zh="（F3s0 = stage 0 上微批次 3 的前向；F3s0&B1s5 = 一个重叠对；I/W = 输入梯度/参数梯度）")
 
 
 # ---------------------------------------------------------------- notation
@@ -44,12 +51,16 @@ def parse(text: str) -> list:
 def normalize(sched: Any, p: int, what: str) -> list[list]:
     """The learner's schedule as lists of tuples (lists accepted); AssertionError if it is not one."""
     if not isinstance(sched, (list, tuple)) or len(sched) != p:
-        raise AssertionError(f"{what} should return a list of {p} per-rank lists, got "
-                             f"{type(sched).__name__}{' of length ' + str(len(sched)) if hasattr(sched, '__len__') else ''}")
+        raise AssertionError(say(
+            f"{what} should return a list of {p} per-rank lists, got "
+            f"{type(sched).__name__}{' of length ' + str(len(sched)) if hasattr(sched, '__len__') else ''}",
+            zh=f"{what} 应返回一个由 {p} 个列表（每个 rank 一个）组成的列表，实际得到 "
+               f"{type(sched).__name__}{'，长度为 ' + str(len(sched)) if hasattr(sched, '__len__') else ''}"))
     out = []
     for r, row in enumerate(sched):
         if not isinstance(row, (list, tuple)):
-            raise AssertionError(f"{what}: rank {r}'s entry should be a list of actions, got {row!r:.80}")
+            raise AssertionError(say(f"{what}: rank {r}'s entry should be a list of actions, got {row!r:.80}",
+                                     zh=f"{what}：rank {r} 的那一项应是一个动作列表，实际得到 {row!r:.80}"))
         new = []
         for k, a in enumerate(row):
             try:
@@ -60,8 +71,11 @@ def normalize(sched: Any, p: int, what: str) -> list[list]:
                 else:
                     raise ValueError
             except (TypeError, ValueError, IndexError):
-                raise AssertionError(f"{what}: rank {r}, action {k} is {a!r:.80}; expected (kind, mb, stage) or a "
-                                     f"pair ((\"F\", mb, stage), (\"B\", mb, stage))") from None
+                raise AssertionError(say(
+                    f"{what}: rank {r}, action {k} is {a!r:.80}; expected (kind, mb, stage) or a "
+                    f"pair ((\"F\", mb, stage), (\"B\", mb, stage))",
+                    zh=f"{what}：rank {r} 的动作 {k} 是 {a!r:.80}；预期 (kind, mb, stage) 或一个"
+                       f"重叠对 ((\"F\", mb, stage), (\"B\", mb, stage))")) from None
         out.append(new)
     return out
 
@@ -88,16 +102,21 @@ def order_hint(p: int, m: int, r: int, got: list, want: list) -> str:
     only when its check holds."""
     lead, want_lead = _down_forwards_before_up(got, r), _down_forwards_before_up(want, r)
     if lead != want_lead:
-        return (f"rank {r} runs {lead} forwards of its down stage before the first forward of its up stage "
-                f"{2 * p - 1 - r}; DualPipeV runs 2(p - r - 1) + 1 = {want_lead} (phase 1's 2(p - r - 1), then "
-                f"phase 2 starts with one more)")
+        return say(f"rank {r} runs {lead} forwards of its down stage before the first forward of its up stage "
+                   f"{2 * p - 1 - r}; DualPipeV runs 2(p - r - 1) + 1 = {want_lead} (phase 1's 2(p - r - 1), then "
+                   f"phase 2 starts with one more)",
+                   zh=f"rank {r} 在它的上行 stage {2 * p - 1 - r} 的第一个前向之前运行了 {lead} 个下行 stage 的前向；"
+                      f"DualPipeV 运行 2(p - r - 1) + 1 = {want_lead} 个（阶段 1 的 2(p - r - 1) 个，然后阶段 2 "
+                      f"再以一个开头）")
     if r == p - 1:
         for k in range(len(want) - 1):
             a, b = want[k], want[k + 1]
             if (not isinstance(a[0], tuple) and not isinstance(b[0], tuple) and a[0] == "F" and b[0] == "B"
                     and a[2] == p - 1 and b[2] == p and (a, b) in got):
-                return (f"the last rank does not overlap its first main-loop step: it runs {label(a)} then "
-                        f"{label(b)} as two actions, not the pair {label(a)}&{label(b)}")
+                return say(f"the last rank does not overlap its first main-loop step: it runs {label(a)} then "
+                           f"{label(b)} as two actions, not the pair {label(a)}&{label(b)}",
+                           zh=f"最后一个 rank 的主循环第一步不做重叠：它把 {label(a)} 和 {label(b)} 作为两个动作"
+                              f"先后运行，而不是重叠对 {label(a)}&{label(b)}")
 
     def no_w(row, merge_i: bool):
         out = []
@@ -117,16 +136,23 @@ def order_hint(p: int, m: int, r: int, got: list, want: list) -> str:
         last_pair = max((k for k, a in enumerate(no_w(want, False)) if isinstance(a[0], tuple)), default=-1)
         phase6_i = [k for k, a in enumerate(no_w(want, False)) if k > last_pair and a[0] == "I"][:r + 1]
         if r > 0 and to_b and turned == phase6_i:
-            return (f"phase 6 never switches to I: of its 2(r + 1) = {2 * (r + 1)} backwards the first r + 1 = {r + 1} "
-                    f"are full B, the last r + 1 = {r + 1} only I (the input-gradient half, whose W is deferred)")
+            return say(f"phase 6 never switches to I: of its 2(r + 1) = {2 * (r + 1)} backwards the first r + 1 = {r + 1} "
+                       f"are full B, the last r + 1 = {r + 1} only I (the input-gradient half, whose W is deferred)",
+                       zh=f"阶段 6 从未切换到 I：它的 2(r + 1) = {2 * (r + 1)} 个反向中，前 r + 1 = {r + 1} 个是完整的 B，"
+                          f"后 r + 1 = {r + 1} 个只是 I（输入梯度那一半，它的 W 被推迟）")
         if r > 0 and to_b and turned == phase6_i[:1]:
-            return (f"phase 6 switches to I one step late: of its 2(r + 1) = {2 * (r + 1)} backwards the first "
-                    f"r + 1 = {r + 1} are full B, then I from the ({r + 2})th on")
-        return ("a B/I mix-up: phases 3 and 7 run I, phases 4 and 5 full B, and phase 6 runs r + 1 full B, "
-                "then r + 1 I (the input-gradient half, whose W is deferred)")
+            return say(f"phase 6 switches to I one step late: of its 2(r + 1) = {2 * (r + 1)} backwards the first "
+                       f"r + 1 = {r + 1} are full B, then I from the ({r + 2})th on",
+                       zh=f"阶段 6 切换到 I 晚了一步：它的 2(r + 1) = {2 * (r + 1)} 个反向中，前 r + 1 = {r + 1} 个"
+                          f"是完整的 B，从第 ({r + 2}) 个起是 I")
+        return say("a B/I mix-up: phases 3 and 7 run I, phases 4 and 5 full B, and phase 6 runs r + 1 full B, "
+                   "then r + 1 I (the input-gradient half, whose W is deferred)",
+                   zh="B 和 I 混淆了：阶段 3 和 7 运行 I，阶段 4 和 5 运行完整的 B，阶段 6 先运行 r + 1 个完整的 B，"
+                      "再运行 r + 1 个 I（输入梯度那一半，它的 W 被推迟）")
     if no_w(got, False) == no_w(want, False) and sorted(got, key=repr) == sorted(want, key=repr):
-        return ("the W passes owed run oldest first (first in, first out): each W is the W of the earliest I "
-                "whose W has not run yet")
+        return say("the W passes owed run oldest first (first in, first out): each W is the W of the earliest I "
+                   "whose W has not run yet",
+                   zh="欠下的 W 按最早的先运行（先进先出）：每个 W 都是最早一个 W 还没运行的 I 的 W")
     return ""
 
 
@@ -139,17 +165,21 @@ def order_report(p: int, m: int, want: list, got: list) -> str:
             continue
         first = next((i for i, (a, b) in enumerate(zip(w, g)) if a != b), min(len(w), len(g)))
         lo, hi = max(0, first - 3), first + 6
-        text = (f"rank {r}: first difference at action {first}:\n    expected ... {fmt(w[lo:hi])} ...\n"
-                f"    got      ... {fmt(g[lo:hi])} ...")
+        text = say(f"rank {r}: first difference at action {first}:\n    expected ... {fmt(w[lo:hi])} ...\n"
+                   f"    got      ... {fmt(g[lo:hi])} ...",
+                   zh=f"rank {r}：第一个不同在动作 {first}：\n    预期 ... {fmt(w[lo:hi])} ...\n"
+                      f"    实际 ... {fmt(g[lo:hi])} ...")
         hint = order_hint(p, m, r, g, w)
         first_hint = first_hint or hint
-        lines.append(text + (f"\n    likely mistake: {hint}" if hint else ""))
+        lines.append(text + (say(f"\n    likely mistake: {hint}", zh=f"\n    可能的错误：{hint}") if hint else ""))
     if not lines:
         return ""
     wrong = [r for r, (w, g) in enumerate(zip(want, got)) if w != g]
-    return (f"dualpipev_schedule({p}, {m}): wrong order on rank{'s' if len(wrong) > 1 else ''} "
-            f"{', '.join(map(str, wrong))}" + (f"; likely mistake: {first_hint}" if first_hint else "")
-            + f"\n{NOTATION}\n" + "\n".join(lines))
+    return (say(f"dualpipev_schedule({p}, {m}): wrong order on rank{'s' if len(wrong) > 1 else ''} "
+                f"{', '.join(map(str, wrong))}" + (f"; likely mistake: {first_hint}" if first_hint else ""),
+                zh=f"dualpipev_schedule({p}, {m})：rank {', '.join(map(str, wrong))} 的顺序不对"
+                   + (f"；可能的错误：{first_hint}" if first_hint else ""))
+            + f"\n{notation()}\n" + "\n".join(lines))
 
 
 # ---------------------------------------------------------------- schedule checks
@@ -157,7 +187,8 @@ def order_report(p: int, m: int, want: list, got: list) -> str:
 def dependency_walk(sched) -> list[str]:
     """Run the actions in dependency order only (no times). Return the stuck actions, [] if none."""
     pos = _walk(sched)
-    return [f"rank {r} at {label(sched[r][pos[r]])}" for r in range(len(sched)) if pos[r] < len(sched[r])]
+    return [say(f"rank {r} at {label(sched[r][pos[r]])}", zh=f"rank {r} 卡在 {label(sched[r][pos[r]])}")
+            for r in range(len(sched)) if pos[r] < len(sched[r])]
 
 
 def _walk(sched) -> list[int]:
@@ -227,30 +258,40 @@ def check_schedule(sched, p: int, m: int) -> str | None:
         for k, a in enumerate(row):
             for kind, mb, stage in singles(a):
                 if kind not in ("F", "B", "I", "W") or stage not in stages or not 0 <= mb < m:
-                    return (f"rank {r}, action {k} ({label(a)}): rank {r} holds stages {sorted(stages)}, micro-batches "
-                            f"are 0..{m - 1} and kinds F, B, I, W")
+                    return say(f"rank {r}, action {k} ({label(a)}): rank {r} holds stages {sorted(stages)}, micro-batches "
+                               f"are 0..{m - 1} and kinds F, B, I, W",
+                               zh=f"rank {r} 的动作 {k}（{label(a)}）：rank {r} 持有 stage {sorted(stages)}，微批次"
+                                  f"是 0..{m - 1}，种类是 F、B、I、W")
                 if (kind, mb, stage) in seen:
-                    return f"rank {r}: {kind}{mb}s{stage} appears twice"
+                    return say(f"rank {r}: {kind}{mb}s{stage} appears twice",
+                               zh=f"rank {r}：{kind}{mb}s{stage} 出现了两次")
                 seen[(kind, mb, stage)] = k
         for stage in sorted(stages):
             for mb in range(m):
                 f = seen.get(("F", mb, stage))
                 back = [x for x in ("B", "I") if (x, mb, stage) in seen]
                 if f is None or len(back) != 1:
-                    return (f"rank {r}: stage {stage}, micro-batch {mb} needs one F and one backward (B or I); "
-                            f"found F: {'yes' if f is not None else 'no'}, backwards: {back or 'none'}")
+                    return say(f"rank {r}: stage {stage}, micro-batch {mb} needs one F and one backward (B or I); "
+                               f"found F: {'yes' if f is not None else 'no'}, backwards: {back or 'none'}",
+                               zh=f"rank {r}：stage {stage} 的微批次 {mb} 需要一个 F 和一个反向（B 或 I）；"
+                                  f"找到 F：{'有' if f is not None else '没有'}，反向：{back or '没有'}")
                 if seen[(back[0], mb, stage)] < f:
-                    return f"rank {r}: {back[0]}{mb}s{stage} comes before F{mb}s{stage}"
+                    return say(f"rank {r}: {back[0]}{mb}s{stage} comes before F{mb}s{stage}",
+                               zh=f"rank {r}：{back[0]}{mb}s{stage} 排在 F{mb}s{stage} 之前")
                 w = seen.get(("W", mb, stage))
                 if back == ["I"] and w is None:
-                    return f"rank {r}: I{mb}s{stage} has no W{mb}s{stage} (every I needs its W)"
+                    return say(f"rank {r}: I{mb}s{stage} has no W{mb}s{stage} (every I needs its W)",
+                               zh=f"rank {r}：I{mb}s{stage} 没有 W{mb}s{stage}（每个 I 都需要它的 W）")
                 if back == ["B"] and w is not None:
-                    return f"rank {r}: W{mb}s{stage} after a full backward B{mb}s{stage} (B already includes W)"
+                    return say(f"rank {r}: W{mb}s{stage} after a full backward B{mb}s{stage} (B already includes W)",
+                               zh=f"rank {r}：完整的反向 B{mb}s{stage} 之后还有 W{mb}s{stage}（B 已经包含了 W）")
                 if w is not None and w < seen[("I", mb, stage)]:
-                    return f"rank {r}: W{mb}s{stage} comes before its I{mb}s{stage}"
+                    return say(f"rank {r}: W{mb}s{stage} comes before its I{mb}s{stage}",
+                               zh=f"rank {r}：W{mb}s{stage} 排在它的 I{mb}s{stage} 之前")
     stuck = dependency_walk(sched)
     if stuck:
-        return "the ranks cannot all finish (each waits for another): " + "; ".join(stuck)
+        return say("the ranks cannot all finish (each waits for another): " + "; ".join(stuck),
+                   zh="各 rank 无法全部完成（互相等待）：" + "；".join(stuck))
     return None
 
 
@@ -262,29 +303,39 @@ def simulate_named(module, sched, tf, tb, tw, gain, what: str) -> dict:
         res = module.simulate(sched, tf, tb, tw, gain)
     except Exception as exc:  # noqa: BLE001 - reported to the learner with the schedule
         stuck = dependency_walk(sched)
-        verdict = (f"that schedule deadlocks ({'; '.join(stuck)})" if stuck else
-                   "that schedule runs to the end (the tests walked its dependencies), so simulate must run all of it")
-        raise AssertionError(f"simulate raised {type(exc).__name__}({exc}) on {what} with T_F={tf:g}, T_B={tb:g}, "
-                             f"T_W={tw:g}, gain={gain:g}:\n{fmt_sched(sched)}\n{verdict}") from None
+        verdict = (say(f"that schedule deadlocks ({'; '.join(stuck)})", zh=f"这个调度会死锁（{'；'.join(stuck)}）")
+                   if stuck else
+                   say("that schedule runs to the end (the tests walked its dependencies), so simulate must run all of it",
+                       zh="这个调度能运行到底（测试按依赖走过了它），所以 simulate 必须把它全部运行完"))
+        raise AssertionError(say(f"simulate raised {type(exc).__name__}({exc}) on {what} with T_F={tf:g}, T_B={tb:g}, "
+                                 f"T_W={tw:g}, gain={gain:g}:\n{fmt_sched(sched)}\n{verdict}",
+                                 zh=f"simulate 在 {what} 上（T_F={tf:g}、T_B={tb:g}、T_W={tw:g}、gain={gain:g}）"
+                                    f"抛出了 {type(exc).__name__}({exc})：\n{fmt_sched(sched)}\n{verdict}")) from None
     if not isinstance(res, dict) or any(k not in res for k in ("timeline", "total", "busy", "bubble", "bubble_fraction")):
-        raise AssertionError(f"simulate should return a dict with keys timeline, total, busy, bubble, bubble_fraction; "
-                             f"got {res!r:.200}")
+        raise AssertionError(say(f"simulate should return a dict with keys timeline, total, busy, bubble, bubble_fraction; "
+                                 f"got {res!r:.200}",
+                                 zh=f"simulate 应返回一个带有键 timeline、total、busy、bubble、bubble_fraction 的 dict；"
+                                    f"实际得到 {res!r:.200}"))
     return res
 
 
-def expect_simulate_value_error(module, sched, what: str, why: str) -> None:
+def expect_simulate_value_error(module, sched, what: str, why: str, why_zh: str = "") -> None:
     """``module.simulate(sched, ...)`` must raise ValueError; ``what`` names the call in the failure
-    (ending in a line break when it shows the schedule on lines of its own)."""
+    (ending in a line break when it shows the schedule on lines of its own); ``why_zh`` is ``why`` in Chinese."""
     __tracebackhide__ = True
-    what += "" if what.endswith("\n") else " "
+    sep = "" if what.endswith("\n") else " "
+    what += sep
     try:
         got = module.simulate(sched, 1.0, 2.0, 1.0, 0.0)
     except ValueError:
         return
     except Exception as exc:  # noqa: BLE001 - reported to the learner
-        raise AssertionError(f"{what}should raise ValueError ({why}), but raised "
-                             f"{type(exc).__name__}: {exc}") from None
-    raise AssertionError(f"{what}should raise ValueError ({why}); it returned {str(got)[:200]}")
+        raise AssertionError(say(f"{what}should raise ValueError ({why}), but raised "
+                                 f"{type(exc).__name__}: {exc}",
+                                 zh=f"{what}应抛出 ValueError（{why_zh or why}），但抛出了 "
+                                    f"{type(exc).__name__}: {exc}")) from None
+    raise AssertionError(say(f"{what}should raise ValueError ({why}); it returned {str(got)[:200]}",
+                             zh=f"{what}应抛出 ValueError（{why_zh or why}）；它返回了 {str(got)[:200]}"))
 
 
 def rows(res) -> list[list[tuple]]:
@@ -302,11 +353,15 @@ def duration_hint(res, tf, tb, tw, gain) -> str:
             d = float(e) - float(s)
             pair = isinstance(a[0], (tuple, list))
             if pair and gain and d == tf + tb:
-                return (f" An overlapped pair costs T_F + T_B - gain = {tf + tb - gain:g} ({label(a)} took {d:g}): "
-                        f"overlapping is what saves `gain`.")
+                return say(f" An overlapped pair costs T_F + T_B - gain = {tf + tb - gain:g} ({label(a)} took {d:g}): "
+                           f"overlapping is what saves `gain`.",
+                           zh=f" 一个重叠对耗时 T_F + T_B - gain = {tf + tb - gain:g}（{label(a)} 用了 {d:g}）："
+                              f"省下 `gain` 的正是重叠。")
             if not pair and a[0] == "I" and tw and d == tb:
-                return (f" I costs T_B - T_W = {tb - tw:g} ({label(a)} took {d:g}): I is only the input-gradient "
-                        f"half of the backward, W is the other half.")
+                return say(f" I costs T_B - T_W = {tb - tw:g} ({label(a)} took {d:g}): I is only the input-gradient "
+                           f"half of the backward, W is the other half.",
+                           zh=f" I 耗时 T_B - T_W = {tb - tw:g}（{label(a)} 用了 {d:g}）：I 只是反向中输入梯度"
+                              f"那一半，W 是另一半。")
     return ""
 
 
@@ -374,12 +429,15 @@ def memory_hint(sched, got) -> str:
     except (TypeError, ValueError):
         return ""
     if got == peaks_before_each_action(sched) != peaks_pair_split(sched):
-        return (" That is the count taken before each action: take it after each one, so that a peak the last "
-                "action reaches counts too.")
+        return say(" That is the count taken before each action: take it after each one, so that a peak the last "
+                   "action reaches counts too.",
+                   zh=" 那是在每个动作之前取的计数：应在每个动作之后取，这样最后一个动作达到的峰值也算在内。")
     if got == peaks_pair_split(sched):
-        return (" That is what you get by counting a pair's forward before its backward: a pair frees its "
-                "backward's activations in the same action that stores its forward's, so after it the count "
-                "is unchanged.")
+        return say(" That is what you get by counting a pair's forward before its backward: a pair frees its "
+                   "backward's activations in the same action that stores its forward's, so after it the count "
+                   "is unchanged.",
+                   zh=" 那是把重叠对的前向算在它的反向之前得到的结果：重叠对在保存它的前向的激活的同一个动作中"
+                      "释放它的反向的激活，所以它之后计数不变。")
     return ""
 
 

@@ -6,6 +6,8 @@ import _quiz_key as key
 import pytest
 from quiz_forms import QUESTIONS, read_answer
 
+from judge.lang import say
+
 
 @pytest.mark.parametrize("name", QUESTIONS)
 def test_answer(name):
@@ -22,4 +24,9 @@ def test_answer(name):
     if why:
         msg += f" A common mistake: {why}."
     msg += f" Hint: {hint}"
-    raise AssertionError(msg)
+    why_zh = key.MISCONCEPTIONS_ZH.get(name, {}).get(key.normalise(answer))
+    msg_zh = f"{name}：{shown} 不对。"
+    if why_zh:
+        msg_zh += f"一个常见的错误：{why_zh}。"
+    msg_zh += f"提示：{key.HINTS_ZH[name]}"
+    raise AssertionError(say(msg, zh=msg_zh))

@@ -6,6 +6,8 @@ import zb_helpers as H
 import zb_mlp
 import zero_bubble
 
+from judge.lang import say
+
 
 def _max_err(a, b) -> float:
     return float(np.max(np.abs(np.asarray(a, dtype=np.float64) - b)))
@@ -17,14 +19,16 @@ def test_backward_input():
     w = rng.normal(size=(5, 4))
     g = rng.normal(size=(3, 4))
     got = zero_bubble.backward_input(g, w)
-    assert np.shape(got) == x.shape, f"backward_input should return the shape of x {list(x.shape)}, got {list(np.shape(got))}"
+    assert np.shape(got) == x.shape, say(f"backward_input should return the shape of x {list(x.shape)}, got {list(np.shape(got))}",
+                                         zh=f"backward_input 应返回 x 的形状 {list(x.shape)}，实际 {list(np.shape(got))}")
     # d/dx of sum(g * (x @ w + b)) is g @ w.T; check it entry by entry against the definition
     want = np.zeros_like(x)
     for r in range(3):
         for c in range(5):
             want[r, c] = sum(g[r, j] * w[c, j] for j in range(4))
     err = _max_err(got, want)
-    assert err < 1e-12, f"backward_input: max abs error {err:.3g}; for z = x @ W + b the input gradient is grad_z @ W.T"
+    assert err < 1e-12, say(f"backward_input: max abs error {err:.3g}; for z = x @ W + b the input gradient is grad_z @ W.T",
+                            zh=f"backward_input：最大绝对误差 {err:.3g}；对 z = x @ W + b，输入梯度是 grad_z @ W.T")
 
 
 def test_backward_weight():
@@ -32,15 +36,20 @@ def test_backward_weight():
     x = rng.normal(size=(3, 5))
     g = rng.normal(size=(3, 4))
     result = zero_bubble.backward_weight(g, x)
-    assert isinstance(result, tuple) and len(result) == 2, "backward_weight should return a pair (grad_weight, grad_bias)"
+    assert isinstance(result, tuple) and len(result) == 2, say("backward_weight should return a pair (grad_weight, grad_bias)",
+                                                               zh="backward_weight 应返回一个二元组 (grad_weight, grad_bias)")
     gw, gb = result
-    assert np.shape(gw) == (5, 4), f"grad_weight should have the weight's shape [5, 4], got {list(np.shape(gw))}"
-    assert np.shape(gb) == (4,), f"grad_bias should have the bias's shape [4], got {list(np.shape(gb))}"
+    assert np.shape(gw) == (5, 4), say(f"grad_weight should have the weight's shape [5, 4], got {list(np.shape(gw))}",
+                                       zh=f"grad_weight 应与权重形状相同 [5, 4]，实际 {list(np.shape(gw))}")
+    assert np.shape(gb) == (4,), say(f"grad_bias should have the bias's shape [4], got {list(np.shape(gb))}",
+                                     zh=f"grad_bias 应与偏置形状相同 [4]，实际 {list(np.shape(gb))}")
     want_w = sum(np.outer(x[r], g[r]) for r in range(3))
     want_b = g[0] + g[1] + g[2]
     err_w, err_b = _max_err(gw, want_w), _max_err(gb, want_b)
-    assert err_w < 1e-12, f"grad_weight: max abs error {err_w:.3g}; it is x.T @ grad_z (summed over the rows of the micro-batch)"
-    assert err_b < 1e-12, f"grad_bias: max abs error {err_b:.3g}; it is grad_z summed over the rows"
+    assert err_w < 1e-12, say(f"grad_weight: max abs error {err_w:.3g}; it is x.T @ grad_z (summed over the rows of the micro-batch)",
+                              zh=f"grad_weight：最大绝对误差 {err_w:.3g}；它是 x.T @ grad_z（对微批次的各行求和）")
+    assert err_b < 1e-12, say(f"grad_bias: max abs error {err_b:.3g}; it is grad_z summed over the rows",
+                              zh=f"grad_bias：最大绝对误差 {err_b:.3g}；它是 grad_z 对各行求和")
 
 
 def test_stage_backward_b_and_w():
@@ -49,17 +58,23 @@ def test_stage_backward_b_and_w():
     _, g = zb_mlp.loss_and_grad(out, targets[0])
     want_grads, _, want_in = H.reference_grads(stages, xs, targets)
     result = zero_bubble.stage_backward_b(stages[0], saved, g)
-    assert isinstance(result, tuple) and len(result) == 2, "stage_backward_b should return (grad_in, w_state)"
+    assert isinstance(result, tuple) and len(result) == 2, say("stage_backward_b should return (grad_in, w_state)",
+                                                               zh="stage_backward_b 应返回 (grad_in, w_state)")
     grad_in, w_state = result
     err = _max_err(grad_in, want_in[0])
-    assert err < 1e-12, f"stage_backward_b: the input gradient is off by {err:.3g}; go through the layers in reverse: tanh_backward, then backward_input"
-    assert len(w_state) == 3, f"w_state should have one (x_in, grad_z) pair per layer (3), got {len(w_state)}"
+    assert err < 1e-12, say(f"stage_backward_b: the input gradient is off by {err:.3g}; go through the layers in reverse: tanh_backward, then backward_input",
+                            zh=f"stage_backward_b：输入梯度偏差 {err:.3g}；按相反的顺序经过各层：先 tanh_backward，"
+                               f"再 backward_input")
+    assert len(w_state) == 3, say(f"w_state should have one (x_in, grad_z) pair per layer (3), got {len(w_state)}",
+                                  zh=f"w_state 应每层有一个 (x_in, grad_z) 对（3 个），实际 {len(w_state)} 个")
     for k in range(3):
         err = _max_err(w_state[k][0], saved[k][0])
-        assert err == 0.0, f"w_state[{k}][0] should be layer {k}'s input x_in from `saved` (max abs difference {err:.3g})"
+        assert err == 0.0, say(f"w_state[{k}][0] should be layer {k}'s input x_in from `saved` (max abs difference {err:.3g})",
+                               zh=f"w_state[{k}][0] 应是 `saved` 中第 {k} 层的输入 x_in（最大绝对差 {err:.3g}）")
     w_grads = zero_bubble.stage_backward_w(w_state)
     problem = H.grads_mismatch([w_grads], want_grads)
-    assert problem is None, f"stage_backward_w(stage_backward_b(...)[1]) gives the wrong weight gradients: {problem}"
+    assert problem is None, say(f"stage_backward_w(stage_backward_b(...)[1]) gives the wrong weight gradients: {problem}",
+                                zh=f"stage_backward_w(stage_backward_b(...)[1]) 给出的参数梯度不对：{problem}")
 
 
 def test_run_schedule_fused_order_matches_backprop():
@@ -67,11 +82,14 @@ def test_run_schedule_fused_order_matches_backprop():
     stages, xs, targets = H.make_problem(seed=4, p=p, m=m)
     want, want_loss, _ = H.reference_grads(stages, xs, targets)
     sched = H.w_right_after_b(H.one_f_one_b(p, m))
-    grads, loss = H.run_watched(stages, xs, targets, sched, "1F1B with W right after each B")
-    assert abs(float(loss) - want_loss) < 1e-12, f"loss: expected {want_loss:.12g}, got {float(loss):.12g}"
+    grads, loss = H.run_watched(stages, xs, targets, sched, say("1F1B with W right after each B",
+                                                                zh="每个 B 之后紧跟 W 的 1F1B"))
+    assert abs(float(loss) - want_loss) < 1e-12, say(f"loss: expected {want_loss:.12g}, got {float(loss):.12g}",
+                                                     zh=f"损失：预期 {want_loss:.12g}，实际 {float(loss):.12g}")
     problem = H.grads_mismatch(grads, want)
-    assert problem is None, (f"1F1B with W right after each B gives the wrong gradients: {problem}."
-                             + H.grads_hint(stages, xs, targets, sched, grads))
+    hint = H.grads_hint(stages, xs, targets, sched, grads) if problem is not None else ""
+    assert problem is None, say(f"1F1B with W right after each B gives the wrong gradients: {problem}." + hint,
+                                zh=f"每个 B 之后紧跟 W 的 1F1B 给出的梯度不对：{problem}。" + hint)
 
 
 @pytest.mark.parametrize("name", ["zb-h1", "all W at the end"])
@@ -79,16 +97,19 @@ def test_deferred_w_leaves_gradients_unchanged(name):
     p, m = 3, 4
     stages, xs, targets = H.make_problem(seed=5, p=p, m=m)
     fused, fused_loss = H.run_watched(stages, xs, targets, H.w_right_after_b(H.one_f_one_b(p, m)),
-                                      "1F1B with W right after each B")
+                                      say("1F1B with W right after each B", zh="每个 B 之后紧跟 W 的 1F1B"))
     sched = H.zb_h1(p, m) if name == "zb-h1" else H.w_at_end(H.one_f_one_b(p, m))
-    grads, loss = H.run_watched(stages, xs, targets, sched, f"the schedule ({name})")
+    grads, loss = H.run_watched(stages, xs, targets, sched, say(f"the schedule ({name})", zh=f"调度（{name}）"))
     want, _, _ = H.reference_grads(stages, xs, targets)
     problem = H.grads_mismatch(grads, want)
-    assert problem is None, (f"schedule ({name}):\n{H.fmt_sched(sched)}\ngives the wrong gradients: {problem}."
-                             + H.grads_hint(stages, xs, targets, sched, grads))
+    hint = H.grads_hint(stages, xs, targets, sched, grads) if problem is not None else ""
+    assert problem is None, say(f"schedule ({name}):\n{H.fmt_sched(sched)}\ngives the wrong gradients: {problem}." + hint,
+                                zh=f"调度（{name}）：\n{H.fmt_sched(sched)}\n给出的梯度不对：{problem}。" + hint)
     problem = H.grads_mismatch(grads, [[(np.asarray(a), np.asarray(b)) for a, b in st] for st in fused])
-    assert problem is None, f"deferring W changed the accumulated gradients versus W right after B: {problem}"
-    assert abs(float(loss) - float(fused_loss)) < 1e-12, "the loss should not depend on when W runs"
+    assert problem is None, say(f"deferring W changed the accumulated gradients versus W right after B: {problem}",
+                                zh=f"推迟 W 改变了累加的梯度（与 B 之后紧跟 W 相比）：{problem}")
+    assert abs(float(loss) - float(fused_loss)) < 1e-12, say("the loss should not depend on when W runs",
+                                                             zh="损失不应取决于 W 何时运行")
 
 
 def test_b_alone_feeds_the_previous_stage():
@@ -97,11 +118,13 @@ def test_b_alone_feeds_the_previous_stage():
     p, m = 3, 3
     stages, xs, targets = H.make_problem(seed=6, p=p, m=m)
     sched = [[("F", i) for i in range(m)] + [("B", i) for i in range(m)] + [("W", i) for i in range(m)] for _ in range(p)]
-    grads, _ = H.run_watched(stages, xs, targets, sched, "all F, then all B, then all W on every stage")
+    grads, _ = H.run_watched(stages, xs, targets, sched, say("all F, then all B, then all W on every stage",
+                                                             zh="每个 stage 上先全部 F，再全部 B，再全部 W"))
     want, _, _ = H.reference_grads(stages, xs, targets)
     problem = H.grads_mismatch(grads, want)
-    assert problem is None, (f"all F, then all B, then all W on every stage gives the wrong gradients: {problem}."
-                             + H.grads_hint(stages, xs, targets, sched, grads))
+    hint = H.grads_hint(stages, xs, targets, sched, grads) if problem is not None else ""
+    assert problem is None, say(f"all F, then all B, then all W on every stage gives the wrong gradients: {problem}." + hint,
+                                zh=f"每个 stage 上先全部 F，再全部 B，再全部 W，给出的梯度不对：{problem}。" + hint)
 
 
 @pytest.mark.parametrize("p,m,seed", [(1, 5, 0), (2, 4, 1), (3, 3, 2), (4, 3, 8)])
@@ -110,14 +133,19 @@ def test_run_schedule_random_orders(p, m, seed):
     stages, xs, targets = H.make_problem(seed=20 + seed, p=p, m=m)
     sched = H.random_valid_schedule(p, m, seed)
     want, want_loss, _ = H.reference_grads(stages, xs, targets)
-    grads, loss = H.run_watched(stages, xs, targets, sched, f"a random valid order (p={p}, m={m})")
+    grads, loss = H.run_watched(stages, xs, targets, sched, say(f"a random valid order (p={p}, m={m})",
+                                                                zh=f"一个随机的有效顺序（p={p}、m={m}）"))
     problem = H.grads_mismatch(grads, want)
-    assert problem is None, (f"run_schedule on a random valid order:\n{H.fmt_sched(sched)}\ngives the wrong gradients: "
-                             f"{problem}." + H.grads_hint(stages, xs, targets, sched, grads))
-    assert abs(float(loss) - want_loss) < 1e-12, f"loss: expected {want_loss:.12g}, got {float(loss):.12g}"
+    hint = H.grads_hint(stages, xs, targets, sched, grads) if problem is not None else ""
+    assert problem is None, say(f"run_schedule on a random valid order:\n{H.fmt_sched(sched)}\ngives the wrong gradients: "
+                                f"{problem}." + hint,
+                                zh=f"run_schedule 在一个随机的有效顺序上：\n{H.fmt_sched(sched)}\n给出的梯度不对："
+                                   f"{problem}。" + hint)
+    assert abs(float(loss) - want_loss) < 1e-12, say(f"loss: expected {want_loss:.12g}, got {float(loss):.12g}",
+                                                     zh=f"损失：预期 {want_loss:.12g}，实际 {float(loss):.12g}")
 
 
-def _expect_value_error(sched, m: int, why: str) -> None:
+def _expect_value_error(sched, m: int, why: str, why_zh: str = "") -> None:
     """run_schedule on a 2-stage model with ``m`` micro-batches and ``sched`` must raise ValueError."""
     __tracebackhide__ = True
     stages, xs, targets = H.make_problem(seed=7, p=2, m=m)
@@ -127,10 +155,32 @@ def _expect_value_error(sched, m: int, why: str) -> None:
         return
     except Exception as exc:  # noqa: BLE001 - reported to the learner
         what = f"raised {type(exc).__name__}: {exc}"
+        what_zh = f"抛出了 {type(exc).__name__}: {exc}"
     else:
         what = f"returned {type(got).__name__} {str(got)[:80]}"
-    raise AssertionError(f"run_schedule on a 2-stage model with {m} micro-batch(es) and the schedule\n"
-                         f"{H.fmt_sched(sched)}\nshould raise ValueError ({why}), but it {what}.")
+        what_zh = f"返回了 {type(got).__name__} {str(got)[:80]}"
+    raise AssertionError(say(f"run_schedule on a 2-stage model with {m} micro-batch(es) and the schedule\n"
+                             f"{H.fmt_sched(sched)}\nshould raise ValueError ({why}), but it {what}.",
+                             zh=f"run_schedule 在一个 2 个 stage、{m} 个微批次的模型和调度\n"
+                                f"{H.fmt_sched(sched)}\n上应抛出 ValueError（{why_zh or why}），但它{what_zh}。"))
+
+
+# the Chinese of each `why` below (picked by the learner's language when the message is built)
+WHY_ZH = {
+    "stage 0's W0 waits for its B0, listed after it": "stage 0 的 W0 等待它的 B0，而 B0 列在它之后",
+    "stage 1 waits for F1, which stage 0 runs after B0, which waits for stage 1's B0":
+        "stage 1 等待 F1，stage 0 在 B0 之后才运行 F1，而 B0 等待 stage 1 的 B0",
+    "stage 1 has no B1: the schedule is incomplete": "stage 1 没有 B1：调度不完整",
+    "stage 1 has no W1: its weight gradient would be missing": "stage 1 没有 W1：它的参数梯度会缺失",
+    "stage 1 never runs micro-batch 1": "stage 1 从不运行微批次 1",
+    "W1 appears twice on stage 1": "W1 在 stage 1 上出现了两次",
+    "F0 appears twice on stage 1, apart": "F0 在 stage 1 上出现了两次，不相邻",
+    "'w' is not an op name: ops are 'F', 'B', 'W'": "'w' 不是一个操作名：操作是 'F'、'B'、'W'",
+    "'FB' is not an op name": "'FB' 不是一个操作名",
+    "micro-batch 2 does not exist: there are 2, numbered 0 and 1": "微批次 2 不存在：共有 2 个，编号为 0 和 1",
+    "micro-batch -1 does not exist: there are 2, numbered 0 and 1": "微批次 -1 不存在：共有 2 个，编号为 0 和 1",
+    "the model has 2 stages and the schedule 1": "模型有 2 个 stage，而调度只有 1 个",
+}
 
 
 @pytest.mark.parametrize("sched, why", [
@@ -141,7 +191,8 @@ def _expect_value_error(sched, m: int, why: str) -> None:
 def test_run_schedule_rejects_deadlock(sched, why):
     """The statement: ValueError when no stage can make progress before all ops have run."""
     _expect_value_error(sched, max(i for ops in sched for _, i in ops) + 1,
-                        why + ": no stage can make progress before all ops have run")
+                        why + ": no stage can make progress before all ops have run",
+                        WHY_ZH.get(why, why) + "：在所有操作运行完之前，没有任何 stage 能继续推进")
 
 
 FULL = [("F", 0), ("B", 0), ("W", 0), ("F", 1), ("B", 1), ("W", 1)]
@@ -164,7 +215,7 @@ FULL = [("F", 0), ("B", 0), ("W", 0), ("F", 1), ("B", 1), ("W", 1)]
         "FB", "micro-batch too large", "negative micro-batch", "too few stages"])
 def test_run_schedule_rejects_malformed(sched, why):
     """The statement: ValueError unless every stage lists F i, B i and W i exactly once for each micro-batch i, and nothing else."""
-    _expect_value_error(sched, 2, why)
+    _expect_value_error(sched, 2, why, WHY_ZH.get(why, ""))
 
 
 def test_w_runs_when_listed(monkeypatch):
@@ -198,20 +249,30 @@ def test_w_runs_when_listed(monkeypatch):
     grads, _ = zero_bubble.run_schedule(stages, xs, targets, sched)
     monkeypatch.undo()
     bad = [c for c in calls if c.endswith("inside stage_backward_b")]
-    assert not bad, ("stage_backward_b called backward_weight: B computes no weight gradient; the weight "
-                     "gradients are stage_backward_w's job, when the schedule runs W")
+    assert not bad, say("stage_backward_b called backward_weight: B computes no weight gradient; the weight "
+                        "gradients are stage_backward_w's job, when the schedule runs W",
+                        zh="stage_backward_b 调用了 backward_weight：B 不计算参数梯度；参数梯度是 stage_backward_w "
+                           "的工作，在调度运行 W 时计算")
     got = [c for c in calls if c in ("B", "W")]
     want = ["B", "B", "B", "W", "W", "W"]
     if got == want:
         problem = H.grads_mismatch(grads, H.reference_grads(stages, xs, targets)[0])
-        assert problem is None, (f"run_schedule on one stage with the ops {H.fmt(sched[0])} gives the wrong gradients: "
-                                 f"{problem}." + H.grads_hint(stages, xs, targets, sched, grads))
+        hint = H.grads_hint(stages, xs, targets, sched, grads) if problem is not None else ""
+        assert problem is None, say(f"run_schedule on one stage with the ops {H.fmt(sched[0])} gives the wrong gradients: "
+                                    f"{problem}." + hint,
+                                    zh=f"run_schedule 在操作为 {H.fmt(sched[0])} 的一个 stage 上给出的梯度不对："
+                                       f"{problem}。" + hint)
         return
     hint = ""
     if got == ["B", "W", "B", "W", "B", "W"]:
-        hint = (" Each stage_backward_w call comes right after its stage_backward_b although every W is listed after "
-                "all the B's: your run_schedule runs the weight pass at B time and only adds it in at W.")
-    raise AssertionError(
+        hint = say(" Each stage_backward_w call comes right after its stage_backward_b although every W is listed after "
+                   "all the B's: your run_schedule runs the weight pass at B time and only adds it in at W.",
+                   zh=" 每次 stage_backward_w 调用都紧跟在它的 stage_backward_b 之后，尽管每个 W 都列在所有 B 之后："
+                      "你的 run_schedule 在 B 时就运行参数梯度的计算，到 W 时才把它加进去。")
+    raise AssertionError(say(
         f"run_schedule on one stage with the ops {H.fmt(sched[0])} should call stage_backward_b for each B and "
         f"stage_backward_w for each W, in that order: B B B W W W (B for stage_backward_b, W for "
-        f"stage_backward_w); it called {' '.join(got) or 'neither'}.{hint}")
+        f"stage_backward_w); it called {' '.join(got) or 'neither'}.{hint}",
+        zh=f"run_schedule 在操作为 {H.fmt(sched[0])} 的一个 stage 上应为每个 B 调用 stage_backward_b，为每个 W "
+           f"调用 stage_backward_w，按这个顺序：B B B W W W（B 表示 stage_backward_b，W 表示 "
+           f"stage_backward_w）；它调用的是 {' '.join(got) or '两者都没有'}。{hint}"))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from zb_mlp import init_stages
 
+from judge.lang import say
+
 
 def fmt(ops) -> str:
     """``[("F", 0), ("B", 0)]`` -> ``"F0 B0"``."""
@@ -181,33 +183,43 @@ def order_hint(p: int, s: int, m: int, got, want) -> str:
         return ""
     lead, want_lead = leading_forwards(got), leading_forwards(want)
     if lead != want_lead:
-        return (f" Stage {s} runs {lead} forwards before its first B; ZB-H1, like 1F1B, runs f_s = min(p - s, m) = "
-                f"{want_lead}: w_s = min(p - s - 1, m) warm-up forwards, then the first steady-state forward.")
+        return say(f" Stage {s} runs {lead} forwards before its first B; ZB-H1, like 1F1B, runs f_s = min(p - s, m) = "
+                   f"{want_lead}: w_s = min(p - s - 1, m) warm-up forwards, then the first steady-state forward.",
+                   zh=f" stage {s} 在它的第一个 B 之前运行了 {lead} 个前向；ZB-H1 和 1F1B 一样，运行 f_s = min(p - s, m) = "
+                      f"{want_lead} 个：w_s = min(p - s - 1, m) 个预热前向，然后是稳定阶段的第一个前向。")
     if sorted(got) != sorted(want):
         return ""
     pos = {op: k for k, op in enumerate(got)}
     early = [i for i in range(m) if pos[("W", i)] < pos[("B", i)]]
     if early:
-        return (f" W{early[0]} comes before its own B{early[0]}: W needs the gradient that B computes, so each "
-                f"round is B i, then W (i - s), then F.")
+        return say(f" W{early[0]} comes before its own B{early[0]}: W needs the gradient that B computes, so each "
+                   f"round is B i, then W (i - s), then F.",
+                   zh=f" W{early[0]} 排在它自己的 B{early[0]} 之前：W 需要 B 算出的梯度，所以每一轮是 B i，"
+                      f"然后 W (i - s)，然后 F。")
 
     def deferrals(ops) -> set[int]:  # i - j for every W j that comes right after a B i
         return {ops[k - 1][1] - i for k, (op, i) in enumerate(ops) if op == "W" and k and ops[k - 1][0] == "B"}
 
     if 0 < p - 1 - s != s and deferrals(got) == {p - 1 - s} and deferrals(want) == {s}:
-        return (f" Stage {s} runs W (i - {p - 1 - s}) after B i, deferring its W's by p - 1 - s = {p - 1 - s}; ZB-H1 "
-                f"defers them by s = {s}: the first stage not at all, the last stage the most.")
+        return say(f" Stage {s} runs W (i - {p - 1 - s}) after B i, deferring its W's by p - 1 - s = {p - 1 - s}; ZB-H1 "
+                   f"defers them by s = {s}: the first stage not at all, the last stage the most.",
+                   zh=f" stage {s} 在 B i 之后运行 W (i - {p - 1 - s})，把它的 W 推迟了 p - 1 - s = {p - 1 - s}；ZB-H1 "
+                      f"把它们推迟 s = {s}：第一个 stage 完全不推迟，最后一个 stage 推迟得最多。")
     swapped = list(want)  # each round's F before its W: B i, F, W instead of B i, W, F
     for k in range(len(swapped) - 2):
         if swapped[k][0] == "B" and swapped[k + 1][0] == "W" and swapped[k + 2][0] == "F":
             swapped[k + 1], swapped[k + 2] = swapped[k + 2], swapped[k + 1]
     if swapped != want and got == swapped:
-        return (" Each round runs its forward before its W; a round is B i, then W (i - s), then F: running the "
-                "forward first makes the stage hold one more micro-batch between F and W.")
+        return say(" Each round runs its forward before its W; a round is B i, then W (i - s), then F: running the "
+                   "forward first makes the stage hold one more micro-batch between F and W.",
+                   zh=" 每一轮都在它的 W 之前运行前向；一轮是 B i，然后 W (i - s)，然后 F：先运行前向会让该 stage "
+                      "在 F 和 W 之间多持有一个微批次。")
     same_fb = [op for op in got if op[0] != "W"] == [op for op in want if op[0] != "W"]
     if s > 0 and same_fb and all(pos[("W", i)] == pos[("B", i)] + 1 for i in range(m)):
-        return (f" Every W comes right after its own B: W is not deferred (that is 1F1B with a split backward); "
-                f"on stage {s} the W that follows B i is W (i - {s}).")
+        return say(f" Every W comes right after its own B: W is not deferred (that is 1F1B with a split backward); "
+                   f"on stage {s} the W that follows B i is W (i - {s}).",
+                   zh=f" 每个 W 都紧跟在它自己的 B 之后：W 没有被推迟（那是带拆分的反向的 1F1B）；"
+                      f"在 stage {s} 上，跟在 B i 后面的 W 是 W (i - {s})。")
     return ""
 
 
@@ -222,7 +234,9 @@ def check_schedule(sched, p: int, m: int) -> str | None:
     W for its own B.
     """
     if not isinstance(sched, list) or len(sched) != p:
-        return f"expected a list of {p} stages, got {type(sched).__name__} of length {len(sched) if hasattr(sched, '__len__') else '?'}"
+        return say(f"expected a list of {p} stages, got {type(sched).__name__} of length {len(sched) if hasattr(sched, '__len__') else '?'}",
+                   zh=f"预期一个由 {p} 个 stage 组成的列表，实际得到长度为 "
+                      f"{len(sched) if hasattr(sched, '__len__') else '?'} 的 {type(sched).__name__}")
     for s, ops in enumerate(sched):
         pos = {}
         for k, item in enumerate(ops):
@@ -230,24 +244,30 @@ def check_schedule(sched, p: int, m: int) -> str | None:
                 op, i = item
                 i = int(i)
             except (TypeError, ValueError):
-                return f"stage {s}: entry {k} is {item!r}, expected a pair like ('F', 0)"
+                return say(f"stage {s}: entry {k} is {item!r}, expected a pair like ('F', 0)",
+                           zh=f"stage {s}：第 {k} 项是 {item!r}，预期一个像 ('F', 0) 这样的二元组")
             if op not in ("F", "B", "W") or not 0 <= i < m:
-                return f"stage {s}: entry {k} is {item!r}; ops are 'F', 'B', 'W' on micro-batches 0..{m - 1}"
+                return say(f"stage {s}: entry {k} is {item!r}; ops are 'F', 'B', 'W' on micro-batches 0..{m - 1}",
+                           zh=f"stage {s}：第 {k} 项是 {item!r}；操作是微批次 0..{m - 1} 上的 'F'、'B'、'W'")
             if (op, i) in pos:
-                return f"stage {s}: {op}{i} appears twice"
+                return say(f"stage {s}: {op}{i} appears twice", zh=f"stage {s}：{op}{i} 在一个 stage 上出现了两次")
             pos[(op, i)] = k
         for i in range(m):
             for op in "FBW":
                 if (op, i) not in pos:
-                    return f"stage {s}: {op}{i} is missing"
+                    return say(f"stage {s}: {op}{i} is missing", zh=f"stage {s}：缺少 {op}{i}")
             if pos[("B", i)] < pos[("F", i)]:
-                return f"stage {s}: B{i} (position {pos[('B', i)]}) comes before F{i} (position {pos[('F', i)]})"
+                return say(f"stage {s}: B{i} (position {pos[('B', i)]}) comes before F{i} (position {pos[('F', i)]})",
+                           zh=f"stage {s}：B{i}（位置 {pos[('B', i)]}）排在 F{i}（位置 {pos[('F', i)]}）之前")
             if pos[("W", i)] < pos[("B", i)]:
-                return (f"stage {s}: W{i} (position {pos[('W', i)]}) comes before its B{i} (position {pos[('B', i)]}); "
-                        f"W needs the output gradient that B computes")
+                return say(f"stage {s}: W{i} (position {pos[('W', i)]}) comes before its B{i} (position {pos[('B', i)]}); "
+                           f"W needs the output gradient that B computes",
+                           zh=f"stage {s}：W{i}（位置 {pos[('W', i)]}）排在它的 B{i}（位置 {pos[('B', i)]}）之前；"
+                              f"W 需要 B 算出的输出梯度")
     stuck = dependency_deadlock(sched)
     if stuck:
-        return "the stages cannot all finish (each waits for another): next ops " + stuck
+        return say("the stages cannot all finish (each waits for another): next ops " + stuck,
+                   zh="各 stage 无法全部完成（互相等待）：下一个操作 " + stuck)
     return None
 
 
@@ -341,13 +361,17 @@ def simulate_named(sched, tf, tb, tw, label):
         m = sum(op == "F" for op, _ in sched[0])
         fused = all(op != "W" for ops in sched for op, _ in ops)
         valid = (dependency_deadlock(sched) is None) if fused else (check_schedule(sched, len(sched), m) is None)
-        raise AssertionError(
+        raise AssertionError(say(
             f"simulate raised {type(exc).__name__}({exc}) on {label}, T_F={tf:g}, T_B={tb:g}, T_W={tw:g}"
             + (", a valid schedule" if valid else "") + f":\n{fmt_sched(sched)}\n"
             + ("It has no W ops (the backward is fused into B): B waits only for the next stage's B, "
                "never for a W." if fused and valid else
-               "B waits only for the next stage's B (not its W), and W only for its own stage's B." if valid else "")
-        ) from None
+               "B waits only for the next stage's B (not its W), and W only for its own stage's B." if valid else ""),
+            zh=f"simulate 在 {label} 上（T_F={tf:g}、T_B={tb:g}、T_W={tw:g}）抛出了 {type(exc).__name__}({exc})"
+               + ("，这是一个有效的调度" if valid else "") + f"：\n{fmt_sched(sched)}\n"
+               + ("它没有 W 操作（反向融合在 B 里）：B 只等待下一个 stage 的 B，从不等待 W。" if fused and valid else
+                  "B 只等待下一个 stage 的 B（不等它的 W），W 只等待它自己 stage 的 B。" if valid else "")
+        )) from None
 
 
 # ---------------------------------------------------------------- numpy references
@@ -428,8 +452,10 @@ def grads_hint(stages, xs, targets, sched, got) -> str:
     """The likely mistake behind wrong gradients, or '' when none is recognised (each one checked)."""
     try:
         if grads_mismatch(got, latest_input_grads(stages, xs, targets, sched), tol=1e-9) is None:
-            return (" These are the gradients you get when each W reads the layer inputs of its stage's most recent "
-                    "forward: W must use the x_in saved for its own micro-batch (keep saved per (stage, micro-batch)).")
+            return say(" These are the gradients you get when each W reads the layer inputs of its stage's most recent "
+                       "forward: W must use the x_in saved for its own micro-batch (keep saved per (stage, micro-batch)).",
+                       zh=" 这是每个 W 读取它所在 stage 最近一次前向的层输入时得到的梯度：W 必须使用为它自己的微批次"
+                          "保存的 x_in（按 (stage, micro-batch) 分别保存）。")
     except Exception:  # noqa: BLE001 - no hint for gradients of another shape
         pass
     return ""
@@ -438,18 +464,22 @@ def grads_hint(stages, xs, targets, sched, got) -> str:
 def grads_mismatch(got, want, tol: float = 1e-12) -> str | None:
     """Describe the first weight gradient that differs from ``want`` by more than ``tol``."""
     if not isinstance(got, (list, tuple)) or len(got) != len(want):
-        return f"expected grads as a list of {len(want)} stages, got {type(got).__name__}"
+        return say(f"expected grads as a list of {len(want)} stages, got {type(got).__name__}",
+                   zh=f"预期 grads 是一个由 {len(want)} 个 stage 组成的列表，实际得到 {type(got).__name__}")
     for s, (gs, ws) in enumerate(zip(got, want)):
         if len(gs) != len(ws):
-            return f"stage {s}: expected {len(ws)} layers of gradients, got {len(gs)}"
+            return say(f"stage {s}: expected {len(ws)} layers of gradients, got {len(gs)}",
+                       zh=f"stage {s}：预期 {len(ws)} 层的梯度，实际 {len(gs)} 层")
         for k, (g, w) in enumerate(zip(gs, ws)):
             for name, a, b in (("grad_weight", g[0], w[0]), ("grad_bias", g[1], w[1])):
                 a = np.asarray(a, dtype=np.float64)
                 if a.shape != b.shape:
-                    return f"stage {s} layer {k} {name}: expected shape {list(b.shape)}, got {list(a.shape)}"
+                    return say(f"stage {s} layer {k} {name}: expected shape {list(b.shape)}, got {list(a.shape)}",
+                               zh=f"stage {s} 第 {k} 层 {name}：预期形状 {list(b.shape)}，实际 {list(a.shape)}")
                 err = float(np.max(np.abs(a - b)))
                 if not err <= tol:
-                    return f"stage {s} layer {k} {name}: max abs error {err:.3g} (tolerance {tol:g})"
+                    return say(f"stage {s} layer {k} {name}: max abs error {err:.3g} (tolerance {tol:g})",
+                               zh=f"stage {s} 第 {k} 层 {name}：最大绝对误差 {err:.3g}（容差 {tol:g}）")
     return None
 
 
@@ -517,31 +547,42 @@ def run_watched(stages, xs, targets, sched, what: str):
     try:
         got = zero_bubble.run_schedule(stages, xs, targets, sched)
     except Exception as exc:  # noqa: BLE001 - reported to the learner with the schedule
-        raise AssertionError(f"run_schedule raised {type(exc).__name__}({exc}) on {what}, a valid schedule (every "
-                             f"stage lists F i, B i, W i once for each micro-batch, and they can all run):\n"
-                             f"{fmt_sched(sched)}") from None
+        raise AssertionError(say(f"run_schedule raised {type(exc).__name__}({exc}) on {what}, a valid schedule (every "
+                                 f"stage lists F i, B i, W i once for each micro-batch, and they can all run):\n"
+                                 f"{fmt_sched(sched)}",
+                                 zh=f"run_schedule 在 {what} 上抛出了 {type(exc).__name__}({exc})，这是一个有效的调度"
+                                    f"（每个 stage 为每个微批次各列出一次 F i、B i、W i，而且它们都能运行）：\n"
+                                    f"{fmt_sched(sched)}")) from None
     finally:
         zero_bubble.stage_backward_b, zero_bubble.stage_backward_w = real_b, real_w
     if not (isinstance(got, tuple) and len(got) == 2):
-        raise AssertionError(f"run_schedule should return a pair (grads, loss); on {what} it returned "
-                             f"{type(got).__name__} {str(got)[:120]}")
+        raise AssertionError(say(f"run_schedule should return a pair (grads, loss); on {what} it returned "
+                                 f"{type(got).__name__} {str(got)[:120]}",
+                                 zh=f"run_schedule 应返回一个二元组 (grads, loss)；在 {what} 上它返回了 "
+                                    f"{type(got).__name__} {str(got)[:120]}"))
     if all(s is not None for s, _ in events):
         for s, ops in enumerate(sched):
             want = [op for op, _ in ops if op in ("B", "W")]
             ran = [kind for owner, kind in events if owner == s]
             if ran != want:
-                raise AssertionError(
+                raise AssertionError(say(
                     f"run_schedule on {what}: stage {s} lists its B and W ops in the order {' '.join(want)}, but it "
                     f"ran them (stage_backward_b for a B, stage_backward_w for a W) in the order "
-                    f"{' '.join(ran) or '(none)'}." + _order_hint(ran, want) + f"\n{fmt_sched(sched)}")
+                    f"{' '.join(ran) or '(none)'}." + _order_hint(ran, want) + f"\n{fmt_sched(sched)}",
+                    zh=f"run_schedule 在 {what} 上：stage {s} 列出它的 B 和 W 操作的顺序是 {' '.join(want)}，但它"
+                       f"运行它们（B 用 stage_backward_b，W 用 stage_backward_w）的顺序是 "
+                       f"{' '.join(ran) or '（没有）'}。" + _order_hint(ran, want) + f"\n{fmt_sched(sched)}"))
     return got
 
 
 def _order_hint(ran: list[str], want: list[str]) -> str:
     """The likely mistake when a stage's B and W passes ran in another order, or '' (each one checked)."""
     if ran.count("B") == want.count("B") and ran.count("W") == want.count("W") and ran == ["B", "W"] * (len(ran) // 2):
-        return (" Each weight pass ran right after its B although the list defers it: run stage_backward_w when "
-                "the schedule reaches the W (that is the point of the split), not at its B.")
+        return say(" Each weight pass ran right after its B although the list defers it: run stage_backward_w when "
+                   "the schedule reaches the W (that is the point of the split), not at its B.",
+                   zh=" 每个参数梯度的计算都紧跟在它的 B 之后运行，尽管列表推迟了它：应在调度走到 W 时才运行 "
+                      "stage_backward_w（这正是拆分的意义），而不是在它的 B 时就运行。")
     if ran.count("W") != want.count("W"):
-        return f" It ran {ran.count('W')} W passes; the list has {want.count('W')}: one stage_backward_w call per W."
+        return say(f" It ran {ran.count('W')} W passes; the list has {want.count('W')}: one stage_backward_w call per W.",
+                   zh=f" 它运行了 {ran.count('W')} 次 W；列表中有 {want.count('W')} 个：每个 W 调用一次 stage_backward_w。")
     return ""
