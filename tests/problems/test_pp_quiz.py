@@ -272,16 +272,26 @@ def test_nothing_shipped_holds_the_key():
                 assert reason not in text, (path, name, reason)
 
 
-def test_messages_never_print_the_right_answer(quiz_tests, monkeypatch):
-    """Every known mistake and a plainly wrong answer: the hidden test's message never shows the right answer."""
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_messages_never_print_the_right_answer(quiz_tests, monkeypatch, lang):
+    """Every known mistake and a plainly wrong answer: the hidden test's message never shows the right
+    answer, in English or in Chinese."""
+    from judge.lang import tests_language
+
     _, secret = quiz_tests
+    with tests_language(lang):
+        _check_no_answer_shown(secret, monkeypatch, lang)
+
+
+def _check_no_answer_shown(secret, monkeypatch, lang: str) -> None:
     for name in QUESTIONS:
         right = _right(name)
         wrong = [n.split(":", 1)[1] for n in key.MISCONCEPTIONS.get(name, {})]
         if isinstance(right, str):
             answers = [*wrong, next(c for c in "ABCD" if c != right)]
             shows = re.compile("|".join(re.escape(t) for t in (f"'{right}'", f'"{right}"', f"answer is {right}",
-                                                              f"answer: {right}")))
+                                                              f"answer: {right}", f"答案是 {right}",
+                                                              f"答案是{right}", f"答案：{right}")))
         else:
             answers = [type(right)(float(w)) for w in wrong] + [right + 1]
             shows = re.compile(rf"{re.escape(f'{float(right):.4f}')}|(?<![\w.]){re.escape(f'{float(right):.6g}')}"
@@ -290,6 +300,8 @@ def test_messages_never_print_the_right_answer(quiz_tests, monkeypatch):
             message = _run(secret, monkeypatch, name, answer)
             assert message, (name, answer)
             assert not shows.search(message), (name, answer, message)
+            if lang == "zh":
+                assert any("\u4e00" <= ch <= "\u9fff" for ch in message), (name, answer, message)
 
 
 # ------------------------------------------------------------------------------------------------
