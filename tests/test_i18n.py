@@ -317,3 +317,20 @@ def test_an_untranslated_message_of_a_translated_problem_reads_in_english() -> N
                                time_limit=120, source=wrong_source(problem, wrong), lang="zh")])
     text = messages(result)
     assert "你的循环在 blocking=False 时死锁了" in text and "ranks wait in sends for partners" in text, text
+
+
+TAMPER = '''\
+def add(a, b):
+    import judge.lang as lang  # the learner's own process: nothing here reaches the tests
+    lang._language = "en"
+    lang.say = lambda en, **kw: "passed"
+    return a - b
+'''
+
+
+def test_learner_code_cannot_change_the_tests_language_or_words(tmp_path: Path, problems: Path) -> None:
+    _judge("practice/", "--problems", str(problems), "-j", "1", cwd=tmp_path)  # creates practice/
+    (tmp_path / "practice" / "fx-add" / "adder.py").write_text(TAMPER, encoding="utf-8")
+    run = _judge("practice/", "--problems", str(problems), "--lang", "zh", "-j", "1", cwd=tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "未通过  fx-add" in run.stdout and "得分率 0%" in run.stdout, run.stdout
