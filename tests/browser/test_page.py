@@ -190,6 +190,41 @@ def test_a_simulator_that_times_a_block_wrong_marks_that_block(app: App, problem
     assert "stage 0, operation 3: yours B0 from 2 to 4, expected B0 from 4 to 6" in note, note
 
 
+RENDER = """async ([yours, expected]) => {
+    const tl = await import(new URL('js/timeline.js', document.baseURI).href);
+    const box = document.createElement('div');
+    box.append(expected ? tl.renderComparison(yours, expected, 800) : tl.renderTimeline(yours, 800));
+    document.body.append(box);
+    const out = {text: box.innerText, stuck: box.querySelectorAll('[data-testid=stuck-row]').length,
+                 rows: box.querySelectorAll('.tl-stage').length, marks: box.querySelectorAll('[data-testid=first-difference]').length,
+                 label: [...box.querySelectorAll('svg')].map((s) => s.getAttribute('aria-label'))};
+    box.remove();
+    return out;
+}"""
+
+
+def test_a_timeline_stuck_before_anything_ran_draws_its_rows_and_what_they_wait_for(app: App) -> None:
+    stuck = {"title": "your 1F1B", "total": 0, "stages": [[], []],
+             "stuck": [{"row": 0, "waiting": "B0"}, {"row": 1, "waiting": "F0"}]}
+    out = app.page.evaluate(RENDER, [stuck, None])
+    assert "(empty timeline)" not in out["text"]
+    assert out["rows"] == 2 and out["stuck"] == 2
+    assert "stuck: waits for B0" in out["text"] and "stuck: waits for F0" in out["text"]
+    assert "nothing ran" in out["label"][0]
+    # a timeline with nothing in it and nothing stuck is still called empty
+    assert "(empty timeline)" in app.page.evaluate(RENDER, [{"total": 0, "stages": [[], []]}, None])["text"]
+
+
+def test_an_expected_timeline_the_same_as_yours_says_the_failure_is_elsewhere(app: App) -> None:
+    blocks = [[{"op": "F", "mb": 0, "start": 0, "end": 1}, {"op": "B", "mb": 0, "start": 1, "end": 3}]]
+    same = app.page.evaluate(RENDER, [{"total": 3, "stages": blocks}, {"total": 3, "stages": blocks}])
+    assert "the same as the expected one" in same["text"] and "timing differs" not in same["text"]
+    assert same["marks"] == 0
+    later = [[{"op": "F", "mb": 0, "start": 0, "end": 1}, {"op": "B", "mb": 0, "start": 2, "end": 4}]]
+    moved = app.page.evaluate(RENDER, [{"total": 4, "stages": later}, {"total": 3, "stages": blocks}])
+    assert "yours B0 from 2 to 4, expected B0 from 1 to 3" in moved["text"] and moved["marks"] == 2
+
+
 def test_the_terminal_draws_yours_vs_expected_but_never_a_secret_tests_expected(tmp_path: Path) -> None:
     from tests.conftest import run_cli
 

@@ -62,7 +62,10 @@ function timeUnit(stages) {
 export function renderTimeline(artifact, availableWidth = 640, options = {}) {
   const stages = artifact.stages || [];
   const rowName = artifact.rows === "rank" ? "rank" : "stage";
-  const total = Math.max(Number(artifact.total) || 0, options.scale ? options.scale.total : 0);
+  const stuckRows = artifact.stuck || [];
+  // stuck before anything ran: the rows are drawn empty, each with what it waits for
+  const nothingRan = stages.length > 0 && stuckRows.length > 0 && stages.every((row) => !row.length);
+  const total = Math.max(Number(artifact.total) || 0, options.scale ? options.scale.total : 0, nothingRan ? 1 : 0);
   const figure = document.createElement("figure");
   figure.className = "timeline";
   const caption = options.caption ?? artifact.title;
@@ -85,7 +88,7 @@ export function renderTimeline(artifact, availableWidth = 640, options = {}) {
   const minSlot = 8 + 7 * digits;
   const perUnit = Math.max(minSlot, Math.floor((availableWidth - LABEL - 12) / slots));
   const scale = perUnit / unit;
-  const stuck = new Map((artifact.stuck || []).map((s) => [Number(s.row), String(s.waiting)]));
+  const stuck = new Map(stuckRows.map((s) => [Number(s.row), String(s.waiting)]));
   const stuckRoom = stuck.size ? 150 : 0;
   const width = Math.ceil(LABEL + total * scale + 8 + stuckRoom);
   const height = TOP + stages.length * (ROW + GAP) + AXIS;
@@ -95,9 +98,10 @@ export function renderTimeline(artifact, availableWidth = 640, options = {}) {
   const bubble = (idleTotal / (stages.length * total)) * 100;
   const mark = options.mark || null;
   const described = [
-    _("{caption}: {rows}, total time {total}, idle (bubble) {percent}%",
-      { caption: caption || _("Schedule timeline"), rows: rowCount(rowName, stages.length), total: fmt(total),
-        percent: bubble.toFixed(1) }),
+    nothingRan ? _("{caption}: {rows}, nothing ran", { caption: caption || _("Schedule timeline"), rows: rowCount(rowName, stages.length) })
+      : _("{caption}: {rows}, total time {total}, idle (bubble) {percent}%",
+          { caption: caption || _("Schedule timeline"), rows: rowCount(rowName, stages.length), total: fmt(total),
+            percent: bubble.toFixed(1) }),
     ...[...stuck].map(([r, w]) => _("{row} is stuck waiting for {block}", { row: rowLabel(rowName, r), block: w })),
     mark ? _("first difference on {row}, operation {operation}", { row: rowLabel(rowName, mark.row), operation: mark.index + 1 }) : "",
   ];
@@ -248,7 +252,7 @@ export function renderComparison(yours, expected, width = 640) {
       row: rowLabel(rowName, diff.row), operation: diff.index + 1,
       yours: a ? label(a) : _("has nothing"), expected: b ? label(b) : _("nothing") });
   } else {
-    note.textContent = _("Same order of operations as expected on every row; the timing differs.");
+    note.textContent = _("Your timeline is the same as the expected one: the test failed on something else (see its message).");
   }
   const markFor = (self, other) => {
     if (!diff) return null;
