@@ -24,6 +24,7 @@ engines.
 from __future__ import annotations
 
 import base64
+import binascii
 import builtins
 import dataclasses
 import json
@@ -228,15 +229,21 @@ def _encode_numpy(numpy: Any, value: Any) -> dict[str, Any]:
     scalar = isinstance(value, numpy.generic)
     if not scalar and type(value) is not numpy.ndarray:
         raise _Refused(value, advice="pass a plain numpy.ndarray (numpy.asarray(x)), not a subclass")
-    if value.dtype.kind not in _NUMERIC_KINDS or value.dtype.fields is not None:
-        raise _Refused(value, f"a numpy {'scalar' if scalar else 'array'} of dtype {value.dtype}",
-                       "only numeric dtypes (bool, integers, floats, complex) cross")
+    little = _LITTLE_ENDIAN.get(value.dtype)
+    if little is None:
+        if value.dtype.kind not in _NUMERIC_KINDS or value.dtype.fields is not None:
+            raise _Refused(value, f"a numpy {'scalar' if scalar else 'array'} of dtype {value.dtype}",
+                           "only numeric dtypes (bool, integers, floats, complex) cross")
+        little = _LITTLE_ENDIAN[value.dtype] = value.dtype.newbyteorder("<")
     array = numpy.asarray(value)
-    little = array.astype(array.dtype.newbyteorder("<"), copy=False)
-    data = base64.b64encode(numpy.ascontiguousarray(little).tobytes()).decode("ascii")
+    data = base64.b64encode(array.astype(little, order="C", copy=False).tobytes()).decode("ascii")
     if scalar:
-        return {TAG: "s", "t": little.dtype.str, "v": data}
-    return {TAG: "a", "t": little.dtype.str, "s": list(array.shape), "v": data}
+        return {TAG: "s", "t": little.str, "v": data}
+    return {TAG: "a", "t": little.str, "s": list(array.shape), "v": data}
+
+
+#: numeric dtype -> the same dtype little-endian (what the wire carries); numeric dtypes only, a few dozen
+_LITTLE_ENDIAN: dict[Any, Any] = {}
 
 
 def _locate(value: Any, target: Any, where: str = "", depth: int = 0) -> str:
@@ -343,26 +350,23 @@ class Decoder:
         return Fraction(numerator, denominator)
 
     def _numpy(self, tree: dict[str, Any]) -> Any:
-        import numpy
-
         dtype = _field(tree, "t", str)
-        try:
-            kind = numpy.dtype(dtype)
-        except (TypeError, ValueError):
-            raise Malformed(f"an unknown dtype {dtype!r}") from None
-        if kind.kind not in _NUMERIC_KINDS or kind.fields is not None or len(dtype) > 8:
-            raise Malformed(f"a non-numeric dtype {dtype!r}")
+        kinds = _WIRE_DTYPES.get(dtype)
+        if kinds is None:
+            kinds = _wire_dtype(dtype)
+        kind, native = kinds
         data = _b64(tree)
+        numpy = sys.modules["numpy"]  # imported by _wire_dtype
         if tree[TAG] == "s":
             if len(data) != kind.itemsize:
                 raise Malformed("a numpy scalar of the wrong size")
-            return numpy.frombuffer(data, dtype=kind)[0].astype(kind.newbyteorder("="))
+            return numpy.frombuffer(data, dtype=kind)[0].astype(native)
         shape = _field(tree, "s", list)
-        if not all(type(n) is int and n >= 0 for n in shape) or len(shape) > 32:
+        if len(shape) > 32 or not all(type(n) is int and n >= 0 for n in shape):
             raise Malformed("a malformed array shape")
         if math.prod(shape) * kind.itemsize != len(data):
             raise Malformed("an array whose data does not match its shape")
-        return numpy.frombuffer(data, dtype=kind).astype(kind.newbyteorder("=")).reshape(shape)
+        return numpy.frombuffer(data, dtype=kind).astype(native).reshape(shape)
 
     def _record(self, tree: dict[str, Any]) -> Any:
         name = _field(tree, "n", str)
@@ -380,6 +384,24 @@ class Decoder:
         return self.refs.resolve(tree)
 
 
+#: dtype text on the wire -> (that dtype, the same in native byte order); only texts that passed
+#: :func:`_wire_dtype`'s checks, so a hostile peer cannot grow it past the few hundred numeric ones
+_WIRE_DTYPES: dict[str, tuple[Any, Any]] = {}
+
+
+def _wire_dtype(dtype: str) -> tuple[Any, Any]:
+    import numpy
+
+    try:
+        kind = numpy.dtype(dtype)
+    except (TypeError, ValueError):
+        raise Malformed(f"an unknown dtype {dtype!r}") from None
+    if kind.kind not in _NUMERIC_KINDS or kind.fields is not None or len(dtype) > 8:
+        raise Malformed(f"a non-numeric dtype {dtype!r}")
+    kinds = _WIRE_DTYPES[dtype] = (kind, kind.newbyteorder("="))
+    return kinds
+
+
 def _field(tree: dict[str, Any], key: str, kind: type) -> Any:
     value = tree.get(key)
     if type(value) is not kind:
@@ -389,7 +411,7 @@ def _field(tree: dict[str, Any], key: str, kind: type) -> Any:
 
 def _b64(tree: dict[str, Any]) -> bytes:
     try:
-        return base64.b64decode(_field(tree, "v", str), validate=True)
+        return binascii.a2b_base64(_field(tree, "v", str), strict_mode=True)  # base64.b64decode(validate=True)
     except (ValueError, TypeError):
         raise Malformed("malformed base64 data") from None
 

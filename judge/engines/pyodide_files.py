@@ -116,14 +116,17 @@ def _write_pyodide(out: Path, config: dict[str, Any], judge_bytes: bytes, cache_
     config["judge_pyc"] = f"assets/{hashed_name('pyc-judge', '.zip', judge_pyc_bytes)}"
     (out / config["judge_pyc"]).write_bytes(judge_pyc_bytes)
     snapshot = _snapshot(twins, judge_bytes, judge_pyc_bytes, cache_dir, require_compiled)
+    # the app never loads the plain twins: they stay in the site (the pinned distribution, as
+    # published), but the service worker does not download them
+    unused = {f"{index_url}{name}" for name in twins.files} | {f"{index_url}{pyodide_dist.TRIMMED_LOCK.name}"}
     if snapshot is not None:
         url = f"pyodide/judge-snapshot-{snapshot.sha256[:12]}.img.gz"
         shutil.copyfile(snapshot.path, out / url)
-        config["pyodide"]["snapshot"] = snapshot.config(url)
-    # the app never loads the plain twins: they stay in the site (the pinned distribution, as
-    # published), but the service worker does not download them
-    plain = {f"{index_url}{name}" for name in twins.files} | {f"{index_url}{pyodide_dist.TRIMMED_LOCK.name}"}
-    return EngineFiles(config, index_url, frozenset(plain))
+        stdlib = f"{index_url}{pyodide_snapshot.STDLIB}"
+        config["pyodide"]["snapshot"] = {**snapshot.config(url), "stdLibURL": stdlib}
+        # a restore mounts the plain standard library; only the plain boot (the fallback) the compiled one
+        unused = (unused - {stdlib}) | {config["pyodide"]["stdLibURL"]}
+    return EngineFiles(config, index_url, frozenset(unused))
 
 
 def build_engine_site(site_dir: Path, cache_dir: Path | None = None) -> dict[str, Any]:

@@ -64,6 +64,34 @@ def test_the_engine_restores_the_snapshot_and_loads_numpy_in_the_background(app:
     assert app.page.inner_text("[data-testid=engine-status]").strip() == "Python ready"
 
 
+def test_a_restore_mounts_the_plain_standard_library_and_imports_from_it(browser, site_dir: Path,
+                                                                      problems_root: Path) -> None:
+    """The image is made and restored with the distribution's plain standard library: the first visit
+    never downloads the compiled twin (1.9 MB more), and a module the image never imported still
+    imports (compiled from its source) in a run."""
+    pyodide = _config(site_dir)["pyodide"]
+    stdlib = pyodide["snapshot"]["stdLibURL"]
+    assert stdlib == f"{pyodide['indexURL']}python_stdlib.zip" and stdlib != pyodide["stdLibURL"]
+    sw = (site_dir / "sw.js").read_text(encoding="utf-8")
+    assert f'"{stdlib}"' in sw and f'"{pyodide["stdLibURL"]}"' not in sw  # what the boot uses is precached
+    served, context, app = _open(browser, site_dir, "pp-schedule")
+    requested: list[str] = []
+    context.on("request", lambda request: requested.append(request.url))
+    try:
+        app.open("pp-schedule")
+        app.wait_ready()
+        assert _engine(app)["mode"] == "snapshot"
+        reference = load_problem(problems_root / "pp-schedule").reference_path.read_text(encoding="utf-8")
+        app.set_code(reference + "\n\nimport pickletools, statistics, wave  # never imported in the image\n")
+        assert app.run() == "passed", app.result("pp-schedule")
+        assert any(url.endswith(stdlib) for url in requested), requested
+        assert not any(url.endswith(pyodide["stdLibURL"]) for url in requested)
+        assert not app.errors, app.errors
+    finally:
+        context.close()
+        served.stop()
+
+
 def test_a_reload_restores_the_image_the_worker_kept_and_a_bad_one_is_dropped(browser, site_dir: Path,
                                                                               problems_root: Path) -> None:
     served, context, app = _open(browser, site_dir, "pp-schedule")

@@ -108,7 +108,9 @@ async function restoreJudge(options, clock, image) {
   const progress = options.progress || (() => {});
   progress(N_("Restoring Python from its memory image…"));
   Promise.resolve(image).catch(() => {}); // loadPyodide awaits it; its failure is reported there
-  const py = await options.loadPyodide({ ...pyodideOptions(options, []), _loadSnapshot: image });
+  // the standard library the image was made with (the plain one: judge/engines/pyodide_snapshot.py's STDLIB)
+  const stdLibURL = options.snapshot.stdLibURL || options.stdLibURL;
+  const py = await options.loadPyodide({ ...pyodideOptions({ ...options, stdLibURL }, []), _loadSnapshot: image });
   clock.mark("restore");
   progress(N_("Writing its files back…"));
   const boot = py.pyimport("judge.engines.pyodide_boot");

@@ -31,7 +31,7 @@ function startWorker(config, id, interrupt) {
     judgeZip: url(config.judge_zip),
     judgePyc: url(config.judge_pyc),
     // and the memory snapshot the worker restores instead of booting (js/boot.mjs)
-    snapshot: snapshot ? { ...snapshot, url: url(snapshot.url) } : null,
+    snapshot: snapshot ? { ...snapshot, url: url(snapshot.url), stdLibURL: url(snapshot.stdLibURL) } : null,
     interruptBuffer: interrupt,
     // the boot's large files and their sizes, for the first visit's progress (bytes of bytes)
     bootFiles: (config.boot_files || []).map((f) => ({ ...f, url: url(f.url) })),

@@ -171,10 +171,10 @@ def _boot_files(out: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
     if pyodide.get("mode") != "self":
         return []
     index = pyodide["indexURL"]
-    urls = [f"{index}pyodide.asm.js", f"{index}pyodide.asm.wasm",
-            pyodide.get("stdLibURL") or f"{index}python_stdlib.zip"]
-    files = [{"url": url, "size": (out / url).stat().st_size} for url in urls if (out / url).is_file()]
     snapshot = pyodide.get("snapshot")
+    stdlib = (snapshot or {}).get("stdLibURL") or pyodide.get("stdLibURL") or f"{index}python_stdlib.zip"
+    urls = [f"{index}pyodide.asm.js", f"{index}pyodide.asm.wasm", stdlib]
+    files = [{"url": url, "size": (out / url).stat().st_size} for url in urls if (out / url).is_file()]
     if snapshot and (out / snapshot["url"]).is_file():
         files.append({"url": snapshot["url"], "size": (out / snapshot["url"]).stat().st_size,
                       "decodedSize": snapshot.get("imageSize")})

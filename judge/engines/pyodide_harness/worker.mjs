@@ -56,7 +56,7 @@ async function boot() {
   const { loadPyodide } = require(path.join(indexDir, 'pyodide.js'));
   const read = (url) => () => new Uint8Array(fs.readFileSync(local(url)));
   const snapshot = pyodide.snapshot && bootMode !== 'plain' ? {
-    ...pyodide.snapshot, bytes: read(pyodide.snapshot.url), wasm: () => new Uint8Array(fs.readFileSync(path.join(indexDir, 'pyodide.asm.wasm'))),
+    ...pyodide.snapshot, stdLibURL: local(pyodide.snapshot.stdLibURL), bytes: read(pyodide.snapshot.url), wasm: () => new Uint8Array(fs.readFileSync(path.join(indexDir, 'pyodide.asm.wasm'))),
     gunzip: (bytes) => new Uint8Array(zlib.gunzipSync(bytes)),
   } : null;
   engine = await bootJudge({
