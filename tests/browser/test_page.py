@@ -210,7 +210,7 @@ def test_a_timeline_stuck_before_anything_ran_draws_its_rows_and_what_they_wait_
     assert "(empty timeline)" not in out["text"]
     assert out["rows"] == 2 and out["stuck"] == 2
     assert "stuck: waits for B0" in out["text"] and "stuck: waits for F0" in out["text"]
-    assert "nothing ran" in out["label"][0]
+    assert "nothing ran" in out["label"][0] and "idle (bubble)" not in out["text"]
     # a timeline with nothing in it and nothing stuck is still called empty
     assert "(empty timeline)" in app.page.evaluate(RENDER, [{"total": 0, "stages": [[], []]}, None])["text"]
 

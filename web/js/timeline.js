@@ -176,7 +176,7 @@ export function renderTimeline(artifact, availableWidth = 640, options = {}) {
   scroller.setAttribute("role", "group");
   scroller.setAttribute("aria-label", caption || _("Schedule timeline"));
   scroller.append(svg);
-  figure.append(scroller, legend(stages, chunks, bubble));
+  figure.append(scroller, ...(nothingRan ? [] : [legend(stages, chunks, bubble)])); // no bubble to speak of
   return figure;
 }
 
