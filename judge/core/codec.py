@@ -350,13 +350,14 @@ class Decoder:
         return Fraction(numerator, denominator)
 
     def _numpy(self, tree: dict[str, Any]) -> Any:
+        import numpy
+
         dtype = _field(tree, "t", str)
         kinds = _WIRE_DTYPES.get(dtype)
         if kinds is None:
             kinds = _wire_dtype(dtype)
         kind, native = kinds
         data = _b64(tree)
-        numpy = sys.modules["numpy"]  # imported by _wire_dtype
         if tree[TAG] == "s":
             if len(data) != kind.itemsize:
                 raise Malformed("a numpy scalar of the wrong size")
