@@ -219,6 +219,9 @@ MALFORMED = [
     {"~": "a", "t": "<U4", "s": [1], "v": ""}, {"~": "a", "t": "|O", "s": [1], "v": ""},
     {"~": "a", "t": "<f8", "s": [3], "v": "AAAA"}, {"~": "a", "t": "(9,)f8", "s": [1], "v": ""},
     {"~": "a", "t": "<f8", "s": [-1], "v": ""}, {"~": "s", "t": "<f8", "v": "AA=="},
+    {"~": "a", "t": 8, "s": [1], "v": "AAAAAAAAAAA="}, {"~": "a", "t": "complex128", "s": [0], "v": ""},
+    {"~": "a", "t": "M8[ns]", "s": [0], "v": ""}, {"~": "a", "t": "<f8", "s": [True], "v": "AAAAAAAAAAA="},
+    {"~": "a", "t": "<f8", "s": [1.0], "v": "AAAAAAAAAAA="}, {"~": "a", "t": "<f8", "s": [1] * 33, "v": "AAAAAAAAAAA="},
     {"~": "r", "n": "os.system", "f": {}}, {"~": "r", "n": "tests.test_codec.Point", "f": {"z": 1}},
     {"~": "ref", "side": "test", "id": 1},
 ]
@@ -228,6 +231,20 @@ MALFORMED = [
 def test_malformed_trees_are_refused(tree):
     with pytest.raises(codec.Malformed):
         codec.Decoder(REGISTRY).loads(json.dumps([1, {"nested": tree}]))
+
+
+def test_a_dtype_checked_once_is_still_checked_against_its_data_and_only_numeric_ones_are_kept():
+    decoder = codec.Decoder(REGISTRY)
+    good = codec.dumps(codec.Encoder().encode(np.arange(3, dtype="<f8")))
+    assert decoder.loads(good).tolist() == [0.0, 1.0, 2.0]  # "<f8" is known from now on
+    for tree in ({"~": "a", "t": "<f8", "s": [4], "v": json.loads(good)["v"]},  # 3 items' data for 4
+                 {"~": "s", "t": "<f8", "v": json.loads(good)["v"]}):
+        with pytest.raises(codec.Malformed):
+            decoder.loads(json.dumps(tree))
+    for text in ("|O", "i4,i4", "<U4", "V8", "m8"):
+        with pytest.raises(codec.Malformed):
+            decoder.loads(json.dumps({"~": "a", "t": text, "s": [0], "v": ""}))
+    assert all(np.dtype(text).kind in "biufc" for text in codec._WIRE_DTYPES)  # noqa: SLF001
 
 
 def test_malformed_text_is_refused():
