@@ -299,6 +299,14 @@ function withFiles(problem) {
 // and one of its functions called with the literal arguments typed in the page. Runs like a run:
 // the page's time limit and Stop apply, and the engine is replaced afterwards.
 const TRY_PY = `
+_TRY_REFUSALS = {
+    "syntax": "that is not Python ({detail})",
+    "not_a_call": "write a call of one of your functions, like f(1, 2)",
+    "starred": "* and ** arguments are not supported here",
+    "not_literal": "type the arguments as values: numbers, strings, True, False, None, and lists, tuples, dicts or sets of them",
+}
+
+
 def _judge_try(folder, entry, source, call):
     import ast, contextlib, importlib.util, io, json, os, sys, tempfile, traceback
     out, err = io.StringIO(), io.StringIO()
@@ -310,18 +318,24 @@ def _judge_try(folder, entry, source, call):
         handle.write(source)
     support = os.path.join(folder, "support")
     sys.path[:0] = [work] + ([support] if os.path.isdir(support) else [])
+    def refuse(code, detail=""):
+        # the page says why in its language (TRY_REFUSALS in js/app.js); "error" is the English
+        result["error"] = "Cannot call that: " + _TRY_REFUSALS[code].format(detail=detail)
+        result["refused"] = {"code": code, "detail": detail}
+        return json.dumps(result)
     try:
         node = ast.parse(call.strip(), mode="eval").body
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-            raise SyntaxError("write a call of one of your functions, like f(1, 2)")
-        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-            raise SyntaxError("* and ** arguments are not supported here")
+    except (SyntaxError, ValueError) as exc:  # ValueError: a null byte
+        return refuse("syntax", str(exc.msg if isinstance(exc, SyntaxError) else exc))
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        return refuse("not_a_call")
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return refuse("starred")
+    try:
         args = [ast.literal_eval(a) for a in node.args]
         kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
-    except (SyntaxError, ValueError) as exc:
-        result["error"] = f"Cannot call that: {exc.msg if isinstance(exc, SyntaxError) else exc}"
-        result["call_error"] = True
-        return json.dumps(result)
+    except (ValueError, TypeError, RecursionError):
+        return refuse("not_literal")
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             sys.modules.pop(name, None)

@@ -155,3 +155,30 @@ def test_the_tests_messages_follow_the_pages_language(browser, served: Served, p
 
 def _messages(result: dict) -> str:
     return "\n".join(t.get("message", "") for t in result["tests"] if t["outcome"] != "passed")
+
+
+def test_try_its_refusals_are_in_the_pages_language(browser, served: Served) -> None:
+    context = browser.new_context(viewport={"width": 1366, "height": 800}, locale="en-US")
+    output = "[data-testid=try-output]"
+    try:
+        app = App(context.new_page(), served.url)
+        app.open("bt-expected")
+        app.wait_ready()
+        app.page.click("[data-testid=try-it] summary")
+        for call, english, chinese in [
+                ("order(p, 3)", "Cannot call that: type the arguments as values", "无法这样调用：参数请写成值"),
+                ("order(*[2, 3])", "Cannot call that: * and ** arguments are not supported here", "这里不支持 * 和 ** 参数"),
+                ("order(2,", "Cannot call that: that is not Python (", "这不是合法的 Python（")]:
+            app.page.select_option("[data-testid=lang-select]", "en")
+            app.page.wait_for_selector("html[lang=en]")
+            app.page.fill("[data-testid=try-call]", call)
+            app.page.click("[data-testid=try-run]")
+            app.page.wait_for_function(f"() => document.querySelector('{output}').innerText.includes({english!r})",
+                                       timeout=60_000)
+            app.page.select_option("[data-testid=lang-select]", "zh")  # the answer shown again, in Chinese
+            app.page.wait_for_function(f"() => document.querySelector('{output}').innerText.includes({chinese!r})")
+            assert "Cannot call" not in app.page.inner_text(output)
+            assert app.page.evaluate("window.ppJudge.i18n.missing()") == []
+            app.wait_ready()
+    finally:
+        context.close()

@@ -518,7 +518,8 @@ def test_try_it_calls_your_function_and_shows_the_value_and_prints(app: App) -> 
     assert "order.py:" in app.page.text_content("[data-testid=try-output]")
     app.page.fill("[data-testid=try-call]", "__import__('os').getcwd()")
     app.page.click("[data-testid=try-run]")
-    app.page.wait_for_function("() => document.querySelector('[data-testid=try-output]').innerText.includes('Cannot call')")
+    app.page.wait_for_function("() => document.querySelector('[data-testid=try-output]').innerText.includes("
+                               "'Cannot call that: write a call of one of your functions, like f(1, 2)')")
     # the same limits and Stop as a run
     app.wait_ready()
     app.page.fill("[data-testid=try-call]", "forever()")

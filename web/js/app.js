@@ -648,6 +648,20 @@ function tryOutcome(problem, outcome) {
   return { error: outcome.message || _("the Python engine failed") };
 }
 
+/** Why Try it refused a call (worker.js's _TRY_REFUSALS, which gives the English). */
+const TRY_REFUSALS = {
+  syntax: N_("that is not Python ({detail})"),
+  not_a_call: N_("write a call of one of your functions, like f(1, 2)"),
+  starred: N_("* and ** arguments are not supported here"),
+  not_literal: N_("type the arguments as values: numbers, strings, True, False, None, and lists, tuples, dicts or sets of them"),
+};
+
+function tryError(answer) {
+  const why = answer.refused && TRY_REFUSALS[answer.refused.code];
+  if (!why) return answer.error;
+  return _("Cannot call that: {reason}", { reason: _(why, { detail: answer.refused.detail || "" }) });
+}
+
 /** Try it's answer: the value (repr), what it printed, or the error with the lines of your file. */
 function showTry(answer, problem) {
   if (!state.current || state.current.id !== problem.id) return;
@@ -673,7 +687,7 @@ function showTry(answer, problem) {
   if (!answer.ok) {
     const lines = (answer.frames || []).map((f) => "  " + _("{file}:{line} in {function}: {code}",
       { file: problem.entry, line: f.line, function: f.function, code: f.code }));
-    add(_("Error"), [answer.error, ...lines].filter(Boolean).join("\n"), "try-error");
+    add(_("Error"), [tryError(answer), ...lines].filter(Boolean).join("\n"), "try-error");
   }
 }
 
