@@ -299,14 +299,6 @@ function withFiles(problem) {
 // and one of its functions called with the literal arguments typed in the page. Runs like a run:
 // the page's time limit and Stop apply, and the engine is replaced afterwards.
 const TRY_PY = `
-_TRY_REFUSALS = {
-    "syntax": "that is not Python ({detail})",
-    "not_a_call": "write a call of one of your functions, like f(1, 2)",
-    "starred": "* and ** arguments are not supported here",
-    "not_literal": "type the arguments as values: numbers, strings, True, False, None, and lists, tuples, dicts or sets of them",
-}
-
-
 def _judge_try(folder, entry, source, call):
     import ast, contextlib, importlib.util, io, json, os, sys, tempfile, traceback
     out, err = io.StringIO(), io.StringIO()
@@ -319,8 +311,8 @@ def _judge_try(folder, entry, source, call):
     support = os.path.join(folder, "support")
     sys.path[:0] = [work] + ([support] if os.path.isdir(support) else [])
     def refuse(code, detail=""):
-        # the page says why in its language (TRY_REFUSALS in js/app.js); "error" is the English
-        result["error"] = "Cannot call that: " + _TRY_REFUSALS[code].format(detail=detail)
+        # why, by its code: the page words it in its language (TRY_REFUSALS in js/app.js)
+        result["error"] = f"Cannot call that ({code}) {detail}".strip()
         result["refused"] = {"code": code, "detail": detail}
         return json.dumps(result)
     try:

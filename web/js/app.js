@@ -648,7 +648,7 @@ function tryOutcome(problem, outcome) {
   return { error: outcome.message || _("the Python engine failed") };
 }
 
-/** Why Try it refused a call (worker.js's _TRY_REFUSALS, which gives the English). */
+/** Why Try it refused a call, by the code worker.js's TRY_PY gives. */
 const TRY_REFUSALS = {
   syntax: N_("that is not Python ({detail})"),
   not_a_call: N_("write a call of one of your functions, like f(1, 2)"),
