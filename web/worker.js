@@ -172,8 +172,12 @@ async function boot(msg) {
       bytes().catch(() => {});
       wasm?.().catch(() => {});
     }
+    // the standard library downloads once Python is restored (only a run importing a module the
+    // image lacks waits for it: js/boot.mjs)
+    const stdlib = msg.snapshot.stdLibURL ? new URL(msg.snapshot.stdLibURL, self.location.href).href : null;
     snapshot = {
       ...msg.snapshot, bytes, wasm, image: kept,
+      lateStdlib: stdlib ? { load: () => fetchBytes(stdlib) } : null,
       onImage: (image) => { setTimeout(() => keepImage(msg.snapshot.sha256, image), 0); },
       onKeptImageFailed: () => { forgetImages().catch(() => {}); },
     };
@@ -377,17 +381,31 @@ async function run({ runId, problem, source, micropip, mode, call, lang }) {
     const started = performance.now();
     if (mode === "try") {
       engine.clearInterrupt();
-      post({ type: "done", runId, json: tryCall(dir, problem.entry, source, call), interrupted: false,
-             ms: performance.now() - started });
+      let json = tryCall(dir, problem.entry, source, call);
+      if (await stdlibMissed(runId)) json = tryCall(dir, problem.entry, source, call);
+      post({ type: "done", runId, json, interrupted: false, ms: performance.now() - started });
       return;
     }
-    const { json, interrupted } = engine.run(dir, source, false, lang || null);
+    let { json, interrupted } = engine.run(dir, source, false, lang || null);
+    if (!interrupted && await stdlibMissed(runId)) ({ json, interrupted } = engine.run(dir, source, false, lang || null));
     // The page knows whether it asked for the interrupt; it decides what the verdict is.
     post({ type: "done", runId, json, interrupted, ms: performance.now() - started });
   } catch (err) {
     if (isKeyboardInterrupt(err)) post({ type: "done", runId, json: null, interrupted: true });
     else post({ type: "engine-error", runId, message: String(err && err.message || err) });
   }
+}
+
+/**
+ * Whether the run just made imported a standard module before the standard library was in (a
+ * dynamic import whenReady could not see): then it is in now, and the run must be made again.
+ */
+async function stdlibMissed(runId) {
+  if (!engine.missedStdlib()) return false;
+  post({ type: "waiting", runId, text: N_("Waiting for Python's standard library to finish loading…") });
+  await engine.waitForStdlib();
+  post({ type: "started", runId }); // the time limit counts from here (a Stop meanwhile interrupts the new run)
+  return true;
 }
 
 async function bare({ runId, problem, source }) {
@@ -417,15 +435,18 @@ function prepareProblems({ problems }) {
   // a problem that imports numpy is prepared once numpy is there (it loads only when asked for)
   const all = problems.map(withFiles);
   const later = all.filter((p) => !engine.numpyLoaded && engine.needsNumpy(p.files, ""));
-  toPrepare = all.filter((p) => !later.includes(p));
+  // one that imports a standard module the engine has yet to get, once the standard library is in
+  const afterStdlib = all.filter((p) => !later.includes(p) && engine.needsStdlib(p.files, ""));
+  toPrepare = all.filter((p) => !later.includes(p) && !afterStdlib.includes(p));
+  const queue = (problems) => () => {
+    toPrepare.push(...problems);
+    if (!preparing) startPreparing();
+  };
   if (later.length) {
-    const queue = () => {
-      toPrepare.push(...later);
-      if (!preparing) startPreparing();
-    };
-    const watch = () => (engine.numpy ? engine.numpy.then(queue, () => {}) : setTimeout(watch, 500));
+    const watch = () => (engine.numpy ? engine.numpy.then(queue(later), () => {}) : setTimeout(watch, 500));
     watch();
   }
+  if (afterStdlib.length) engine.waitForStdlib().then(queue(afterStdlib), () => {});
   startPreparing();
 }
 

@@ -18,6 +18,7 @@ Two ways to boot, both through ``boot.mjs``:
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gc
 import importlib
@@ -29,6 +30,8 @@ import sys
 import types
 from pathlib import Path
 from typing import Any
+
+from . import late_stdlib
 
 #: Where the hosts write the problem folders they judge (one folder per problem id).
 PROBLEMS_ROOT = "/home/pyodide/problems"
@@ -115,6 +118,8 @@ def prepare_snapshot(problems_root: str = PROBLEMS_ROOT) -> None:
 
     prepare_without_numpy(problems_root)
     warm_up(problems_root, numpy=False)
+    late_stdlib.record()
+    codecs.lookup("unicode_escape")  # runs use it (reading test files); in the image it needs no standard library
     _keep_site_files()
     linecache.clearcache()
     re.purge()
@@ -148,11 +153,12 @@ def site_files() -> tuple[bytes | bytearray, list[tuple[str, int, int]]]:
     return files
 
 
-def after_restore(problems_root: str = PROBLEMS_ROOT) -> None:
+def after_restore(problems_root: str = PROBLEMS_ROOT, stdlib_late: bool = False) -> None:
     """In an interpreter restored from the snapshot, once its files are back: fresh caches and randomness.
 
     Everything restored from one image would otherwise draw the same random numbers (and
-    temporary names).
+    temporary names). ``stdlib_late``: the host restored without the standard library's zip and
+    writes it in later (:mod:`.late_stdlib`).
     """
     import random
     import tempfile
@@ -163,6 +169,8 @@ def after_restore(problems_root: str = PROBLEMS_ROOT) -> None:
     random.seed()
     tempfile._name_sequence = None  # type: ignore[attr-defined]
     os.makedirs(problems_root, exist_ok=True)
+    if stdlib_late:
+        late_stdlib.start_waiting()
 
 
 def prepare_numpy(problems_root: str = PROBLEMS_ROOT) -> None:

@@ -28,8 +28,9 @@ BOOT_PACKAGES = ("numpy", "pytest")  # loaded while Pyodide boots
 #: what the browser gets of the judge: what runs in both engines, the browser engine's Python half and
 #: the learner's side of the boundary as it runs in the browser's one interpreter
 BROWSER_BUNDLE = ("__init__.py", "artifacts.py", "i18n.py", "lang.py", "core", "engines/__init__.py",
-                  "engines/pyodide_boot.py", "engines/unfinished.py", "sandbox/__init__.py", "sandbox/learner.py",
-                  "sandbox/standin.py", "sandbox/inprocess.py", "sandbox/guard.py")
+                  "engines/pyodide_boot.py", "engines/late_stdlib.py", "engines/unfinished.py",
+                  "sandbox/__init__.py", "sandbox/learner.py", "sandbox/standin.py", "sandbox/inprocess.py",
+                  "sandbox/guard.py")
 CONFIG_PLACEHOLDER = "<!--SITE_CONFIG-->"
 _ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed timestamps: the same source gives the same zip bytes
 _WEB_EXCLUDE = {"node_modules", "src", "package.json", "package-lock.json", "vendor.sh", ".gitignore",

@@ -156,7 +156,10 @@ def test_a_run_that_needs_numpy_waits_for_it_and_the_page_says_so(browser, site_
         run = app.click_run()
         app.page.wait_for_selector("[data-testid=result-summary][data-waiting=numpy]", timeout=10_000)
         assert "Waiting for numpy" in app.page.inner_text("[data-testid=result-summary]")
-        app.page.wait_for_timeout(500)
+        for _ in range(300):  # numpy's wheel is requested once the standard library is in
+            if held:
+                break
+            app.page.wait_for_timeout(100)
         assert app.page.get_attribute("[data-testid=result-summary]", "data-status") == "running"
         assert held, "the worker's request for numpy's wheel was not seen"
         released.append(True)  # later engines (one per run) load numpy at once

@@ -6,7 +6,9 @@
 //   Node.js): the image is checked against its sha256, decompressed and restored; pytest and the
 //   judge are then already imported and warmed up. numpy is not in the image (its shared libraries
 //   do not survive a snapshot): engine.loadNumpy() loads it afterwards, in the background, and a
-//   run that needs it waits for it (engine.needsNumpy, engine.whenReady).
+//   run that needs it waits for it (engine.needsNumpy, engine.whenReady). The host may bring the
+//   standard library after the restore (snapshot.lateStdlib): the image holds every module the
+//   judge's runs import, so only a run importing another standard module waits for it.
 // - plain, when the site has no snapshot or restoring fails (a browser without
 //   DecompressionStream, a changed or corrupt file...): Pyodide with the site's files (the
 //   distribution, or its bytecode-compiled twins through lockFileURL and stdLibURL), a check that
@@ -26,14 +28,16 @@ const N_ = (message) => message; // marks a progress message the page shows tran
  *           judgeZip, judgePyc?      Uint8Array, a promise of one, or a function giving either
  *                                    (only the plain boot reads them; judgePyc may be null)
  *           snapshot?               {bytes, sha256, imageSha256?, wasm?, dataOffset?, gunzip?, image?,
- *                                    onImage?, onKeptImageFailed?}: the site's memory snapshot as
+ *                                    onImage?, onKeptImageFailed?, lateStdlib?}: the site's memory snapshot as
  *                                   shipped (gzip; bytes as judgeZip) and, when it was stored as a
  *                                   difference to pyodide.asm.wasm's data segment (dataOffset not
  *                                   null), that wasm file's bytes (as judgeZip); gunzip(bytes)
  *                                   replaces DecompressionStream. image: a complete image the host
  *                                   kept (a promise of a Uint8Array), tried first, unchecked;
  *                                   onImage(image) gets the image after a restore from the site's
- *                                   file, onKeptImageFailed(error) says the kept one failed
+ *                                   file, onKeptImageFailed(error) says the kept one failed.
+ *                                   lateStdlib: {load() -> a promise of the standard library's
+ *                                   bytes}, called once restored: the engine is ready without it
  *           interruptBuffer?        Int32Array over shared memory: 2 (SIGINT) there interrupts Python
  *           progress?(text)         what the boot is doing, for a status line
  *           output?(stream, line)}  Pyodide's own stdout/stderr (pytest captures the tests' output)
@@ -108,19 +112,27 @@ async function restoreJudge(options, clock, image) {
   const progress = options.progress || (() => {});
   progress(N_("Restoring Python from its memory image…"));
   Promise.resolve(image).catch(() => {}); // loadPyodide awaits it; its failure is reported there
-  // the standard library the image was made with (the plain one: judge/engines/pyodide_snapshot.py's STDLIB)
-  const stdLibURL = options.snapshot.stdLibURL || options.stdLibURL;
+  // the standard library the image was made with (the plain one: judge/engines/pyodide_snapshot.py's
+  // STDLIB), or, when the host brings it after the restore, an empty zip in its place meanwhile
+  const late = options.snapshot.lateStdlib || null;
+  const stdLibURL = late ? EMPTY_ZIP_URL : options.snapshot.stdLibURL || options.stdLibURL;
   const py = await options.loadPyodide({ ...pyodideOptions({ ...options, stdLibURL }, []), _loadSnapshot: image });
   clock.mark("restore");
   progress(N_("Writing its files back…"));
   const boot = py.pyimport("judge.engines.pyodide_boot");
   writeSiteFiles(py, boot);
-  boot.after_restore(PROBLEMS_ROOT);
+  boot.after_restore(PROBLEMS_ROOT, Boolean(late));
   py.setStdin({ error: true }); // without it pytest's capture ends the interpreter in a worker
   clock.mark("afterRestore");
   if (options.interruptBuffer) py.setInterruptBuffer(options.interruptBuffer);
-  return new JudgeEngine(py, boot, options.interruptBuffer || null, clock.timings(), "snapshot");
+  const engine = new JudgeEngine(py, boot, options.interruptBuffer || null, clock.timings(), "snapshot");
+  if (late) engine.bringStdlib(late);
+  return engine;
 }
+
+// An empty zip (its end-of-directory record alone): what Pyodide writes as the standard library
+// while the host downloads the real one (judge/engines/late_stdlib.py).
+const EMPTY_ZIP_URL = "data:application/zip;base64,UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==";
 
 /** Write back the files the snapshot kept in memory (a memory snapshot holds no file system). */
 function writeSiteFiles(py, boot) {
@@ -334,8 +346,59 @@ export class JudgeEngine {
     this.installedWheels = new Set();
     this.signatures = new Map(); // problem folder -> signature of the files written there
     this.numpy = null; // a promise once numpy is loading or loaded
+    this.stdlib = null; // while the standard library is downloading after a restore: {load, done}
+    this.lateStdlib = null; // judge.engines.late_stdlib, after such a restore
     this.numpyLoaded = false;
     this.numpyMs = null;
+  }
+
+  /**
+   * After a restore without the standard library (options.snapshot.lateStdlib, {load}: load()
+   * resolves with the zip's bytes): write it in when it has downloaded. Meanwhile runs that import
+   * from it wait for it (whenReady), and a run that imported from it anyway is made again
+   * (missedStdlib).
+   */
+  bringStdlib({ load }) {
+    const lateStdlib = this.pyodide.pyimport("judge.engines.late_stdlib");
+    const arrive = async () => {
+      const bytes = await load();
+      this.pyodide.FS.writeFile(lateStdlib.path(), bytes);
+      lateStdlib.arrived();
+      this.stdlib = null;
+    };
+    this.lateStdlib = lateStdlib;
+    this.stdlib = { load, done: arrive() };
+    this.stdlib.done.catch(() => {}); // tried again by the next wait (waitForStdlib)
+  }
+
+  /** Resolve once the standard library is in (at once unless it is downloading after a restore). */
+  async waitForStdlib() {
+    while (this.stdlib) {
+      const pending = this.stdlib;
+      try {
+        await pending.done;
+      } catch (err) {
+        if (this.stdlib === pending) this.bringStdlib(pending); // a failed download: once more
+        await this.stdlib.done; // a second failure is the caller's
+      }
+    }
+  }
+
+  /** Whether a run of `source` against these files imports a standard module the engine has yet to get. */
+  needsStdlib(files, source) {
+    if (!this.stdlib) return false;
+    const texts = [source, ...files.filter((file) => file.path.endsWith(".py")).map(fileText)];
+    const list = this.pyodide.toPy(texts);
+    try {
+      return Boolean(this.lateStdlib.needed(list));
+    } finally {
+      list.destroy();
+    }
+  }
+
+  /** Whether the last run imported a standard module before it was in: that run must be made again. */
+  missedStdlib() {
+    return Boolean(this.lateStdlib) && Boolean(this.lateStdlib.missed());
   }
 
   /** Load numpy (after a restore from the snapshot): once, in the background; resolves when usable. */
@@ -345,6 +408,7 @@ export class JudgeEngine {
       this.numpy = (async () => {
         const py = this.pyodide;
         let failed = null;
+        await this.waitForStdlib(); // numpy imports standard modules the image lacks
         await py.loadPackage(["numpy"], { messageCallback: () => {}, errorCallback: (text) => { failed = text; } });
         if (!("numpy" in py.loadedPackages)) throw new Error(`could not load numpy${failed ? `: ${failed}` : ""}`);
         this.boot.prepare_numpy(PROBLEMS_ROOT);
@@ -364,10 +428,15 @@ export class JudgeEngine {
   }
 
   /**
-   * Resolve when a run of `source` against `files` can start: at once, or once numpy has loaded if
-   * the run needs it (onWait(text) is called first, so the host can say so).
+   * Resolve when a run of `source` against `files` can start: at once, or once what it needs has
+   * loaded: the standard library (after a restore that went without it), numpy (onWait(text) is
+   * called first, so the host can say so).
    */
   async whenReady(files, source, onWait) {
+    if (this.needsStdlib(files, source)) {
+      if (onWait) onWait(N_("Waiting for Python's standard library to finish loading…"));
+      await this.waitForStdlib();
+    }
     if (this.numpyLoaded || !this.needsNumpy(files, source)) return;
     if (onWait) onWait(N_("Waiting for numpy to finish loading…"));
     await this.loadNumpy();
@@ -434,6 +503,7 @@ export class JudgeEngine {
   async installWheels(wheelURLs, micropipURL) {
     const wanted = wheelURLs.filter((url) => !this.installedWheels.has(url));
     if (!wanted.length) return;
+    await this.waitForStdlib(); // micropip imports standard modules the image lacks
     if (!micropipURL) throw new Error("this site ships no micropip, so extra packages cannot be installed");
     const py = this.pyodide;
     await py.loadPackage(["packaging", micropipURL]);

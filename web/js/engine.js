@@ -410,8 +410,12 @@ export class EnginePool {
         const payload = { problem, source, micropip: this.config.micropip || null, lang, ...extra };
         this.changed(); // no longer waiting for an engine
         engine.run(runId, payload, {
-          waiting: (message) => { if (onWaiting && !ctl.settled) onWaiting(message, "numpy"); },
+          waiting: (message) => {
+            clearTimeout(ctl.timer); // the time limit counts the run, not a download it waits for
+            if (onWaiting && !ctl.settled) onWaiting(message, "numpy");
+          },
           started: () => {
+            clearTimeout(ctl.timer); // a run made again (see worker.js) gets its time anew
             ctl.startedAt = performance.now();
             ctl.timer = setTimeout(() => this.abort("timeout", timeLimit), timeLimit * 1000);
           },

@@ -172,8 +172,9 @@ def _boot_files(out: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
         return []
     index = pyodide["indexURL"]
     snapshot = pyodide.get("snapshot")
-    stdlib = (snapshot or {}).get("stdLibURL") or pyodide.get("stdLibURL") or f"{index}python_stdlib.zip"
-    urls = [f"{index}pyodide.asm.js", f"{index}pyodide.asm.wasm", stdlib]
+    urls = [f"{index}pyodide.asm.js", f"{index}pyodide.asm.wasm"]
+    if not snapshot:  # a restore goes without the standard library: it downloads once Python is ready
+        urls.append(pyodide.get("stdLibURL") or f"{index}python_stdlib.zip")
     files = [{"url": url, "size": (out / url).stat().st_size} for url in urls if (out / url).is_file()]
     if snapshot and (out / snapshot["url"]).is_file():
         files.append({"url": snapshot["url"], "size": (out / snapshot["url"]).stat().st_size,

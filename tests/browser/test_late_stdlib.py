@@ -1,0 +1,134 @@
+"""After a restore the standard library downloads last: Run is usable without it, in real Chromium.
+
+The memory image holds every module the judge's runs import, so the page restores Python without
+the standard library's zip (2.4 MB) and writes it in once it has downloaded (js/boot.mjs,
+judge/engines/late_stdlib.py). Here its request is held back: every problem without numpy is judged
+meanwhile, a Try it call answers, and a run whose code imports a standard module the image lacks
+waits for the zip (a static import) or is made again once it is in (a dynamic one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from judge.core.problem import load_problem
+from tests.browser.conftest import App, Served, real_problem_ids
+
+STDLIB = "**/python_stdlib.zip"
+WAITING = "Waiting for Python's standard library"
+
+
+class Held:
+    """The standard library's requests, held until released (then every request goes through)."""
+
+    def __init__(self) -> None:
+        self.routes: list = []
+        self.released = False
+
+    def __call__(self, route) -> None:
+        if self.released:
+            route.continue_()
+        else:
+            self.routes.append(route)
+
+    def release(self) -> None:
+        self.released = True
+        for route in self.routes:
+            with contextlib.suppress(Exception):  # the page that asked may be gone
+                route.continue_()
+
+
+def _open(browser, site: Path, problem_id: str):
+    served = Served(site)
+    held = Held()
+    context = browser.new_context(viewport={"width": 1366, "height": 800})
+    context.route(STDLIB, held)
+    app = App(context.new_page(), served.url)
+    app.open(problem_id)
+    app.wait_ready()
+    return served, context, app, held
+
+
+def _close(served: Served, context, held: Held) -> None:
+    held.release()
+    context.close()
+    served.stop()
+
+
+def _without_numpy(problems_root: Path) -> list[str]:
+    ids = []
+    for problem_id in real_problem_ids():
+        folder = problems_root / problem_id
+        texts = [p.read_text(encoding="utf-8") for p in folder.rglob("*.py")
+                 if "reference" not in p.parts and "secret" not in p.parts]
+        if not any("import numpy" in t or "from numpy" in t for t in texts):
+            ids.append(problem_id)
+    return ids
+
+
+def test_every_problem_without_numpy_is_judged_before_the_standard_library_arrives(
+        browser, site_dir: Path, problems_root: Path) -> None:
+    ids = _without_numpy(problems_root)
+    assert len(ids) >= 5, ids
+    served, context, app, held = _open(browser, site_dir, ids[0])
+    try:
+        assert held.routes, "the worker did not ask for the standard library after the restore"
+        assert app.page.evaluate("window.ppJudge.pool.primary.mode") == "snapshot"
+        for problem_id in ids:
+            app.select(problem_id)
+            problem = load_problem(problems_root / problem_id)
+            app.set_code(problem.reference_path.read_text(encoding="utf-8"))
+            assert app.run() == "passed", (problem_id, app.result(problem_id))
+            app.wait_ready()
+        app.select("pp-schedule")
+        # a failing run whose error is raised inside the standard library (a traceback through its frames,
+        # whose source is not there yet) is reported as a failure like any other
+        app.set_code("import re\n\ndef schedule(kind, p, m):\n    re.compile('(')\n")
+        assert app.run() == "failed", app.result("pp-schedule")
+        failed = [t for t in app.result("pp-schedule")["tests"] if t["outcome"] != "passed"]
+        assert any("missing )" in (t.get("message") or "") for t in failed), failed[0]
+        app.wait_ready()
+        problem = load_problem(problems_root / "pp-schedule")
+        app.set_code(problem.reference_path.read_text(encoding="utf-8"))
+        app.page.click("[data-testid=try-it] summary")
+        app.page.fill("[data-testid=try-call]", "schedule('gpipe', 2, 2)")
+        app.page.click("[data-testid=try-run]")
+        app.page.wait_for_function(
+            "() => document.querySelector('[data-testid=try-output]').innerText.includes(\"('F', 0)\")",
+            timeout=60_000)
+        assert not held.released and held.routes  # all of it without the standard library
+        assert not app.errors, app.errors
+    finally:
+        _close(served, context, held)
+
+
+def _waits_then_passes(browser, site: Path, problems_root: Path, code: str) -> None:
+    """The pp-schedule reference with ``code`` appended: the run says it waits, then passes once released."""
+    served, context, app, held = _open(browser, site, "pp-schedule")
+    reference = load_problem(problems_root / "pp-schedule").reference_path.read_text(encoding="utf-8")
+    try:
+        app.set_code(reference + code)
+        run = app.click_run()
+        app.page.wait_for_function(f"() => document.querySelector('[data-testid=result-summary]')"
+                                   f".innerText.includes({WAITING!r})", timeout=60_000)
+        app.page.wait_for_timeout(300)
+        assert app.page.get_attribute("[data-testid=result-summary]", "data-status") == "running"
+        held.release()
+        assert app.wait_verdict(run) == "passed", app.result("pp-schedule")
+        assert not app.errors, app.errors
+    finally:
+        _close(served, context, held)
+
+
+def test_a_run_importing_a_standard_module_the_image_lacks_waits_for_it(browser, site_dir: Path,
+                                                                        problems_root: Path) -> None:
+    _waits_then_passes(browser, site_dir, problems_root, "\n\nimport wave  # not in the memory image\n")
+
+
+def test_a_run_that_imports_one_dynamically_is_made_again_once_it_is_in(browser, site_dir: Path,
+                                                                       problems_root: Path) -> None:
+    # the name is built at run time: no import statement shows it, so the run starts at once, fails
+    # to import it, and is made again once the standard library is in
+    _waits_then_passes(browser, site_dir, problems_root,
+                       "\n\nimport importlib\nWAVE = importlib.import_module('wa' + 've')\n")
