@@ -375,7 +375,7 @@ async function run({ runId, problem, source, micropip, mode, call, lang }) {
       const url = (path) => new URL(path, self.location.href).href;
       await engine.installWheels(problem.wheels.map(url), micropip ? url(micropip) : null);
     }
-    await engine.whenReady(problem.files, source, (text) => post({ type: "waiting", runId, text }));
+    await engine.whenReady(problem.files, source, (text, what) => post({ type: "waiting", runId, text, what }));
     const dir = engine.writeProblem(problem.id, problem.files);
     post({ type: "started", runId });
     const started = performance.now();
@@ -402,7 +402,7 @@ async function run({ runId, problem, source, micropip, mode, call, lang }) {
  */
 async function stdlibMissed(runId) {
   if (!engine.missedStdlib()) return false;
-  post({ type: "waiting", runId, text: N_("Waiting for Python's standard library to finish loading…") });
+  post({ type: "waiting", runId, text: N_("Waiting for Python's standard library to finish loading…"), what: "stdlib" });
   await engine.waitForStdlib();
   post({ type: "started", runId }); // the time limit counts from here (a Stop meanwhile interrupts the new run)
   return true;

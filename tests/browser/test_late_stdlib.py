@@ -110,8 +110,8 @@ def _waits_then_passes(browser, site: Path, problems_root: Path, code: str) -> N
     try:
         app.set_code(reference + code)
         run = app.click_run()
-        app.page.wait_for_function(f"() => document.querySelector('[data-testid=result-summary]')"
-                                   f".innerText.includes({WAITING!r})", timeout=60_000)
+        app.page.wait_for_selector("[data-testid=result-summary][data-waiting=stdlib]", timeout=60_000)
+        assert WAITING in app.page.inner_text("[data-testid=result-summary]")
         app.page.wait_for_timeout(300)
         assert app.page.get_attribute("[data-testid=result-summary]", "data-status") == "running"
         held.release()

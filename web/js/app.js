@@ -583,8 +583,8 @@ async function startRun(mode = "run") {
   }
   const runNumber = state.runs;
   const outcome = await pool.run(workerProblem(problem), source, problem.time_limit, (message, what) => {
-    // the run waits: for numpy (it loads after a restore from the memory snapshot) or for a fresh
-    // engine (after a hard stop, before the spare is ready), and says so
+    // the run waits: for the standard library or numpy (they load after a restore from the memory
+    // snapshot) or for a fresh engine (after a hard stop, before the spare is ready), and says so
     if (mode === "run" && ui.summary.dataset.run === String(runNumber) && state.running === problem.id) {
       ui.summary.dataset.waiting = what;
       if (state.current && state.current.id === problem.id) {

@@ -429,16 +429,16 @@ export class JudgeEngine {
 
   /**
    * Resolve when a run of `source` against `files` can start: at once, or once what it needs has
-   * loaded: the standard library (after a restore that went without it), numpy (onWait(text) is
-   * called first, so the host can say so).
+   * loaded: the standard library (after a restore that went without it), numpy (onWait(text, what) is
+   * called first, what "stdlib" or "numpy", so the host can say so).
    */
   async whenReady(files, source, onWait) {
     if (this.needsStdlib(files, source)) {
-      if (onWait) onWait(N_("Waiting for Python's standard library to finish loading…"));
+      if (onWait) onWait(N_("Waiting for Python's standard library to finish loading…"), "stdlib");
       await this.waitForStdlib();
     }
     if (this.numpyLoaded || !this.needsNumpy(files, source)) return;
-    if (onWait) onWait(N_("Waiting for numpy to finish loading…"));
+    if (onWait) onWait(N_("Waiting for numpy to finish loading…"), "numpy");
     await this.loadNumpy();
   }
 

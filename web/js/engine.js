@@ -138,7 +138,7 @@ class Engine {
     } else if (this.handlers && msg.runId === this.handlers.runId) {
       const h = this.handlers;
       if (msg.type === "waiting") {
-        if (h.waiting) h.waiting({ text: msg.text, values: msg.values || null });
+        if (h.waiting) h.waiting({ text: msg.text, values: msg.values || null, what: msg.what || "numpy" });
       } else if (msg.type === "started") {
         h.running = true;
         h.started();
@@ -376,9 +376,9 @@ export class EnginePool {
    *   {kind: "stopped", seconds}        the learner pressed Stop
    *   {kind: "crashed", message}        the engine died during the run (it is replaced)
    *   {kind: "error", message}          the engine failed (boot error, internal error)
-   * onWaiting(message, what) is called when the run waits: for numpy (still loading after a restore), what
-   * "numpy", message {text, values}; for a fresh engine (after a hard stop), what "engine", message the
-   * status ({text, values?, step?}).
+   * onWaiting(message, what) is called when the run waits: for the standard library or numpy (still
+   * loading after a restore), what "stdlib" or "numpy", message {text, values}; for a fresh engine
+   * (after a hard stop), what "engine", message the status ({text, values?, step?}).
    */
   run(problem, source, timeLimit, onWaiting = null, extra = {}) {
     if (this.current) return Promise.reject(new Error("a run is already in progress"));
@@ -412,7 +412,7 @@ export class EnginePool {
         engine.run(runId, payload, {
           waiting: (message) => {
             clearTimeout(ctl.timer); // the time limit counts the run, not a download it waits for
-            if (onWaiting && !ctl.settled) onWaiting(message, "numpy");
+            if (onWaiting && !ctl.settled) onWaiting(message, message.what);
           },
           started: () => {
             clearTimeout(ctl.timer); // a run made again (see worker.js) gets its time anew
