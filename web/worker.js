@@ -367,7 +367,9 @@ function tryCall(dir, entry, source, call) {
   }
 }
 
-async function run({ runId, problem, source, micropip, mode, call, lang }) {
+const STDLIB_WAIT = N_("Waiting for Python's standard library to finish loading…");
+
+async function run({ runId, problem, source, micropip, mode, call, lang, stdlibFirst }) {
   try {
     problem = withFiles(problem);
     if (problem.wheels && problem.wheels.length) {
@@ -375,37 +377,31 @@ async function run({ runId, problem, source, micropip, mode, call, lang }) {
       const url = (path) => new URL(path, self.location.href).href;
       await engine.installWheels(problem.wheels.map(url), micropip ? url(micropip) : null);
     }
-    await engine.whenReady(problem.files, source, (text, what) => post({ type: "waiting", runId, text, what }));
+    const wait = (text, what) => post({ type: "waiting", runId, text, what });
+    await engine.whenReady(problem.files, source, wait);
+    if (stdlibFirst && engine.stdlib) {
+      wait(STDLIB_WAIT, "stdlib");
+      await engine.waitForStdlib();
+    }
     const dir = engine.writeProblem(problem.id, problem.files);
     post({ type: "started", runId });
     const started = performance.now();
-    if (mode === "try") {
-      engine.clearInterrupt();
-      let json = tryCall(dir, problem.entry, source, call);
-      if (await stdlibMissed(runId)) json = tryCall(dir, problem.entry, source, call);
-      post({ type: "done", runId, json, interrupted: false, ms: performance.now() - started });
+    if (mode === "try") engine.clearInterrupt();
+    const { json, interrupted } = mode === "try" ? { json: tryCall(dir, problem.entry, source, call), interrupted: false }
+                                                 : engine.run(dir, source, false, lang || null);
+    if (!interrupted && engine.missedStdlib()) {
+      // an import the files do not show needed the standard library before it was in: the page
+      // makes the run again in the next engine, which waits for it first (stdlibFirst)
+      wait(STDLIB_WAIT, "stdlib");
+      post({ type: "done", runId, json: null, interrupted: false, again: true });
       return;
     }
-    let { json, interrupted } = engine.run(dir, source, false, lang || null);
-    if (!interrupted && await stdlibMissed(runId)) ({ json, interrupted } = engine.run(dir, source, false, lang || null));
     // The page knows whether it asked for the interrupt; it decides what the verdict is.
     post({ type: "done", runId, json, interrupted, ms: performance.now() - started });
   } catch (err) {
     if (isKeyboardInterrupt(err)) post({ type: "done", runId, json: null, interrupted: true });
     else post({ type: "engine-error", runId, message: String(err && err.message || err) });
   }
-}
-
-/**
- * Whether the run just made imported a standard module before the standard library was in (a
- * dynamic import whenReady could not see): then it is in now, and the run must be made again.
- */
-async function stdlibMissed(runId) {
-  if (!engine.missedStdlib()) return false;
-  post({ type: "waiting", runId, text: N_("Waiting for Python's standard library to finish loading…"), what: "stdlib" });
-  await engine.waitForStdlib();
-  post({ type: "started", runId }); // the time limit counts from here (a Stop meanwhile interrupts the new run)
-  return true;
 }
 
 async function bare({ runId, problem, source }) {

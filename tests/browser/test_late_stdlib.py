@@ -4,7 +4,8 @@ The memory image holds every module the judge's runs import, so the page restore
 the standard library's zip (2.4 MB) and writes it in once it has downloaded (js/boot.mjs,
 judge/engines/late_stdlib.py). Here its request is held back: every problem without numpy is judged
 meanwhile, a Try it call answers, and a run whose code imports a standard module the image lacks
-waits for the zip (a static import) or is made again once it is in (a dynamic one).
+waits for the zip (a static import) or is made again in the next engine once that one has it (a
+dynamic one).
 """
 
 from __future__ import annotations
@@ -103,8 +104,9 @@ def test_every_problem_without_numpy_is_judged_before_the_standard_library_arriv
         _close(served, context, held)
 
 
-def _waits_then_passes(browser, site: Path, problems_root: Path, code: str) -> None:
-    """The pp-schedule reference with ``code`` appended: the run says it waits, then passes once released."""
+def _waits_then_passes(browser, site: Path, problems_root: Path, code: str, engines: int) -> None:
+    """The pp-schedule reference with ``code`` appended: the run says it waits, then passes once
+    released, in ``engines`` engines (one per attempt)."""
     served, context, app, held = _open(browser, site, "pp-schedule")
     reference = load_problem(problems_root / "pp-schedule").reference_path.read_text(encoding="utf-8")
     try:
@@ -116,6 +118,8 @@ def _waits_then_passes(browser, site: Path, problems_root: Path, code: str) -> N
         assert app.page.get_attribute("[data-testid=result-summary]", "data-status") == "running"
         held.release()
         assert app.wait_verdict(run) == "passed", app.result("pp-schedule")
+        attempts = app.page.evaluate("window.ppJudge.pool.runs")
+        assert len(attempts) == engines and len({a["engine"] for a in attempts}) == engines, attempts
         assert not app.errors, app.errors
     finally:
         _close(served, context, held)
@@ -123,12 +127,12 @@ def _waits_then_passes(browser, site: Path, problems_root: Path, code: str) -> N
 
 def test_a_run_importing_a_standard_module_the_image_lacks_waits_for_it(browser, site_dir: Path,
                                                                         problems_root: Path) -> None:
-    _waits_then_passes(browser, site_dir, problems_root, "\n\nimport wave  # not in the memory image\n")
+    _waits_then_passes(browser, site_dir, problems_root, "\n\nimport wave  # not in the memory image\n", engines=1)
 
 
 def test_a_run_that_imports_one_dynamically_is_made_again_once_it_is_in(browser, site_dir: Path,
                                                                        problems_root: Path) -> None:
     # the name is built at run time: no import statement shows it, so the run starts at once, fails
-    # to import it, and is made again once the standard library is in
+    # to import it, and is made again in the next engine once the standard library is in there
     _waits_then_passes(browser, site_dir, problems_root,
-                       "\n\nimport importlib\nWAVE = importlib.import_module('wa' + 've')\n")
+                       "\n\nimport importlib\nWAVE = importlib.import_module('wa' + 've')\n", engines=2)

@@ -400,14 +400,16 @@ export class EnginePool {
       ctl.settle = settle;
       this.changed();
       const waited = !(this.primary && this.primary.state === "ready");
-      this.acquire().then((engine) => {
+      // again: the first engine's run imported a standard module before its standard library was in
+      // (worker.js): the run is made once more, in the next engine, once that one has it
+      const dispatch = (again) => this.acquire().then((engine) => {
         if (ctl.aborting) return settle({ kind: ctl.aborting, seconds: 0 });
         ctl.engine = engine;
         this.runs = [...this.runs.slice(-19), { engine: engine.id, waited }];
         const runId = ++this.runCounter;
         // the page's language (its switch sets <html lang>): the tests' messages follow it (judge.lang)
         const lang = globalThis.document?.documentElement?.lang || null;
-        const payload = { problem, source, micropip: this.config.micropip || null, lang, ...extra };
+        const payload = { problem, source, micropip: this.config.micropip || null, lang, ...extra, stdlibFirst: again };
         this.changed(); // no longer waiting for an engine
         engine.run(runId, payload, {
           waiting: (message) => {
@@ -415,18 +417,26 @@ export class EnginePool {
             if (onWaiting && !ctl.settled) onWaiting(message, message.what);
           },
           started: () => {
-            clearTimeout(ctl.timer); // a run made again (see worker.js) gets its time anew
             ctl.startedAt = performance.now();
             ctl.timer = setTimeout(() => this.abort("timeout", timeLimit), timeLimit * 1000);
           },
           finished: (msg) => {
             if (ctl.aborting) return; // the verdict was already given
-            if (msg.type === "engine-error") settle({ kind: msg.crashed ? "crashed" : "error", message: msg.message });
-            else if (msg.interrupted) settle({ kind: "error", message: "the run was interrupted (KeyboardInterrupt)" });
-            else settle({ kind: "result", json: msg.json, engineMs: msg.ms });
+            clearTimeout(ctl.timer);
+            if (msg.again && !again) {
+              ctl.engine = null;
+              dispatch(true);
+            } else if (msg.type === "engine-error") {
+              settle({ kind: msg.crashed ? "crashed" : "error", message: msg.message });
+            } else if (msg.interrupted) {
+              settle({ kind: "error", message: "the run was interrupted (KeyboardInterrupt)" });
+            } else {
+              settle({ kind: "result", json: msg.json, engineMs: msg.ms });
+            }
           },
         });
       }).catch((err) => settle({ kind: "error", message: String(err.message || err) }));
+      dispatch(false);
     });
   }
 
