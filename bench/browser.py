@@ -541,46 +541,38 @@ def _ready_pair(pw: Any, base: str, bytelog: ByteLog, sizes: Sizes) -> dict[str,
 
 
 def _throttle(context: Any, page: Any) -> Received:
+    received = Received(context)
     cdp = context.new_cdp_session(page)
-    received = Received(cdp)
     cdp.send("Network.enable")
     cdp.send("Network.emulateNetworkConditions", THROTTLE)
     return received
 
 
 class Received:
-    """The bytes Chromium received, as its network events time them (CDP ``Network.dataReceived``).
+    """The bytes Chromium received for the responses it had finished by a moment of the page.
 
     The server's count says what it wrote, and a response it wrote in full may still be crossing the
-    throttled line: this says what had arrived by a moment of the page (its ``performance.now()``).
+    throttled line. Playwright's request events cover the page and its workers; each finished
+    request has its timing (``responseEnd``: the last byte in) and its sizes as received (headers
+    and encoded body; 0 for an answer from the HTTP cache). A request still in flight at that
+    moment counts nothing.
     """
 
-    def __init__(self, cdp: Any) -> None:
-        self.chunks: list[tuple[float, str, int]] = []  # (monotonic s, request id, bytes)
-        self.urls: dict[str, str] = {}
-        self.wall_minus_monotonic: float | None = None
-        cdp.on("Network.requestWillBeSent", self._sent)
-        cdp.on("Network.dataReceived", self._data)
-
-    def _sent(self, event: dict[str, Any]) -> None:
-        self.urls[event["requestId"]] = event["request"]["url"]
-        if self.wall_minus_monotonic is None:
-            self.wall_minus_monotonic = event["wallTime"] - event["timestamp"]
-
-    def _data(self, event: dict[str, Any]) -> None:
-        self.chunks.append((event["timestamp"], event["requestId"], event.get("encodedDataLength") or 0))
+    def __init__(self, context: Any) -> None:
+        self.finished: list[Any] = []
+        context.on("requestfinished", lambda request: self.finished.append(request))
 
     def before(self, page: Any, page_ms: float) -> dict[str, Any]:
-        """Bytes received before ``page_ms`` (the page's clock), in all and by file name."""
-        origin_s = page.evaluate("performance.timeOrigin") / 1000
-        if self.wall_minus_monotonic is None:
-            return {"bytes": 0, "by_file": {}}
-        until = origin_s + page_ms / 1000 - self.wall_minus_monotonic
+        """Bytes of the responses finished before ``page_ms`` (the page's clock), in all and by file."""
+        until = page.evaluate("performance.timeOrigin") + page_ms
         by_file: dict[str, int] = {}
-        for at, request, nbytes in self.chunks:
-            if at <= until:
-                name = self.urls.get(request, "?").rsplit("/", 1)[-1].split("?")[0] or "(page)"
-                by_file[name] = by_file.get(name, 0) + nbytes
+        for request in list(self.finished):
+            timing = request.timing
+            if timing["responseEnd"] < 0 or timing["startTime"] + timing["responseEnd"] > until:
+                continue
+            sizes = request.sizes()
+            name = request.url.rsplit("/", 1)[-1].split("?")[0].split("#")[0] or "(page)"
+            by_file[name] = by_file.get(name, 0) + sizes["responseBodySize"] + sizes["responseHeadersSize"]
         return {"bytes": sum(by_file.values()), "by_file": by_file}
 
 
@@ -596,7 +588,7 @@ def _throttled_pair(pw: Any, base: str, floor_url: str, problem_id: str, bytelog
         out["app_ms"] = ready["ms"]
         out["app_page_ms"] = page.evaluate("window.__benchPageAt")
         out["app_bytes"] = sizes.totals(bytelog.since(mark))  # what the server had written by then
-        out["app_received"] = received.before(page, ready["ms"])  # what had crossed the line by then
+        out["app_received"] = received.before(page, ready["ms"])  # the responses in by then
     with profile(pw) as context:
         page = _page(context)
         _throttle(context, page)
@@ -654,8 +646,8 @@ def _app_pair(pw: Any, base: str, problems: list[Problem], at_ready: Problem, nu
 
 
 def _until_ready(throttled: dict[str, Any]) -> float:
-    """The app's bytes until Run was usable: what Chromium had received by then (the server's count
-    where the browser's is missing, an older JSON)."""
+    """The app's bytes until Run was usable: the responses Chromium had received by then (the
+    server's count where that is missing, an older JSON)."""
     received = throttled.get("app_received", {}).get("bytes")
     return float(received) if received else float(throttled["app_bytes"]["bytes"])
 
@@ -863,7 +855,7 @@ def print_table(data: dict[str, Any], out: Any = None) -> None:
              "throttled_ready_vs_floor")
         line("  app: page usable (statement, editor) (/ floor)", t["app_page_ms"], ratios["throttled_page_vs_floor"])
         line("  floor: imported numpy+pytest", t["floor_ms"])
-        w(f"    bytes until Run is usable (received by Chromium; the server had written "
+        w(f"    bytes until Run is usable (responses Chromium had received; the server had written "
           f"{_mb(t.get('app_bytes_written', t['app_bytes']))}): app {_mb(t['app_bytes'])}, floor {_mb(t['floor_bytes'])} "
           f"(app / floor {ratios['throttled_bytes_vs_floor']:.2f}); app / the {_mb(t['issue_bytes'])} of issue 24: "
           f"{ratios['throttled_bytes_vs_issue']:.2f} (target <= {targets['throttled_bytes_vs_issue']}: "
