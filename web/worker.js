@@ -172,9 +172,11 @@ async function boot(msg) {
       bytes().catch(() => {});
       wasm?.().catch(() => {});
     }
-    // the standard library downloads once Python is restored (only a run importing a module the
-    // image lacks waits for it: js/boot.mjs)
-    const stdlib = msg.snapshot.stdLibURL ? new URL(msg.snapshot.stdLibURL, self.location.href).href : null;
+    // On a first visit the standard library downloads once Python is restored (only a run importing
+    // a module the image lacks waits for it: js/boot.mjs). With a kept image (a repeat visit, the
+    // spare, the engine after a run) it is in the browser's caches: the restore reads it, as
+    // before, and nothing downloads beside a run in progress.
+    const stdlib = msg.snapshot.stdLibURL && !kept ? new URL(msg.snapshot.stdLibURL, self.location.href).href : null;
     snapshot = {
       ...msg.snapshot, bytes, wasm, image: kept,
       lateStdlib: stdlib ? { load: () => fetchBytes(stdlib) } : null,

@@ -2,8 +2,10 @@
 
 The memory image holds every module the judge's runs import, so the page restores Python without
 the standard library's zip (2.4 MB) and writes it in once it has downloaded (js/boot.mjs,
-judge/engines/late_stdlib.py). Here its request is held back: every problem without numpy is judged
-meanwhile, a Try it call answers, and a run whose code imports a standard module the image lacks
+judge/engines/late_stdlib.py) on a first visit (later engines restore the image the worker kept, and
+the standard library from the browser's caches, as before). Here its request is held back: every
+problem without numpy is judged meanwhile, a Try it call answers, and a run whose code imports a
+standard module the image lacks
 waits for the zip (a static import) or is made again in the next engine once that one has it (a
 dynamic one).
 """
@@ -40,21 +42,25 @@ class Held:
                 route.continue_()
 
 
-def _open(browser, site: Path, problem_id: str):
-    served = Served(site)
+def _open(browser, site: Path, problem_id: str, served: Served | None = None):
+    """A first visit (a fresh profile: no kept image) with the standard library's requests held."""
+    served = served or Served(site)
     held = Held()
     context = browser.new_context(viewport={"width": 1366, "height": 800})
     context.route(STDLIB, held)
     app = App(context.new_page(), served.url)
     app.open(problem_id)
     app.wait_ready()
+    assert held.routes, "the worker did not ask for the standard library after the restore"
+    assert app.page.evaluate("window.ppJudge.pool.primary.mode") == "snapshot"
     return served, context, app, held
 
 
-def _close(served: Served, context, held: Held) -> None:
+def _close(served: Served | None, context, held: Held) -> None:
     held.release()
     context.close()
-    served.stop()
+    if served is not None:
+        served.stop()
 
 
 def _without_numpy(problems_root: Path) -> list[str]:
@@ -68,37 +74,51 @@ def _without_numpy(problems_root: Path) -> list[str]:
     return ids
 
 
+def _first_run(browser, site: Path, served: Served, problem_id: str, code: str) -> tuple[str, dict]:
+    """On a first visit, with the standard library held back: the verdict and Result of one run."""
+    _, context, app, held = _open(browser, site, problem_id, served)
+    try:
+        app.set_code(code)
+        verdict = app.run()
+        assert not held.released and held.routes  # judged without the standard library
+        assert not app.errors, app.errors
+        return verdict, app.result(problem_id)
+    finally:
+        _close(None, context, held)
+
+
 def test_every_problem_without_numpy_is_judged_before_the_standard_library_arrives(
         browser, site_dir: Path, problems_root: Path) -> None:
     ids = _without_numpy(problems_root)
     assert len(ids) >= 5, ids
-    served, context, app, held = _open(browser, site_dir, ids[0])
+    served = Served(site_dir)
     try:
-        assert held.routes, "the worker did not ask for the standard library after the restore"
-        assert app.page.evaluate("window.ppJudge.pool.primary.mode") == "snapshot"
-        for problem_id in ids:
-            app.select(problem_id)
-            problem = load_problem(problems_root / problem_id)
-            app.set_code(problem.reference_path.read_text(encoding="utf-8"))
-            assert app.run() == "passed", (problem_id, app.result(problem_id))
-            app.wait_ready()
-        app.select("pp-schedule")
-        # a failing run whose error is raised inside the standard library (a traceback through its frames,
-        # whose source is not there yet) is reported as a failure like any other
-        app.set_code("import re\n\ndef schedule(kind, p, m):\n    re.compile('(')\n")
-        assert app.run() == "failed", app.result("pp-schedule")
-        failed = [t for t in app.result("pp-schedule")["tests"] if t["outcome"] != "passed"]
+        for problem_id in ids:  # each on a first visit: later engines restore a kept image, stdlib and all
+            reference = load_problem(problems_root / problem_id).reference_path.read_text(encoding="utf-8")
+            verdict, result = _first_run(browser, site_dir, served, problem_id, reference)
+            assert verdict == "passed", (problem_id, result)
+        # a failing run whose error is raised inside the standard library (a traceback through its
+        # frames, whose source is not there yet) is reported as a failure like any other
+        verdict, result = _first_run(browser, site_dir, served, "pp-schedule",
+                                     "import re\n\ndef schedule(kind, p, m):\n    re.compile('(')\n")
+        assert verdict == "failed", result
+        failed = [t for t in result["tests"] if t["outcome"] != "passed"]
         assert any("missing )" in (t.get("message") or "") for t in failed), failed[0]
-        app.wait_ready()
-        problem = load_problem(problems_root / "pp-schedule")
-        app.set_code(problem.reference_path.read_text(encoding="utf-8"))
+    finally:
+        served.stop()
+
+
+def test_try_it_answers_before_the_standard_library_arrives(browser, site_dir: Path, problems_root: Path) -> None:
+    served, context, app, held = _open(browser, site_dir, "pp-schedule")
+    try:
+        app.set_code(load_problem(problems_root / "pp-schedule").reference_path.read_text(encoding="utf-8"))
         app.page.click("[data-testid=try-it] summary")
         app.page.fill("[data-testid=try-call]", "schedule('gpipe', 2, 2)")
         app.page.click("[data-testid=try-run]")
         app.page.wait_for_function(
             "() => document.querySelector('[data-testid=try-output]').innerText.includes(\"('F', 0)\")",
             timeout=60_000)
-        assert not held.released and held.routes  # all of it without the standard library
+        assert not held.released and held.routes
         assert not app.errors, app.errors
     finally:
         _close(served, context, held)
