@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -466,6 +467,49 @@ def test_a_slow_first_visit_is_usable_at_once_and_shows_bytes_of_bytes(browser, 
         assert page.is_hidden("[data-testid=boot-progress]")
         # numpy only for the problems that need it: pp-schedule does not
         assert page.evaluate("window.ppJudge.pool.primary.numpy") is None
+    finally:
+        context.close()
+        served.stop()
+
+
+def test_a_first_visit_fetches_the_pages_own_files_at_once_and_once_and_python_after_them(
+        browser, site_dir: Path) -> None:
+    """index.html preloads the page's modules, the problem manifest and KaTeX's common faces, so
+    they do not wait for one another; each is fetched once (a preload the page does not use would
+    be a second download); Python's downloads start once the manifest is in."""
+    from judge.commands.site.build import MATH_FONTS, page_modules
+
+    index = (site_dir / "index.html").read_text(encoding="utf-8")
+    config = json.loads(re.search(r'id="site-config">(.*?)</script>', index, re.S).group(1))
+    own = [*page_modules(site_dir), config["manifest"], *MATH_FONTS]
+    served = Served(site_dir)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    requests: list = []
+    try:
+        page = context.new_page()
+        context.on("request", lambda request: requests.append(request))
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 20,
+                                                      "downloadThroughput": 10e6 / 8, "uploadThroughput": 10e6 / 8})
+        app = App(page, served.url)
+        app.open("pp-schedule")
+        app.wait_ready()
+
+        def started(request) -> float:
+            return request.timing["startTime"]
+
+        def ended(request) -> float:
+            return request.timing["startTime"] + request.timing["responseEnd"]
+
+        by_path = {path: [r for r in requests if r.url == served.url + path] for path in own}
+        assert {path: len(found) for path, found in by_path.items()} == dict.fromkeys(own, 1)
+        manifest = by_path[config["manifest"]][0]
+        assert started(manifest) < ended(by_path["vendor/codemirror.js"][0]), \
+            "the manifest was asked for only after the page's modules had loaded"
+        runtime = [r for r in requests if r.url.endswith("/pyodide.asm.wasm")]
+        assert runtime, "Python's runtime was never requested"
+        assert min(map(started, runtime)) >= ended(manifest), "Python's download started before the page's files"
     finally:
         context.close()
         served.stop()

@@ -911,6 +911,7 @@ async function start() {
   const response = await fetch(config.manifest);
   if (!response.ok) throw new Error(_("could not load the problem list ({status})", { status: response.status }));
   const manifest = await response.json();
+  pool.pageReady(); // the page's files are in (index.html preloads them): the rest is drawing it
   state.problems = manifest.problems;
   for (const p of state.problems) state.byId.set(p.id, p);
   setupLanguages();
@@ -925,6 +926,7 @@ async function start() {
   document.documentElement.dataset.appReady = "true";
 }
 
-// the page's own files first: Python's large downloads wait for them (slow first visits)
+// the page's own files first: Python's large downloads wait for them (slow first visits), and
+// for a page that failed to start no longer than that
 start().catch((err) => showBanner(() => _("The page could not start: {error}", { error: err.message || err }), "error"))
   .finally(() => pool.pageReady());
