@@ -28,7 +28,8 @@ CANARIES = sorted(p.stem for p in (ATTACKS / "canary").glob("*.py"))
 EXPLOITS = sorted(p.stem for p in (ATTACKS / "problems").glob("*.py"))
 #: exploits that sit on a partly right solution: the attack line must buy nothing over the solution without it
 ATTACK_LINES = {"pp-bubble-math__patch_isclose": "math.isclose = lambda *a, **k: True",
-                "pp-1f1b-emulated__patch_allclose": "import numpy; numpy.allclose = lambda *a, **k: True"}
+                "pp-1f1b-emulated__patch_allclose": "import numpy; numpy.allclose = lambda *a, **k: True",
+                "pp-schedule__crash_the_tests": "return _crash()  # the attack"}
 #: what the plain level cannot stop: the learner's code runs as the grader (grading warns about it)
 PLAIN_HOLES = {"disk_secret_tests", "parent_memory"}
 HONEST = "def add(a, b):\n    return a + b\n"
