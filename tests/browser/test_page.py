@@ -441,15 +441,21 @@ def test_typing_announces_nothing(app: App) -> None:
 # 7. first visit
 
 
+def throttled_page(context):
+    """A new page of ``context`` on a 10 Mbit/s line with 20 ms latency (Chromium's network emulation)."""
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 20,
+                                                  "downloadThroughput": 10e6 / 8, "uploadThroughput": 10e6 / 8})
+    return page
+
+
 def test_a_slow_first_visit_is_usable_at_once_and_shows_bytes_of_bytes(browser, site_dir: Path) -> None:
     served = Served(site_dir)
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
-        page = context.new_page()
-        cdp = context.new_cdp_session(page)
-        cdp.send("Network.enable")
-        cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 20,
-                                                      "downloadThroughput": 10e6 / 8, "uploadThroughput": 10e6 / 8})
+        page = throttled_page(context)
         app = App(page, served.url)
         app.open("pp-schedule")
         # the statement and the editor work while Python downloads
@@ -486,12 +492,8 @@ def test_a_first_visit_fetches_the_pages_own_files_at_once_and_once_and_python_a
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     requests: list = []
     try:
-        page = context.new_page()
+        page = throttled_page(context)
         context.on("request", lambda request: requests.append(request))
-        cdp = context.new_cdp_session(page)
-        cdp.send("Network.enable")
-        cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 20,
-                                                      "downloadThroughput": 10e6 / 8, "uploadThroughput": 10e6 / 8})
         app = App(page, served.url)
         app.open("pp-schedule")
         app.wait_ready()
