@@ -472,3 +472,27 @@ def test_the_tab_title_is_the_courses_on_every_page(tmp_path: Path, browser) -> 
     finally:
         page.close()
         served.stop()
+
+
+def test_the_preloads_list_the_pages_static_imports_and_the_fonts_only_with_math(tmp_path: Path) -> None:
+    from judge.commands.site.build import MATH_FONTS, preload_links
+
+    files = {
+        "js/app.js": 'import { a } from "./a.js";\nimport {\n  b,\n} from "../vendor/b.js";\n'
+                     'const later = () => import("./lazy.js");\n// import "./commented.js"\n',
+        "js/a.js": 'export { c } from "./c.mjs";\nimport "./a.js";\n',
+        "js/c.mjs": 'import x from "https://example.invalid/x.js";\n',
+        "vendor/b.js": "export const b = 1;\n",
+        "js/lazy.js": "", "js/commented.js": "",
+        **{font: "" for font in MATH_FONTS},
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    with_math = preload_links(tmp_path, "assets/problems-1.json", math=True).splitlines()
+    assert with_math == [
+        '<link rel="modulepreload" href="js/app.js">', '<link rel="modulepreload" href="js/a.js">',
+        '<link rel="modulepreload" href="vendor/b.js">', '<link rel="modulepreload" href="js/c.mjs">',
+        '<link rel="preload" href="assets/problems-1.json" as="fetch" crossorigin>',
+        *[f'<link rel="preload" href="{font}" as="font" type="font/woff2" crossorigin>' for font in MATH_FONTS]]
+    assert preload_links(tmp_path, "assets/problems-1.json", math=False).splitlines() == with_math[:5]

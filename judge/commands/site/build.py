@@ -43,7 +43,9 @@ was made by this function (it holds the marker file ``.pp-judge-site``).
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
+import html
 import json
 import os
 import re
@@ -342,10 +344,11 @@ def preload_links(out: Path, manifest: str, math: bool) -> str:
     the manifest, then the fonts), and on a slow line the page waits for that chain while Python's
     downloads wait for the page (see worker.js, "go").
     """
-    links = [f'<link rel="modulepreload" href="{module}">' for module in page_modules(out)]
-    links.append(f'<link rel="preload" href="{manifest}" as="fetch" crossorigin>')
+    href = functools.partial(html.escape, quote=True)
+    links = [f'<link rel="modulepreload" href="{href(module)}">' for module in page_modules(out)]
+    links.append(f'<link rel="preload" href="{href(manifest)}" as="fetch" crossorigin>')
     if math:
-        links += [f'<link rel="preload" href="{font}" as="font" type="font/woff2" crossorigin>'
+        links += [f'<link rel="preload" href="{href(font)}" as="font" type="font/woff2" crossorigin>'
                   for font in MATH_FONTS if (out / font).is_file()]
     return "\n".join(links)
 
