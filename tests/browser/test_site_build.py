@@ -484,7 +484,7 @@ def test_the_preloads_list_the_pages_static_imports_and_the_fonts_only_with_math
         "js/c.mjs": 'import x from "https://example.invalid/x.js";\n',
         "vendor/b.js": "export const b = 1;\n",
         "js/lazy.js": "", "js/commented.js": "",
-        **{font: "" for font in MATH_FONTS},
+        **dict.fromkeys(MATH_FONTS, ""),
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
