@@ -126,8 +126,7 @@ function prefetchBootFiles(own) {
 
 // The page sends "go" once its own files are in (its modules, fonts and problem manifest, which
 // index.html preloads): on a slow first visit the runtime's downloads would otherwise share the
-// line with them. A kept image needs no
-// download, so that boot does not wait.
+// line with them. A kept image needs no download, so that boot does not wait.
 let go = null;
 const goSignal = new Promise((resolve) => { go = resolve; });
 setTimeout(() => go(), 4000); // never wait long for a page that does not say it
