@@ -45,7 +45,7 @@
  * writing 2 (SIGINT) there raises KeyboardInterrupt inside the running Python. When that does not
  * land in time the page terminates this worker and switches to a spare one.
  */
-import { bootJudge, isKeyboardInterrupt } from "./js/boot.mjs";
+import { bootJudge, isKeyboardInterrupt, STDLIB_WAIT } from "./js/boot.mjs";
 
 const N_ = (message) => message; // marks a message the page shows translated (js/i18n.js), {placeholders} in `values`
 
@@ -369,8 +369,6 @@ function tryCall(dir, entry, source, call) {
   }
 }
 
-const STDLIB_WAIT = N_("Waiting for Python's standard library to finish loading…");
-
 async function run({ runId, problem, source, micropip, mode, call, lang, stdlibFirst }) {
   try {
     problem = withFiles(problem);
@@ -380,11 +378,7 @@ async function run({ runId, problem, source, micropip, mode, call, lang, stdlibF
       await engine.installWheels(problem.wheels.map(url), micropip ? url(micropip) : null);
     }
     const wait = (text, what) => post({ type: "waiting", runId, text, what });
-    await engine.whenReady(problem.files, source, wait);
-    if (stdlibFirst && engine.stdlib) {
-      wait(STDLIB_WAIT, "stdlib");
-      await engine.waitForStdlib();
-    }
+    await engine.whenReady(problem.files, source, wait, Boolean(stdlibFirst));
     const dir = engine.writeProblem(problem.id, problem.files);
     post({ type: "started", runId });
     const started = performance.now();

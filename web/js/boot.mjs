@@ -20,6 +20,8 @@
 
 export const PROBLEMS_ROOT = "/home/pyodide/problems";
 const N_ = (message) => message; // marks a progress message the page shows translated (js/i18n.js)
+/** What a run that waits for the standard library says (see JudgeEngine.whenReady). */
+export const STDLIB_WAIT = N_("Waiting for Python's standard library to finish loading…");
 
 /**
  * Boot Pyodide for judging; resolves with a JudgeEngine.
@@ -430,11 +432,12 @@ export class JudgeEngine {
   /**
    * Resolve when a run of `source` against `files` can start: at once, or once what it needs has
    * loaded: the standard library (after a restore that went without it), numpy (onWait(text, what) is
-   * called first, what "stdlib" or "numpy", so the host can say so).
+   * called first, what "stdlib" or "numpy", so the host can say so). stdlibFirst: wait for the
+   * standard library whatever the files show (a run made again after missedStdlib()).
    */
-  async whenReady(files, source, onWait) {
-    if (this.needsStdlib(files, source)) {
-      if (onWait) onWait(N_("Waiting for Python's standard library to finish loading…"), "stdlib");
+  async whenReady(files, source, onWait, stdlibFirst = false) {
+    if (stdlibFirst ? this.stdlib : this.needsStdlib(files, source)) {
+      if (onWait) onWait(STDLIB_WAIT, "stdlib");
       await this.waitForStdlib();
     }
     if (this.numpyLoaded || !this.needsNumpy(files, source)) return;
