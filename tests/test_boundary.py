@@ -90,7 +90,7 @@ def test_a_call_that_runs_too_long_fails_its_test_alone(where):
     source = hostile(echo="def echo(x):\n    while True:\n        pass\n")
     outcomes = judge_in(source, where)
     assert outcomes["test_values_are_copies"][0] == "failed"
-    assert "ran longer than its 2 s limit" in outcomes["test_values_are_copies"][1]
+    assert "used more than its 2 s of CPU time" in outcomes["test_values_are_copies"][1]
     others = {n: o for n, (o, _) in outcomes.items() if n != "test_values_are_copies"}
     assert others == dict.fromkeys(others, "passed")  # a fresh learner process served the later tests
 

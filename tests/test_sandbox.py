@@ -231,8 +231,13 @@ def hog():
 
 def test_the_runtime_folder_holds_nothing_of_the_graders():
     folder = Path(levels.runtime_folder())
-    files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+    files = sorted(str(p.relative_to(folder)) for p in (folder / "judge").rglob("*") if p.is_file())
     assert files == sorted(f"judge/{name}" for name in levels._RUNTIME_FILES)
     assert {p.name for p in (folder / "site").iterdir()} <= {"numpy", "numpy.libs"}
+    for entry in (folder / "site").iterdir():  # a link to the package, or a copy of it where others cannot reach it
+        original = Path(levels._package_folders()[entry.name])
+        if not entry.is_symlink():
+            copied = {str(p.relative_to(entry)) for p in entry.rglob("*") if p.is_file()}
+            assert copied == {str(p.relative_to(original)) for p in original.rglob("*") if p.is_file()}
     assert oct(folder.stat().st_mode & 0o777) == "0o755"
 

@@ -38,6 +38,9 @@ TAG = "~"
 MAX_DEPTH = 100  # nesting of containers where a refused value is looked for
 MAX_NESTING = 200  # containers inside containers a value may have (a list that contains itself has no end)
 MAX_MESSAGE = 32 * 1024 * 1024  # characters of one message's JSON text
+#: lists, tuples and dicts one message may hold: what bounds the memory and time its decoding costs
+#: (a message of tiny nested containers costs far more to decode than its size says)
+MAX_CONTAINERS = 1_000_000
 _SMALL_INT = 2**63
 _NUMERIC_KINDS = "biufc"  # numpy dtype kinds that cross: bool, signed, unsigned, float, complex
 PLAIN_TYPES = ("None, bool, int, float, str, bytes, tuple, list, dict, fractions.Fraction, numpy arrays "
@@ -287,6 +290,9 @@ class Decoder:
         """The value (or message) in ``text``; :class:`Malformed` when it does not follow the format."""
         if len(text) > MAX_MESSAGE:
             raise Malformed("a message larger than the limit")
+        if _containers(text) > MAX_CONTAINERS:
+            raise Malformed(f"a value with more than {MAX_CONTAINERS:,} lists, tuples and dicts, more than the tests "
+                            "accept: return a smaller value")
         try:
             if type(text) is str and not text.startswith("\ufeff"):
                 return self._json.decode(text)  # what json.loads does with such a text
@@ -503,7 +509,17 @@ def dumps(tree: Any) -> str:
     text = _JSON_ENCODER.encode(tree)
     if len(text) > MAX_MESSAGE:
         raise NotPlain(f"a value of {len(text) / 2**20:.1f} MiB", f"the limit is {MAX_MESSAGE // 2**20} MiB")
+    if _containers(text) > MAX_CONTAINERS:
+        raise NotPlain(f"a value of more than {MAX_CONTAINERS:,} lists, tuples and dicts",
+                       f"the limit is {MAX_CONTAINERS:,}")
     return text
+
+
+def _containers(text: str | bytes) -> int:
+    """At least the number of lists and dicts in a message's JSON text (brackets inside strings count too)."""
+    if isinstance(text, bytes):
+        return text.count(b"[") + text.count(b"{")
+    return text.count("[") + text.count("{")
 
 
 def loads(text: str | bytes) -> Any:

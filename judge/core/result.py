@@ -11,7 +11,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from ..i18n import _
+from ..i18n import N_, _
 
 SCHEMA_VERSION = 1
 STATUSES = ("passed", "failed", "error", "timeout")
@@ -120,16 +120,20 @@ class Result:
         return result
 
     @classmethod
-    def timeout(cls, problem: str, seconds: float, max_points: float = 0.0) -> Result:
-        """The Result of a run stopped at its wall-clock limit: no test credited."""
-        return cls.unjudged(problem, "timeout", f"timed out after {seconds:g} s", max_points,
-                            duration=float(seconds))
+    def timeout(cls, problem: str, seconds: float, max_points: float = 0.0, clock: str = "") -> Result:
+        """The Result of a run stopped at its time limit: no test credited. ``clock``: natively, which
+        limit stopped it: ``cpu`` (its CPU time) or ``wall`` (the wall-clock backstop); the browser
+        counts wall-clock time from the start of the learner's run and leaves it empty."""
+        return cls.unjudged(problem, "timeout", _TIMEOUT_MESSAGES[clock].format(seconds=f"{seconds:g}"),
+                            max_points, duration=float(seconds))
 
     def shown_message(self) -> str:
         """The message as a report shows it, in the judge's active language: a time-out's in the
         catalog's words (the Result itself keeps the English, the same from every engine)."""
-        if self.status == "timeout" and self.message == f"timed out after {self.duration:g} s":
-            return _("timed out after {seconds} s").format(seconds=f"{self.duration:g}")
+        if self.status == "timeout":
+            for english in _TIMEOUT_MESSAGES.values():
+                if self.message == english.format(seconds=f"{self.duration:g}"):
+                    return _(english).format(seconds=f"{self.duration:g}")
         return self.message
 
     @classmethod
@@ -144,6 +148,14 @@ class Result:
         return cls(problem=problem, status=status, message=message, duration=duration,
                    max_points=float(max_points))
 
+
+#: a time-out's message by the clock that stopped the run (translated by :meth:`Result.shown_message`)
+_TIMEOUT_MESSAGES = {
+    "": N_("timed out after {seconds} s"),
+    "cpu": N_("timed out after {seconds} s of CPU time (a loop that never ends, or a far too slow algorithm?)"),
+    "wall": N_("timed out after {seconds} s of wall-clock time, though within its CPU-time limit (code waiting "
+               "on something that never comes, or a machine far too busy)"),
+}
 
 _FIELD_ORDER = ("schema_version", "problem", "status", "score", "points", "max_points", "passed", "total",
                 "message", "duration", "sandbox", "objectives", "tests")

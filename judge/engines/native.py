@@ -40,7 +40,8 @@ from typing import IO
 from ..core.errors import ExitCode
 from ..core.problem import Problem
 from ..core.result import Result
-from ..sandbox import levels
+from ..sandbox import cputime, identities, levels
+from ..sandbox.process import JobSpace, make_job_folder
 from . import Job
 
 SPAWN_ALLOWANCE = 2.0  # extra seconds for a spawned child's interpreter to start
@@ -56,10 +57,13 @@ class _Running:
     channel: int
     root: str
     token: str
-    deadline: float
+    cpu_limit: float  # CPU seconds the job's processes may use
+    deadline: float  # the wall-clock backstop (monotonic)
+    space: JobSpace
+    identity: identities.Identity | None
     data: bytearray = field(default_factory=bytearray)
     status: int | None = None
-    timed_out: bool = False
+    timed_out: str = ""  # "cpu" or "wall": which limit stopped it
 
 
 class NativeEngine:
@@ -97,22 +101,27 @@ def judge_many(jobs: list[Job], parallel: int = 1,
     results: list[Result | None] = [None] * len(jobs)
     pending = list(enumerate(jobs))
     running: dict[int, tuple[int, _Running]] = {}
-    while pending or running:
-        while pending and len(running) < max(1, parallel):
-            index, job = pending.pop(0)
-            started = _start(job, sandbox)
-            if isinstance(started, Result):
-                results[index] = started
+    try:
+        while pending or running:
+            while pending and len(running) < max(1, parallel):
+                index, job = pending.pop(0)
+                started = _start(job, sandbox)
+                if isinstance(started, Result):
+                    results[index] = started
+                    if on_result:
+                        on_result(index, started)
+                else:
+                    running[started.pid] = (index, started)
+            for pid in _poll(running):
+                index, run = running.pop(pid)
+                results[index] = _finish(run, sandbox)
                 if on_result:
-                    on_result(index, started)
-            else:
-                running[started.pid] = (index, started)
-        for pid in _poll(running):
-            index, run = running.pop(pid)
-            results[index] = _finish(run, sandbox)
-            if on_result:
-                on_result(index, results[index])  # type: ignore[arg-type]  # just set
-    _reap(block=True)
+                    on_result(index, results[index])  # type: ignore[arg-type]  # just set
+    finally:  # interrupted (Ctrl-C, an error): nothing of a job outlives the run
+        for _, run in running.values():
+            _kill_group(run.pid)
+            _end_job(run)
+        _reap(block=True)
     return results  # type: ignore[return-value]
 
 
@@ -138,24 +147,28 @@ def _start(job: Job, sandbox: levels.Sandbox) -> _Running | Result:
         return Result.error(problem.id, f"{job.source_path}: cannot be read as UTF-8 text ({exc})",
                             problem.points or 0.0)
     root = tempfile.mkdtemp(prefix=f"judge-{problem.id}-")  # private to this user: the tests live here
+    identity = levels.acquire_identity(sandbox)  # this job's alone, until _end_job
+    space = JobSpace(make_job_folder(sandbox), (identity.uid, identity.gid) if identity else None)
     token = secrets.token_hex(16)
     payload = {"token": token, "problem_dir": str(problem.path), "source": source, "root": root,
                "include_secret": job.include_secret, "keyword": job.keyword,
                "memory_limit": job.memory_limit or problem.memory_limit,
                "test_time_limit": min(problem.per_test_time_limit, job.limit),
-               "sandbox": dataclasses.asdict(sandbox), "lang": job.language()}
+               "sandbox": dataclasses.asdict(sandbox), "lang": job.language(),
+               "space": {"folder": space.folder, "ids": space.ids}}
     read_end, write_end = os.pipe()
     use_fork = hasattr(os, "fork") and not os.environ.get("JUDGE_SPAWN")
     if use_fork:  # the child inherits the loaded Problem: no second parse and syntax check
-        pid = _fork(dict(payload, problem=problem), read_end, write_end, root)
+        pid = _fork(dict(payload, problem=problem), read_end, write_end, root, identity)
     else:
         pid = _spawn(payload, write_end, root)
     os.close(write_end)
     limit = job.limit + (FORK_ALLOWANCE if use_fork else SPAWN_ALLOWANCE)
-    return _Running(job, pid, read_end, root, token, time.monotonic() + limit)
+    backstop = time.monotonic() + (limit * levels.WALL_BACKSTOP if cputime.available() else limit)
+    return _Running(job, pid, read_end, root, token, limit, backstop, space, identity)
 
 
-def _fork(payload: dict, read_end: int, write_end: int, root: str) -> int:
+def _fork(payload: dict, read_end: int, write_end: int, root: str, identity: identities.Identity | None) -> int:
     _preload()
     gc.freeze()  # keep the parent's objects out of the child's collections: fewer copied pages
     pid = os.fork()
@@ -163,6 +176,8 @@ def _fork(payload: dict, read_end: int, write_end: int, root: str) -> int:
         try:
             os.setsid()
             os.close(read_end)
+            if identity is not None:
+                os.close(identity.lock_fd)  # the judge holds the identity, not the job
             _redirect_output(root)
             os.environ.update(_CHILD_ENV)
             sys.dont_write_bytecode = True
@@ -262,15 +277,21 @@ def _poll(running: dict[int, tuple[int, _Running]]) -> list[int]:
                 run.channel = -1
     finished = []
     now = time.monotonic()
+    processes = _cpu_snapshot(now)
     for run in runs:
         if run.status is None:
             pid, status = os.waitpid(run.pid, os.WNOHANG)
             if pid:
                 run.status = status
-        if run.status is None and now > run.deadline:
-            run.timed_out = True
-            _kill_group(run.pid)
-            run.status = os.waitpid(run.pid, 0)[1]
+        if run.status is None and not run.timed_out:
+            if processes is not None and cputime.job_seconds(run.pid, run.space.ids[:1] if run.space.ids else (),
+                                                            processes) > run.cpu_limit:
+                run.timed_out = "cpu"
+            elif now > run.deadline:
+                run.timed_out = "wall"
+            if run.timed_out:
+                _kill_group(run.pid)
+                run.status = os.waitpid(run.pid, 0)[1]
         if run.status is not None and (run.channel < 0 or run.timed_out or now > run.deadline + 2):
             finished.append(run.pid)
         elif run.status is None and run.channel < 0 and run.data.startswith(run.token.encode() + b"\n"):
@@ -279,6 +300,31 @@ def _poll(running: dict[int, tuple[int, _Running]]) -> list[int]:
             finished.append(run.pid)
     _reap()
     return finished
+
+
+_CPU_EVERY = 0.2  # seconds between two readings of the jobs' CPU time
+_last_cpu_reading = [0.0]
+
+
+def _cpu_snapshot(now: float) -> list | None:
+    """The processes' CPU times, read at most every :data:`_CPU_EVERY` seconds (None in between)."""
+    if not cputime.available() or now - _last_cpu_reading[0] < _CPU_EVERY:
+        return None
+    _last_cpu_reading[0] = now
+    return cputime.snapshot()
+
+
+def _end_job(run: _Running) -> None:
+    """Every process of the job's identity ended (verified) and its folders removed; on every path."""
+    try:
+        if run.identity is not None:
+            identities.release(run.identity)
+            run.identity = None
+    except identities.IdentityError as exc:  # never reused: its lock stays held until the judge exits
+        print(f"judge: {exc}", file=sys.stderr)
+    finally:
+        shutil.rmtree(run.space.folder, ignore_errors=True)
+        shutil.rmtree(run.root, ignore_errors=True)
 
 
 def _finish(run: _Running, sandbox: levels.Sandbox) -> Result:
@@ -292,9 +338,10 @@ def _finish(run: _Running, sandbox: levels.Sandbox) -> Result:
         stderr = Path(run.root, ".stderr").read_bytes()[-_STDERR_TAIL:]
     except OSError:
         stderr = b""
-    shutil.rmtree(run.root, ignore_errors=True)
+    _end_job(run)
     if run.timed_out:
-        result = Result.timeout(problem.id, run.job.limit, problem.points or 0.0)
+        seconds = run.job.limit * (levels.WALL_BACKSTOP if run.timed_out == "wall" and cputime.available() else 1)
+        result = Result.timeout(problem.id, seconds, problem.points or 0.0, clock=run.timed_out)
     else:
         result = _parse(problem, bytes(run.data), run.token, _exit_code(run.status), stderr)
     result.sandbox = sandbox.level

@@ -27,7 +27,7 @@ def run_job(job: dict, channel_fd: int) -> None:
         token = job.pop("token")
         from ..core.runner import judge_source
         from ..sandbox import levels, standin
-        from ..sandbox.process import ProcessLearner
+        from ..sandbox.process import JobSpace, ProcessLearner
         from .test_timer import TestTimer
 
         root = job["root"]
@@ -35,10 +35,12 @@ def run_job(job: dict, channel_fd: int) -> None:
         os.environ["TMPDIR"] = root
         sandbox = levels.Sandbox.from_dict(job["sandbox"])
         memory = job["memory_limit"]
+        ids = job["space"]["ids"]
+        space = JobSpace(job["space"]["folder"], (ids[0], ids[1]) if ids else None)  # the judge ends it
 
         def start(spec: standin.LearnerSpec, side: standin.TestSide) -> ProcessLearner:
             spec.memory_limit = memory
-            return ProcessLearner(spec, sandbox, side)
+            return ProcessLearner(spec, sandbox, side, space)
 
         result = judge_source(job.get("problem") or job["problem_dir"], job["source"],
                               learner=functools.partial(standin.session, start=start),

@@ -1,10 +1,14 @@
 """The native engine's per-test time limit: a test that runs too long fails alone.
 
-A pytest plugin that arms a wall-clock timer (``SIGALRM``) around each test's call phase. When it
-fires, the test fails with :class:`TestTimedOut` and the run goes on with the next test, so one
-infinite loop costs one test, not the problem. The problem's own time limit (enforced by the
-parent process) still bounds the whole run: code that blocks signals, or loops inside native code
-that does not return to Python, is stopped by it.
+A pytest plugin that watches each test's call phase. What it counts is CPU time: the test
+process's own and that of the learner processes it started (:mod:`judge.sandbox.cputime`), so a
+busy machine, which stretches wall-clock time, never fails correct work. Wall-clock time stops a
+test only past :data:`judge.sandbox.levels.WALL_BACKSTOP` times the limit (a learner that sleeps or
+waits forever). A ``SIGALRM`` timer wakes the test process every fraction of a second to look; when
+a limit is past, the test fails with :class:`TestTimedOut` and the run goes on with the next test,
+so one infinite loop costs one test, not the problem. The problem's own time limit (enforced by
+the parent process, on the same clocks) still bounds the whole run: code that blocks signals, or
+loops inside native code that does not return to Python, is stopped by it.
 
 Native only (POSIX signals): the browser engine has no such timer and stops the whole run at the
 problem's limit instead (docs/grading.md says so).
@@ -12,11 +16,17 @@ problem's limit instead (docs/grading.md says so).
 
 from __future__ import annotations
 
+import os
 import signal
+import time
 from collections.abc import Generator
 from typing import Any
 
 import pytest
+
+from ..sandbox import cputime, levels
+
+CHECK_EVERY = 0.25  # seconds of wall-clock time between two looks at the clocks
 
 
 class TestTimedOut(BaseException):
@@ -26,26 +36,48 @@ class TestTimedOut(BaseException):
 
 
 class TestTimer:
-    """Fails a test whose call phase runs longer than ``seconds``."""
+    """Fails a test whose call phase uses more than ``seconds`` of CPU time (or runs far too long)."""
 
     __test__ = False
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
+        self._cpu_start = 0.0
+        self._wall_end = 0.0
+        self._uid: tuple[int, ...] = ()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, None]:
         if not hasattr(signal, "setitimer") or self.seconds <= 0:
             yield
             return
-        previous = signal.signal(signal.SIGALRM, self._expired)
-        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        counts_cpu = cputime.available()
+        self._wall_end = time.monotonic() + self.seconds * (levels.WALL_BACKSTOP if counts_cpu else 1)
+        self._cpu_start = self._cpu_used() if counts_cpu else 0.0
+        previous = signal.signal(signal.SIGALRM, self._look if counts_cpu else self._wall_expired)
+        if counts_cpu:
+            signal.setitimer(signal.ITIMER_REAL, CHECK_EVERY, CHECK_EVERY)
+        else:
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
         try:
             yield
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
 
-    def _expired(self, signum: int, frame: object) -> None:
-        raise TestTimedOut(f"the test ran longer than its {self.seconds:g} s limit and was stopped "
-                           "(an infinite loop, or a far too slow algorithm?)")
+    def _cpu_used(self) -> float:
+        return cputime.job_seconds(os.getpid())
+
+    def _look(self, signum: int, frame: object) -> None:
+        if self._cpu_used() - self._cpu_start > self.seconds:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            raise TestTimedOut(f"the test used more than its {self.seconds:g} s of CPU time and was stopped "
+                               "(an infinite loop, or a far too slow algorithm?)")
+        if time.monotonic() > self._wall_end:
+            self._wall_expired(signum, frame)
+
+    def _wall_expired(self, signum: int, frame: object) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        waited = self.seconds * (levels.WALL_BACKSTOP if cputime.available() else 1)
+        raise TestTimedOut(f"the test was still running after {waited:g} s of wall-clock time and was stopped "
+                           "(code that waits or sleeps, or an infinite loop)")

@@ -19,26 +19,31 @@ error, never a silent downgrade. :func:`choose` probes once per process and conf
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
 import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from ..core.errors import JudgeError
+from . import confine, identities
 
 Level = Literal["bubblewrap", "user", "plain"]
 LEVELS: tuple[Level, ...] = get_args(Level)
 REQUESTS = ("auto", *LEVELS)
-DEFAULT_USER = "nobody"
+DEFAULT_USER = None  # the pool of identities (judge.sandbox.identities)
+#: a learner's time limits count CPU time; wall-clock time stops it only past this many times the limit
+WALL_BACKSTOP = 10.0
 #: what the learner process imports besides the standard library (shown to it on its own)
 PACKAGES = ("numpy",)
 #: where things appear inside the bubblewrap sandbox
@@ -56,6 +61,13 @@ PLAIN_WARNING = ("the learner's code runs without a sandbox, as the user running
                  "unprivileged user (--sandbox user)")
 
 
+NO_NAMESPACES = ("bubblewrap: this machine does not let bwrap create namespaces, as on Gradescope, PrairieLearn "
+                 "and in most containers; the user level is the one expected here (an unprivileged identity per "
+                 "job, with Landlock and seccomp where the kernel offers them), nothing to fix")
+_NO_NAMESPACES = re.compile(r"(creat\w* new namespace|uid map|setting up uid|No permissions to|unshare|"
+                            r"Operation not permitted)", re.IGNORECASE)
+
+
 class SandboxError(JudgeError):
     """The sandbox level asked for cannot be used here; the message says why and how to fix it."""
 
@@ -67,25 +79,34 @@ class Sandbox:
     level: Level
     python: str  # the interpreter the learner process runs (a real file, not a venv's link)
     runtime: str  # the folder with the judge's learner-side modules and the site folder
-    user: str | None = None  # the unprivileged user (level "user")
+    user: str | None = None  # a named unprivileged user (level "user"); None: the pool of identities
     hidden: tuple[str, ...] = ()  # grader paths inside what bubblewrap shows, masked there
     note: str = ""  # how it was chosen (for reports)
     warning: str = ""  # what a grader must know (plain level)
     packages: dict[str, str] = field(default_factory=dict)  # import name -> folder shown to the learner
+    as_identity: bool = False  # bubblewrap started as the job's identity (its user maps to that uid)
+    confinement: tuple[str, ...] = ()  # "landlock", "seccomp": entered by user-level learner processes
+    readable: tuple[str, ...] = ()  # what Landlock lets the learner process read
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Sandbox:
         """The sandbox of :func:`dataclasses.asdict` (a test process started with ``spawn`` gets it so)."""
-        return cls(level=data["level"], python=data["python"], runtime=data["runtime"], user=data.get("user"),
-                   hidden=tuple(data.get("hidden", ())), note=data.get("note", ""), warning=data.get("warning", ""),
-                   packages=dict(data.get("packages", {})))
+        values = {f.name: data[f.name] for f in fields(cls) if f.name in data}
+        for name in ("hidden", "confinement", "readable"):
+            values[name] = tuple(values.get(name, ()))
+        values["packages"] = dict(values.get("packages", {}))
+        return cls(**values)
 
     @property
     def summary(self) -> str:
         """One line for reports: the level and what it means."""
-        meaning = {"bubblewrap": "namespaces: the learner's code sees only Python, numpy and its own folder",
-                   "user": f"the learner's code runs as the unprivileged user {self.user}, who cannot read the "
-                           "grader's files",
+        who = (f"the unprivileged user {self.user}" if self.user else
+               "an unprivileged identity of its own per job (no job can reach another's processes or files)")
+        confined = (" by " + " and ".join(n.capitalize() if n == "landlock" else n for n in self.confinement)
+                    if self.confinement else "")
+        meaning = {"bubblewrap": "namespaces: the learner's code sees only Python, numpy and its own folder"
+                                 + (", as an unprivileged identity per job" if self.as_identity else ""),
+                   "user": f"the learner's code runs as {who}, confined{confined or ' by file permissions only'}",
                    "plain": "no sandbox: the learner's code runs as the grader and can read the grader's files"}
         return f"{self.level} ({meaning[self.level]})"
 
@@ -101,7 +122,7 @@ class Sandbox:
 
     def _bwrap(self, work: str) -> list[str]:
         args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-        if os.geteuid() == 0:
+        if os.geteuid() == 0 or self.as_identity:  # inside, nobody: outside, the job's identity (or root)
             args += ["--unshare-user", "--uid", "65534", "--gid", "65534"]
         for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/usr"):
             if os.path.islink(top):
@@ -143,8 +164,7 @@ def _choose(requested: str, user: str | None, grading: bool, grader_paths: tuple
             distributions: tuple[str, ...] = ()) -> Sandbox:
     runtime = runtime_folder()
     python = os.path.realpath(sys.executable)
-    packages = {**_package_folders(), **_distribution_folders(distributions)}
-    _link_packages(runtime, packages)
+    packages = _link_packages(runtime, {**_package_folders(), **_distribution_folders(distributions)})
     secrets = _secret_files(grader_paths)
     failures: list[str] = []
     for level in (LEVELS if requested == "auto" else (requested,)):
@@ -157,9 +177,9 @@ def _choose(requested: str, user: str | None, grading: bool, grader_paths: tuple
                 raise
             failures.append(str(exc))
             continue
-        note = "; ".join(failures)
+        notes = [*failures, *([sandbox.note] if sandbox.note else [])]
         warning = PLAIN_WARNING if sandbox.level == "plain" and grading else ""
-        return Sandbox(sandbox.level, python, runtime, sandbox.user, sandbox.hidden, note, warning, packages)
+        return dataclasses.replace(sandbox, note="; ".join(notes), warning=warning)
     raise SandboxError("no sandbox level can be used to grade as root here (learner code must not run as "
                        "root): " + "; ".join(failures) + ". Install bubblewrap, or give an unprivileged user "
                        "that can run this Python (--sandbox user --sandbox-user NAME), or accept the risk "
@@ -173,22 +193,40 @@ def _try(level: Level, python: str, runtime: str, packages: dict[str, str], user
             raise SandboxError("bubblewrap: bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
         hidden = tuple(_hidden_paths(python, grader_paths))
         sandbox = Sandbox("bubblewrap", python, runtime, hidden=hidden, packages=packages)
-        _probe(sandbox, ())
-        return sandbox
+        if os.geteuid() != 0:
+            _probe(sandbox, ())
+            return sandbox
+        as_identity = dataclasses.replace(sandbox, as_identity=True, user=user)
+        try:
+            _probe(as_identity, ())
+            return as_identity
+        except SandboxError as exc:  # a Python in a folder only root can enter (a private home)
+            _probe(sandbox, ())
+            return dataclasses.replace(sandbox, note=f"bubblewrap runs as root, its user mapped to root without "
+                                                     f"capabilities, since as an unprivileged identity: {exc}")
     if level == "user":
         if os.geteuid() != 0:
             raise SandboxError("user: the judge must run as root to start learner code as another user")
-        name = user or DEFAULT_USER
-        _user_ids(name)
-        sandbox = Sandbox("user", python, runtime, user=name, packages=packages)
+        if user:
+            _user_ids(user)
+        use = confine.offered()
+        readable = tuple(confine.runtime_paths(python, [runtime, *packages.values()])) if use.landlock else ()
+        sandbox = Sandbox("user", python, runtime, user=user, packages=packages, confinement=use.names,
+                          readable=readable, note=use.missing)
         _probe(sandbox, secrets)
         return sandbox
     return Sandbox("plain", python, runtime, packages=packages)
 
 
-def user_ids(sandbox: Sandbox) -> tuple[int, int] | None:
-    """(uid, gid) the learner process runs as; None to stay who we are."""
-    return _user_ids(sandbox.user) if sandbox.level == "user" and sandbox.user else None
+def acquire_identity(sandbox: Sandbox) -> identities.Identity | None:
+    """The identity one job's learner processes run as (held until released), or None to run them as
+    the judge's own user (the plain level, bubblewrap started by root or by an unprivileged judge)."""
+    if os.geteuid() != 0 or not (sandbox.level == "user" or sandbox.as_identity):
+        return None
+    try:
+        return identities.acquire(_user_ids(sandbox.user) if sandbox.user else None)
+    except identities.IdentityError as exc:
+        raise SandboxError(f"{sandbox.level}: {exc}") from None
 
 
 def _user_ids(name: str) -> tuple[int, int]:
@@ -223,14 +261,19 @@ print(json.dumps({"numpy": found, "readable": readable}))
 
 
 def _probe(sandbox: Sandbox, secrets: Sequence[str]) -> None:
-    """Run a tiny learner-like process at this level: it must start, import numpy, and read no secret."""
-    folder = tempfile.mkdtemp(prefix="judge-probe-")
+    """Run a tiny learner-like process at this level, as its jobs will run (identity, confinement): it
+    must start, import numpy, and read no secret."""
+    folder = tempfile.mkdtemp(prefix="judge-probe-", dir=os.path.dirname(sandbox.runtime))
+    os.chmod(folder, 0o711)
+    identity = acquire_identity(sandbox)
+    ids = (identity.uid, identity.gid) if identity else None
+    rules = None
     try:
         os.makedirs(os.path.join(folder, "work"))
-        ids = user_ids(sandbox)
         if ids is not None:
-            for path in (folder, os.path.join(folder, "work")):
-                os.chown(path, *ids)
+            os.chown(os.path.join(folder, "work"), *ids)
+        if sandbox.level == "user" and sandbox.confinement:
+            rules = confine.Confinement(sandbox.readable, folder, confine.offered())
         command = sandbox.command(folder, {})
         command[command.index("-c") + 1] = _PROBE
         command[-1] = json.dumps(list(secrets))
@@ -238,16 +281,23 @@ def _probe(sandbox: Sandbox, secrets: Sequence[str]) -> None:
             done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False,
                                   cwd=os.path.join(folder, "work"), env=sandbox.environment(folder),
                                   user=ids[0] if ids else None, group=ids[1] if ids else None,
-                                  extra_groups=[] if ids else None)
+                                  extra_groups=[] if ids else None, preexec_fn=rules.enter if rules else None)
         except (OSError, subprocess.SubprocessError) as exc:
             done = subprocess.CompletedProcess(command, 126, "", f"{type(exc).__name__}: {exc}")
     finally:
+        if rules is not None:
+            rules.close()
+        if identity is not None:
+            identities.release(identity)
         shutil.rmtree(folder, ignore_errors=True)
     _check_probe(sandbox, done)
 
 
 def _check_probe(sandbox: Sandbox, done: subprocess.CompletedProcess[str]) -> None:
-    who = f"the user {sandbox.user}" if sandbox.user else "it"
+    who = (f"the user {sandbox.user}" if sandbox.user else "an unprivileged identity"
+           if sandbox.level == "user" or sandbox.as_identity else "it")
+    if sandbox.level == "bubblewrap" and _NO_NAMESPACES.search(done.stderr or ""):
+        raise SandboxError(NO_NAMESPACES + f" (bwrap: {done.stderr.strip().splitlines()[-1]})")
     try:
         report = json.loads(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -283,11 +333,12 @@ def runtime_folder() -> str:
         target = Path(folder, "judge", name)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(package / name, target)
-    Path(folder, "site").mkdir()
+    for item in Path(folder, "judge").rglob("*"):
+        item.chmod(0o755 if item.is_dir() else 0o644)
+    Path(folder, "site").mkdir(mode=0o755)
+    os.chmod(Path(folder, "site"), 0o755)
+    os.chmod(Path(folder, "judge"), 0o755)
     _link_packages(folder, _package_folders())
-    for item in Path(folder).rglob("*"):
-        if not item.is_symlink():
-            item.chmod(0o755 if item.is_dir() else 0o644)
     atexit.register(shutil.rmtree, folder, True)
     return folder
 
@@ -308,13 +359,52 @@ def _package_folders() -> dict[str, str]:
     return found
 
 
-def _link_packages(runtime: str, packages: dict[str, str]) -> None:
-    """Links in the runtime's site folder to the packages the learner may import (user and plain levels)."""
+def _link_packages(runtime: str, packages: dict[str, str]) -> dict[str, str]:
+    """Entries in the runtime's site folder for the packages the learner may import: a link where
+    every user can reach the package, else a copy (hard links where they can be made: no bytes
+    copied), since an unprivileged identity cannot enter a virtual environment in a private folder.
+    Returns import name -> the folder to show (the package's own, or its copy)."""
     site = Path(runtime, "site")
+    shown = {}
     for name, path in packages.items():
-        link = site / name
-        if not link.is_symlink():
-            link.symlink_to(path)
+        entry = site / name
+        if _reachable_by_others(path):
+            if not entry.is_symlink() and not entry.exists():
+                entry.symlink_to(path)
+            shown[name] = path if entry.is_symlink() else str(entry)
+            continue
+        if not entry.exists():
+            _share_copy(path, str(entry))
+        shown[name] = str(entry)
+    return shown
+
+
+def _reachable_by_others(path: str) -> bool:
+    """Whether a user with no rights of its own can read ``path`` (every folder above it passable)."""
+    current = Path(path)
+    if not os.stat(current).st_mode & 0o004:
+        return False
+    return all(os.stat(parent).st_mode & 0o001 for parent in current.parents)
+
+
+def _share_copy(source: str, target: str) -> None:
+    """A copy of ``source`` others can read: files hard-linked where already readable by all, else copied."""
+    def link_or_copy(src: str, dst: str) -> None:
+        if os.stat(src).st_mode & 0o004:
+            try:
+                os.link(src, dst)
+                return
+            except OSError:
+                pass
+        shutil.copy2(src, dst)
+        os.chmod(dst, 0o644)
+
+    if os.path.isdir(source):
+        shutil.copytree(source, target, copy_function=link_or_copy, symlinks=False)
+        for folder, _, _ in os.walk(target):
+            os.chmod(folder, 0o755)
+    else:
+        link_or_copy(source, target)
 
 
 def _distribution_folders(distributions: Iterable[str]) -> dict[str, str]:

@@ -11,29 +11,83 @@ when its channel breaks; a parent-death signal ends it if the test process itsel
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from typing import Any
 
 from ..core import protocol
-from . import levels
+from . import confine, identities, levels
 from .standin import LearnerSpec, TestSide
 
 READY_TIMEOUT_FLOOR = 2.0  # seconds a learner process may take to start and import, at least
 
 
+@dataclass
+class JobSpace:
+    """Where one job's learner processes live and who they run as.
+
+    ``folder``: made by the judge for this job, owned by it, that others may only traverse; each
+    learner process gets a fresh folder inside. ``ids``: the job's sandbox identity (uid, gid), or
+    None to run as the judge's own user. ``confinement``: Landlock and seccomp rules entered by
+    every learner process of the job (user level), built on first use.
+    """
+
+    folder: str
+    ids: tuple[int, int] | None
+    identity: identities.Identity | None = None  # held by this space (released by :meth:`close`)
+    confinement: confine.Confinement | None = None
+
+    @classmethod
+    def standalone(cls, sandbox: levels.Sandbox) -> JobSpace:
+        """A space of its own, with an identity of its own where the level wants one (tests, bench)."""
+        identity = levels.acquire_identity(sandbox)
+        folder = make_job_folder(sandbox)
+        return cls(folder, (identity.uid, identity.gid) if identity else None, identity)
+
+    def confine(self, sandbox: levels.Sandbox) -> confine.Confinement | None:
+        if sandbox.level != "user" or not sandbox.confinement:
+            return None
+        if self.confinement is None:
+            use = confine.offered()
+            self.confinement = confine.Confinement(sandbox.readable, self.folder, use)
+        return self.confinement
+
+    def close(self) -> None:
+        """End what the space's identity runs, remove its folder, give the identity back (standalone)."""
+        if self.confinement is not None:
+            self.confinement.close()
+        if self.identity is not None:
+            identities.release(self.identity)
+            self.identity = None
+        elif self.ids is not None:
+            identities.end_processes(self.ids[0])
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def make_job_folder(sandbox: levels.Sandbox) -> str:
+    """A fresh folder for one job's learner folders: the judge's, others may only pass through it."""
+    folder = tempfile.mkdtemp(prefix="judge-job-", dir=os.path.dirname(sandbox.runtime))
+    os.chmod(folder, 0o711)
+    return folder
+
+
 class ProcessLearner:
     """One learner process (see the module docstring)."""
 
-    def __init__(self, spec: LearnerSpec, sandbox: levels.Sandbox, side: TestSide) -> None:
+    def __init__(self, spec: LearnerSpec, sandbox: levels.Sandbox, side: TestSide,
+                 space: JobSpace | None = None) -> None:
         self.sandbox = sandbox
-        # beside the runtime folder, in the system's temp folder: not inside the test process's private
-        # folder, which the unprivileged user of the user level cannot enter
-        self.folder = tempfile.mkdtemp(prefix="judge-learner-", dir=os.path.dirname(sandbox.runtime))
+        self._own_space = space is None
+        self.space = space or JobSpace.standalone(sandbox)
+        self.folder = tempfile.mkdtemp(prefix="judge-learner-", dir=self.space.folder)
+        os.chmod(self.folder, 0o711)
         self._process: subprocess.Popen[bytes] | None = None
+        self._stderr = -1
         self.import_error = ""
         self.bound: dict[str, Any] = {}  # the module's functions, decoded (stand-ins of the learner's)
         try:
@@ -43,36 +97,30 @@ class ProcessLearner:
             raise
 
     def _start(self, spec: LearnerSpec, side: TestSide) -> None:
-        work = os.path.join(self.folder, "work")
-        io_folder = os.path.join(self.folder, "io")
-        os.makedirs(work)
-        os.makedirs(io_folder)
-        for name, text in {**spec.support, spec.entry: spec.source}.items():
-            with open(os.path.join(work, name), "w", encoding="utf-8") as handle:
-                handle.write(text)
-        ids = levels.user_ids(self.sandbox)
-        if ids is not None:
-            for path in (self.folder, work, io_folder, *(os.path.join(work, n) for n in os.listdir(work))):
-                os.chown(path, *ids)
+        ids = self.space.ids
+        work = _prepare_work(self.folder, {**spec.support, spec.entry: spec.source}, ids)
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         config: dict[str, Any] = {"module": spec.module, "entry": spec.entry, "memory_limit": spec.memory_limit,
                                   "numpy": spec.numpy, "declarations": spec.declarations,
                                   "fds": [to_child_r, from_child_w]}
-        out = os.open(os.path.join(io_folder, "stdout"), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
-        err = os.open(os.path.join(io_folder, "stderr"), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
-        if ids is not None:
-            os.fchown(out, *ids)
-            os.fchown(err, *ids)
+        # the learner's output goes to files with no name, made here: nothing the learner can swap
+        out = os.memfd_create("learner-stdout", os.MFD_CLOEXEC)
+        err = os.memfd_create("learner-stderr", os.MFD_CLOEXEC)
+        confinement = self.space.confine(self.sandbox)
+        user = ids if ids is not None and (self.sandbox.level == "user" or self.sandbox.as_identity) else None
         try:
             self._process = subprocess.Popen(
                 self.sandbox.command(self.folder, config), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                 pass_fds=(to_child_r, from_child_w), cwd=work, env=self.sandbox.environment(work),
-                start_new_session=True, preexec_fn=_die_with_parent, user=ids[0] if ids else None,
-                group=ids[1] if ids else None, extra_groups=[] if ids else None)
+                start_new_session=True, preexec_fn=functools.partial(_enter, confinement),
+                user=user[0] if user else None, group=user[1] if user else None,
+                extra_groups=[] if user else None)
         finally:
-            for fd in (to_child_r, from_child_w, out, err):
+            for fd in (to_child_r, from_child_w, out):
                 os.close(fd)
+            self._stderr = err
+        _started.add(self._process.pid)
         self.connection = protocol.PipeConnection(side.handle, from_child_r, to_child_w, on_receive=_print_output,
                                                   loads=side.decoder.loads)
         self._await_ready(spec.start_timeout)
@@ -81,7 +129,7 @@ class ProcessLearner:
         import time
 
         connection = self.connection
-        seconds = max(READY_TIMEOUT_FLOOR, timeout)
+        seconds = max(READY_TIMEOUT_FLOOR, timeout) * levels.WALL_BACKSTOP
         connection.deadline = time.monotonic() + seconds
         connection.on_deadline = lambda: protocol.StartTimedOut(seconds)
         try:
@@ -101,12 +149,15 @@ class ProcessLearner:
         self.bound = bound if isinstance(bound, dict) else {}
 
     def _stderr_tail(self, lines: int = 6) -> str:
+        """The end of what the learner wrote to stderr (read from the judge's own descriptor)."""
+        if self._stderr < 0:
+            return ""
         try:
-            with open(os.path.join(self.folder, "io", "stderr"), "rb") as handle:
-                handle.seek(max(0, os.fstat(handle.fileno()).st_size - 4096))
-                return "\n".join(handle.read().decode("utf-8", "replace").strip().splitlines()[-lines:])
+            size = os.fstat(self._stderr).st_size
+            data = os.pread(self._stderr, 4096, max(0, size - 4096))
         except OSError:
             return ""
+        return "\n".join(data.decode("utf-8", "replace").strip().splitlines()[-lines:])
 
     def stop(self, ended: bool = False) -> str:
         """Kill the process (and all it started); a sentence on how it had ended if it ended by itself.
@@ -127,6 +178,7 @@ class ProcessLearner:
             except (ProcessLookupError, PermissionError):
                 pass
             process.wait()
+            _started.discard(process.pid)
             self._process = None
         connection = getattr(self, "connection", None)
         if connection is not None:
@@ -136,8 +188,42 @@ class ProcessLearner:
                 except OSError:
                     pass
             self.connection = None  # type: ignore[assignment]
+        if self._stderr >= 0:
+            os.close(self._stderr)
+            self._stderr = -1
+        if self._own_space:
+            self.space.close()  # every process of its identity ended, verified
+        elif self.space.ids is not None and self.space.ids[0] != os.geteuid():
+            identities.end_processes(self.space.ids[0])  # what the replaced process left running
         shutil.rmtree(self.folder, ignore_errors=True)
         return how
+
+
+def _prepare_work(folder: str, files: dict[str, str], ids: tuple[int, int] | None) -> str:
+    """The learner's folder, written while only the judge can write it, then handed to ``ids``."""
+    work = os.path.join(folder, "work")
+    os.mkdir(work, 0o700)
+    directory = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        for name, text in files.items():
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=directory)
+            with open(fd, "w", encoding="utf-8") as handle:
+                if ids is not None:
+                    os.fchown(handle.fileno(), *ids)
+                handle.write(text)
+        if ids is not None:
+            os.fchown(directory, *ids)
+    finally:
+        os.close(directory)
+    return work
+
+
+def learner_pids() -> set[int]:
+    """The learner processes this (test) process has started and not yet stopped."""
+    return set(_started)
+
+
+_started: set[int] = set()
 
 
 def ended_message(status: int) -> str:
@@ -164,11 +250,14 @@ def _print_output(message: dict[str, Any]) -> None:
         sys.stderr.write(err)
 
 
-def _die_with_parent() -> None:
-    """In the child, before exec: be killed when the test process dies (Linux's parent-death signal)."""
+def _enter(confinement: confine.Confinement | None) -> None:
+    """In the child, before exec: be killed when the test process dies (Linux's parent-death signal),
+    then enter the job's confinement (user level)."""
     try:
         import ctypes
 
         ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+    if confinement is not None:
+        confinement.enter()

@@ -25,6 +25,7 @@ the result file was written, whatever the grade: platforms read the file, not th
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -109,12 +110,28 @@ def write(format_name: str, graded: Graded, bundle: Bundle, out: Path, github_ou
                             feedback=bundle.config.get("feedback", "names"), submission_error=graded.submission_error)
     text = get(format_name).render(graded.results, context)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    _write_atomically(out, text)
     if github_output:
         from ...formats.github_classroom import runner_outputs
 
         _append_github_output(runner_outputs(graded.results, context))
     return text
+
+
+def _write_atomically(out: Path, text: str) -> None:
+    """``out`` replaced in one step by a file made here (never opened through a link someone planted)."""
+    import tempfile
+
+    fd, temporary = tempfile.mkstemp(prefix=".results-", dir=out.parent)
+    try:
+        with open(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, out)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def _append_github_output(outputs: dict[str, str]) -> None:

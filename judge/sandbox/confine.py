@@ -1,0 +1,235 @@
+"""Confinement of a learner process without privileges: Landlock for files, seccomp for system calls.
+
+The user level (platforms and containers, where bubblewrap's namespaces are not allowed) runs the
+learner's code as an identity of its own (:mod:`judge.sandbox.identities`); that keeps it from other
+jobs, but not from files every user may read, such as a course checkout in a home folder or /srv.
+Where the kernel offers them (both work without privileges, and Docker's default seccomp profile
+allows Landlock's system calls), the learner process is also confined before it starts:
+
+- **Landlock** (Linux 5.13+, the ``landlock`` package): it may read only the Python runtime (the
+  standard library without its site-packages), the system's shared libraries, the judge's learner
+  runtime (numpy among it) and its own folder; it may write only its own folder. Whatever else is
+  world-readable stays out of reach.
+- **seccomp** (libseccomp, the ``pyseccomp`` package): no ptrace, no other process's memory, no
+  sockets, no new namespaces or mounts, no io_uring (which would go around the filter), no BPF.
+
+The rules are built in the test process (as root: opening a path for a rule reads nothing) and put
+in force in the learner process between ``fork`` and ``exec`` (:meth:`Confinement.enter`), so they
+hold from the first instruction of the learner's Python, and across everything it could start.
+What the kernel here cannot do is reported once per run (:func:`offered`), never silently skipped.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import functools
+import os
+import sys
+import sysconfig
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+#: system calls the learner's code never needs, refused with EPERM
+REFUSED_SYSCALLS = ("ptrace", "process_vm_readv", "process_vm_writev", "socket", "socketpair", "unshare",
+                    "setns", "mount", "umount2", "pivot_root", "chroot", "keyctl", "add_key", "request_key", "bpf",
+                    "perf_event_open", "userfaultfd", "kcmp", "open_by_handle_at", "name_to_handle_at",
+                    "io_uring_setup", "io_uring_enter", "io_uring_register", "fanotify_init", "mount_setattr",
+                    "move_mount", "open_tree", "fsopen", "fsmount", "fspick")
+#: a readable path ending so may be listed, not read (a folder whose entries are allowed one by one)
+_LIST_ONLY = "/*list*"
+_PR_SET_NO_NEW_PRIVS = 38
+_SYS_LANDLOCK_RESTRICT_SELF = 446
+#: files outside the runtime a Python process reads on its way (the loader's cache, time zones)
+_SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/usr/share/zoneinfo", "/dev/null", "/dev/urandom",
+                 "/dev/zero", "/sys/devices/system/cpu")
+
+
+@dataclass(frozen=True)
+class Offered:
+    """What this kernel and this installation offer for confinement, and why not where they do not."""
+
+    landlock: bool
+    seccomp: bool
+    landlock_why_not: str = ""
+    seccomp_why_not: str = ""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(name for name, on in (("landlock", self.landlock), ("seccomp", self.seccomp)) if on)
+
+    @property
+    def missing(self) -> str:
+        """A sentence on what is missing and what follows, or ''."""
+        parts = []
+        if not self.landlock:
+            parts.append(f"Landlock is not available ({self.landlock_why_not}): the learner's code can read "
+                         "files every user may read, so keep course files out of reach of others "
+                         "(chmod -R o-rwx)")
+        if not self.seccomp:
+            parts.append(f"seccomp is not available ({self.seccomp_why_not}): the learner's code may open "
+                         "sockets and trace its own processes")
+        return "; ".join(parts)
+
+
+#: the grader may turn either off, to measure what the user level holds without it (docs/hostile-input.md)
+SWITCH = "JUDGE_CONFINE"
+
+
+@functools.lru_cache(maxsize=1)
+def offered() -> Offered:
+    """Probe once per process what confinement this machine offers (and :data:`SWITCH` leaves on)."""
+    wanted = os.environ.get(SWITCH, "landlock,seccomp").split(",")
+    off = (False, f"turned off by {SWITCH}")
+    landlock_ok, landlock_why = _landlock_offered() if "landlock" in wanted else off
+    seccomp_ok, seccomp_why = _seccomp_offered() if "seccomp" in wanted else off
+    return Offered(landlock_ok, seccomp_ok, landlock_why, seccomp_why)
+
+
+def _landlock_offered() -> tuple[bool, str]:
+    if not sys.platform.startswith("linux"):
+        return False, "not Linux"
+    try:
+        import landlock
+    except ImportError:
+        return False, "the landlock package is not installed"
+    try:
+        version = landlock.landlock_abi_version()
+    except OSError as exc:
+        return False, getattr(exc, "reason", None) or os.strerror(exc.errno or 0) or str(exc)
+    if version < 1:
+        return False, "the kernel has no Landlock"
+    return True, ""
+
+
+def _seccomp_offered() -> tuple[bool, str]:
+    try:
+        import pyseccomp
+    except (ImportError, OSError) as exc:
+        return False, f"libseccomp cannot be loaded ({exc})"
+    try:
+        pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+    except (OSError, RuntimeError, ValueError) as exc:
+        return False, f"libseccomp does not work here ({exc})"
+    return True, ""
+
+
+class Confinement:
+    """The Landlock rules and the seccomp filter of one test process's learner processes.
+
+    ``readable``: folders and files the learner process may read; ``writable``: the folder its
+    learner folders live in (it may read and write there). Built once, entered by every learner
+    process the test process starts (:meth:`enter`, between fork and exec).
+    """
+
+    def __init__(self, readable: Iterable[str], writable: str, use: Offered) -> None:
+        self.use = use
+        self._ruleset_fd = -1
+        self._filter = None
+        if use.landlock:
+            self._ruleset_fd = _landlock_ruleset(readable, writable)
+        if use.seccomp:
+            self._filter = _seccomp_filter()
+        self._libc = ctypes.CDLL(None, use_errno=True)
+
+    def enter(self) -> None:
+        """In the learner process, before exec: put the rules in force (an error if one cannot be)."""
+        libc = self._libc
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+        if self._ruleset_fd >= 0 and libc.syscall(_SYS_LANDLOCK_RESTRICT_SELF, self._ruleset_fd, 0) != 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+        if self._filter is not None:
+            self._filter.load()
+
+    def close(self) -> None:
+        if self._ruleset_fd >= 0:
+            os.close(self._ruleset_fd)
+            self._ruleset_fd = -1
+
+
+def _landlock_ruleset(readable: Iterable[str], writable: str) -> int:
+    import landlock
+    from landlock.plumbing import PathBeneathAttr, RulesetAttr, get_add_rule, get_create_ruleset
+
+    access = landlock.FSAccess
+    handled = access.all()
+    read_dir = access.READ_DIR | access.READ_FILE | access.EXECUTE
+    read_file = access.READ_FILE | access.EXECUTE
+    attr = RulesetAttr(handled)
+    ruleset = get_create_ruleset()(ctypes.byref(attr), ctypes.sizeof(attr), 0)
+    os.set_inheritable(ruleset, False)
+    add_rule = get_add_rule()
+
+    def allow(path: str, rights: int) -> None:
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return  # a path this machine does not have
+        try:
+            if not os.path.isdir(path):
+                rights &= access.all_file()
+            rule = PathBeneathAttr(rights, fd)
+            add_rule(ruleset, 1, ctypes.byref(rule), 0)
+        finally:
+            os.close(fd)
+
+    for path in sorted(set(readable)):
+        if path.endswith(_LIST_ONLY):
+            allow(path[:-len(_LIST_ONLY)], access.READ_DIR)
+        else:
+            allow(path, read_dir if os.path.isdir(path) else read_file)
+    allow(writable, handled)
+    allow("/dev/null", access.READ_FILE | access.WRITE_FILE)
+    return ruleset
+
+
+def _seccomp_filter() -> Any:  # a pyseccomp.SyscallFilter
+    import pyseccomp
+
+    refused = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+    for name in REFUSED_SYSCALLS:
+        try:
+            refused.add_rule(pyseccomp.ERRNO(errno.EPERM), name)
+        except (OSError, ValueError):
+            continue  # a system call this architecture or libseccomp does not know
+    return refused
+
+
+def runtime_paths(python: str, extra: Iterable[str] = ()) -> list[str]:
+    """What a learner process must read: the interpreter, its standard library without installed
+    packages, the shared libraries (the system's folders of them, and each library this process has
+    loaded, file by file: a folder such as /usr/local/lib also holds installed packages), the few
+    system files Python reads, and ``extra`` (the learner runtime, the packages shown to it)."""
+    paths = [python, *_SYSTEM_FILES, *extra]
+    stdlib = {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"],
+              os.path.join(sys.base_prefix, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}")}
+    for folder in stdlib:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        # the folder itself may be listed (imports list it), not read below: it holds site-packages
+        paths.append(folder + _LIST_ONLY)
+        paths += [os.path.join(folder, name) for name in names if name not in ("site-packages", "dist-packages")]
+    arch = sysconfig.get_config_var("MULTIARCH") or ""
+    for top in ("/lib", "/usr/lib", "/lib64", "/usr/lib64"):
+        paths.append(os.path.join(top, arch) if arch and top.endswith("lib") else top)
+    paths += _loaded_libraries()
+    return [os.path.realpath(path[:-len(_LIST_ONLY)]) + _LIST_ONLY if path.endswith(_LIST_ONLY)
+            else os.path.realpath(path) for path in paths]
+
+
+def _loaded_libraries() -> list[str]:
+    """Every shared library mapped into this process (libpython among them, wherever it lives)."""
+    found = set()
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            for line in maps:
+                parts = line.split(None, 5)
+                if len(parts) == 6 and parts[5].startswith("/") and ".so" in parts[5]:
+                    found.add(parts[5].strip())
+    except OSError:
+        pass
+    return sorted(found)

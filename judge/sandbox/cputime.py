@@ -1,0 +1,76 @@
+"""CPU time of a job's processes, read from /proc: the clock time limits count (natively).
+
+A busy grader must not fail correct work: wall-clock time grows with the machine's load, CPU time
+does not. So a job's limit and each test's limit count the CPU time of the job's processes (the
+test process, the learner processes it started, whatever those started, and, where the job has
+an identity of its own, every process of that identity, a daemon that left the process tree
+included), as Kattis and DOMjudge do; wall-clock time is only a generous backstop
+(:data:`judge.sandbox.levels.WALL_BACKSTOP` times the limit). Processes that have ended count
+through their parent's ``cutime``/``cstime`` once reaped.
+
+Linux only; elsewhere (no /proc) :func:`available` is False and callers fall back to wall-clock.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def available() -> bool:
+    """Whether CPU time can be read for other processes here."""
+    return os.path.isfile("/proc/self/stat")
+
+
+@dataclass(frozen=True)
+class _Process:
+    pid: int
+    parent: int
+    uid: int
+    seconds: float  # its own CPU time and that of its reaped children
+
+
+def snapshot() -> list[_Process]:
+    """Every process's parent, owner and CPU time, at one moment."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                data = handle.read()
+            uid = os.stat(f"/proc/{name}").st_uid
+        except OSError:
+            continue  # ended meanwhile
+        fields = data[data.rfind(b")") + 2:].split()  # after the command name, which may hold spaces
+        try:
+            parent = int(fields[1])
+            ticks = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+        except (IndexError, ValueError):
+            continue
+        found.append(_Process(int(name), parent, uid, ticks / _TICKS))
+    return found
+
+
+def job_seconds(root: int, uids: Iterable[int] = (), processes: list[_Process] | None = None) -> float:
+    """CPU seconds used so far by the process ``root``, everything below it, and every process of
+    ``uids`` (a job's identity) wherever it is in the tree."""
+    processes = snapshot() if processes is None else processes
+    children: dict[int, list[_Process]] = {}
+    for process in processes:
+        children.setdefault(process.parent, []).append(process)
+    owners = set(uids)
+    counted: set[int] = set()
+    total = 0.0
+    stack = [p for p in processes if p.pid == root or p.uid in owners]
+    while stack:
+        process = stack.pop()
+        if process.pid in counted:
+            continue
+        counted.add(process.pid)
+        total += process.seconds
+        stack.extend(children.get(process.pid, ()))
+    return total

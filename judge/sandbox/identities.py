@@ -1,0 +1,165 @@
+"""Sandbox identities: one unprivileged uid per concurrent job, and the end of everything it ran.
+
+When the judge runs as root, every job's learner processes run as an identity of their own (a uid
+with no account: nothing on the machine belongs to it), taken from a small pool and held for the
+job's whole life. So no job can read, signal or wait on another job's processes or folders, and
+at the end of a job everything its identity still runs (a daemon that double-forked out of the
+learner's process group, a process stopped with SIGSTOP) is killed and *verified* gone before the
+identity is used again: what DOMjudge and isolate do with one user per judging slot.
+
+Several judges on one machine (a course grading two assignments at once) share the pool through
+lock files (``flock``) in a folder only root can write, so no two jobs ever hold the same uid.
+A named user (``--sandbox-user NAME``) is a pool of one: its jobs take turns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import signal
+import stat
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+#: the pool: uids with no account, inside the 16 bits a container's user namespace usually maps
+POOL_FIRST = 64200
+POOL_SIZE = 64
+#: how long ending an identity's processes may take before the identity is declared tainted
+END_TIMEOUT = 10.0
+
+
+class IdentityError(RuntimeError):
+    """No identity could be taken, or one could not be cleared of its processes."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A uid (and gid) a job's learner processes run as, with the lock that makes it this job's."""
+
+    uid: int
+    gid: int
+    lock_fd: int
+
+
+def _lock_folder() -> str:
+    """A folder only root can write, for the pool's lock files (made once; refused if tampered with)."""
+    for parent in ("/run", tempfile.gettempdir()):
+        if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+            continue
+        folder = os.path.join(parent, "pp-judge-identities")
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
+        except OSError:
+            continue
+        info = os.lstat(folder)
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o022:
+            return folder
+        raise IdentityError(f"{folder} is not a folder that only this user can write (a symbolic link, or made "
+                            "by someone else): remove it and grade again")
+    raise IdentityError("no folder for the sandbox identities' lock files (/run or the temporary folder)")
+
+
+def _free_uids(first: int, size: int) -> Iterator[int]:
+    import pwd
+
+    for uid in range(first, first + size):
+        try:
+            pwd.getpwuid(uid)
+        except KeyError:
+            yield uid  # an account of that uid would own files somewhere: never use it
+
+
+def acquire(named: tuple[int, int] | None = None, wait: float = 600.0) -> Identity:
+    """Take an identity for one job (a free uid of the pool, or the named user's ids), waiting for
+    one if all are taken; :class:`IdentityError` if none becomes free within ``wait`` seconds."""
+    folder = _lock_folder()
+    candidates = [named[0]] if named else list(_free_uids(POOL_FIRST, POOL_SIZE))
+    if not candidates:
+        raise IdentityError(f"every uid from {POOL_FIRST} to {POOL_FIRST + POOL_SIZE - 1} has an account here")
+    deadline = time.monotonic() + wait
+    while True:
+        for uid in candidates:
+            path = os.path.join(folder, f"uid-{uid}.lock")
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            identity = Identity(uid, named[1] if named else uid, fd)
+            try:
+                end_processes(identity.uid)  # what a judge killed before its clean-up may have left
+            except BaseException:
+                os.close(fd)
+                raise
+            return identity
+        if time.monotonic() > deadline:
+            raise IdentityError("every sandbox identity is taken by other jobs (more than "
+                                f"{len(candidates)} at once on this machine)")
+        time.sleep(0.05)
+
+
+def release(identity: Identity) -> None:
+    """End the identity's processes (verified) and give it back to the pool. If some survive, the
+    :class:`IdentityError` propagates and the lock stays held: no later job of this judge gets it."""
+    end_processes(identity.uid)
+    os.close(identity.lock_fd)
+
+
+def processes_of(uid: int) -> list[int]:
+    """The pids of every live process whose real, effective or saved uid is ``uid`` (a zombie has
+    ended: it runs nothing and holds nothing, and only its parent can make it go)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status", "rb") as handle:
+                for line in handle:
+                    if line.startswith(b"State:") and line.split()[1:2] == [b"Z"]:
+                        break
+                    if line.startswith(b"Uid:"):
+                        if str(uid).encode() in line.split()[1:4]:
+                            found.append(int(name))
+                        break
+        except OSError:
+            continue  # exited meanwhile
+    return found
+
+
+def end_processes(uid: int) -> None:
+    """Kill every process of ``uid`` and check that none is left; :class:`IdentityError` if some
+    survive :data:`END_TIMEOUT` seconds of trying (the identity must not be used again then)."""
+    deadline = time.monotonic() + END_TIMEOUT
+    while True:
+        left = processes_of(uid)
+        if not left:
+            return
+        _kill_all_as(uid)
+        for pid in left:  # also what kill(-1) as the uid cannot reach (a process that changed its real uid)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        if time.monotonic() > deadline:
+            raise IdentityError(f"processes of the sandbox identity {uid} survived being killed: {left[:5]}")
+        time.sleep(0.01)
+
+
+def _kill_all_as(uid: int) -> None:
+    """``kill(-1, SIGKILL)`` from a child that has become ``uid``: every process of that uid at once,
+    in one system call, so a fork bomb cannot outrun a pid-by-pid kill."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            os.kill(-1, signal.SIGKILL)
+        except BaseException:  # noqa: BLE001 - the parent checks the outcome by listing what is left
+            os._exit(1)
+        os._exit(0)
+    os.waitpid(pid, 0)

@@ -1,0 +1,204 @@
+"""The user level (platforms and containers, where bubblewrap cannot run) holds what bubblewrap holds.
+
+The attacks of tests/fixtures/attacks/user/ are what a student at scale tries against it: copying a
+classmate graded beside them or a folder a timed-out run left behind, reading a world-readable copy
+of the course elsewhere on the machine, killing everything it can signal, a daemon that outlives the
+run, symbolic links planted wherever root might open or chown a file (aimed at a root-owned file and
+at the secret tests), and a reply built to exhaust the tests' process. Each is graded with
+``judge grade -j 2`` beside honest classmates, at the user level (a Python an unprivileged identity
+can run: the Gradescope bundle's virtual environment, made from Debian's Python as Gradescope's
+set-up makes it) and under bubblewrap; then the same through the bundle's run_autograder, as
+Gradescope runs it. Every attack earns nothing (each returns a wrong answer unless its attack works),
+every honest classmate keeps full marks, no secret test text reaches any output, the root-owned file
+keeps its owner and content, and nothing of a job survives: no process of a sandbox identity, no
+``judge-job-*`` folder, also after a time-out and after an interrupted run.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from judge.sandbox import confine, identities, levels
+from tests.conftest import FIXTURE_PROBLEMS, ROOT
+from tests.test_export import (  # noqa: F401  (session fixtures shared with the export tests)
+    clean_env,
+    gradescope,
+    run_autograder,
+    wheelhouse,
+    world_readable_root,
+)
+
+ATTACKS = ROOT / "tests" / "fixtures" / "attacks" / "user"
+USER_ATTACKS = sorted(p.stem for p in ATTACKS.glob("*.py"))
+HONEST = (FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py").read_text()
+ROOT_CANARY = Path("/tmp/pp-judge-root-canary")
+POOL = range(identities.POOL_FIRST, identities.POOL_FIRST + identities.POOL_SIZE)
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the user level needs the judge to run as root")
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None and os.environ.get("CI") != "true",
+                                 reason="bubblewrap is not installed (in CI a missing bwrap is a failure)")
+
+
+@pytest.fixture
+def marked_problems(tmp_path):
+    """A copy of fx-add whose secret test carries a marker, and a world-readable copy of it elsewhere."""
+    marker = f"SECRET-MARKER-{uuid.uuid4().hex}"
+    problems = tmp_path / "problems"
+    shutil.copytree(FIXTURE_PROBLEMS / "fx-add", problems / "fx-add")
+    secret = problems / "fx-add" / "tests" / "secret" / "test_big.py"
+    secret.write_text(secret.read_text() + f"\n# {marker}\n")
+    elsewhere = Path("/var/tmp") / f"pp-course-copy-{uuid.uuid4().hex[:8]}"
+    shutil.copytree(problems, elsewhere / "problems")
+    for path in [elsewhere, *elsewhere.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    ROOT_CANARY.write_text("root's own file\n")
+    ROOT_CANARY.chmod(0o644)
+    yield problems, marker
+    shutil.rmtree(elsewhere, ignore_errors=True)
+
+
+def submissions(folder: Path, names: list[str]) -> Path:
+    for name in names:
+        entry = folder / name / "fx-add" / "adder.py"
+        entry.parent.mkdir(parents=True)
+        entry.write_text(HONEST if name.startswith("honest") else (ATTACKS / f"{name}.py").read_text())
+    return folder
+
+
+def grade_with(python: str, subs: Path, out: Path, problems: Path, level: str) -> dict[str, dict[str, str]]:
+    done = subprocess.run([python, "-m", "judge", "grade", str(subs), "-o", str(out), "--problems", str(problems),
+                           "--sandbox", level, "-j", "2"], capture_output=True, text=True, timeout=900,
+                          env=clean_env(), cwd=ROOT, check=False)
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    assert f"Sandbox: {level}" in done.stderr
+    with (out / "grades.csv").open() as handle:
+        return {row["student"]: row for row in csv.DictReader(handle)}
+
+
+def nothing_left_behind() -> list[str]:
+    """Processes of any sandbox identity, and job folders, that outlived the run."""
+    left = [f"pid {pid} of uid {uid}" for uid in POOL for pid in identities.processes_of(uid)]
+    return left + [str(p) for p in Path("/tmp").glob("judge-job-*")]
+
+
+def assert_held(rows: dict[str, dict[str, str]], out: Path, marker: str) -> None:
+    earned = {name: rows[name]["total"] for name in USER_ATTACKS if float(rows[name]["total"]) > 0}
+    assert earned == {}, f"these attacks earned points: {earned}"
+    assert {name: rows[name]["total"] for name in rows if name.startswith("honest")} == {
+        "honest-1": "4", "honest-2": "4", "honest-3": "4"}, "an honest classmate graded beside the attacks lost marks"
+    leaked = [str(p) for p in out.rglob("*") if p.is_file() and marker in p.read_text(errors="replace")]
+    assert leaked == [], f"the secret test reached {leaked}"
+    info = ROOT_CANARY.lstat()
+    assert (info.st_uid, ROOT_CANARY.is_symlink(), ROOT_CANARY.read_text()) == (0, False, "root's own file\n")
+    deadline = time.monotonic() + 5
+    while nothing_left_behind() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert nothing_left_behind() == []
+
+
+@pytest.fixture(scope="session")
+def user_python(gradescope):  # noqa: F811
+    """The Gradescope bundle's Python (a virtual environment of Debian's Python with the judge): one an
+    unprivileged identity can run, as on the platforms."""
+    _, root, user = gradescope
+    if not user:
+        pytest.skip("no Python here that an unprivileged user can run (Debian's python3) or not root")
+    return str(root / "pp-judge-venv" / "bin" / "python")
+
+
+@needs_root
+def test_the_user_level_is_confined_where_the_kernel_allows_and_says_what_it_lacks(user_python):
+    done = subprocess.run([user_python, "-c", "from judge.sandbox import levels; s = levels.choose('user', "
+                           "grading=True); print(s.summary); print(s.note)"], capture_output=True, text=True,
+                          env=clean_env(), cwd="/", timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    offered = confine.offered()
+    assert ("Landlock" in done.stdout) == offered.landlock and ("seccomp" in done.stdout) == offered.seccomp
+    assert "an unprivileged identity of its own per job" in done.stdout
+    if not offered.landlock:
+        assert "Landlock is not available" in done.stdout
+
+
+@needs_root
+def test_at_the_user_level_no_attack_earns_and_classmates_keep_full_marks(user_python, marked_problems, tmp_path):
+    problems, marker = marked_problems
+    subs = submissions(tmp_path / "subs", [*USER_ATTACKS, "honest-1", "honest-2", "honest-3"])
+    rows = grade_with(user_python, subs, tmp_path / "out", problems, "user")
+    assert_held(rows, tmp_path / "out", marker)
+
+
+@needs_root
+@needs_bwrap
+def test_under_bubblewrap_no_attack_earns_and_classmates_keep_full_marks(marked_problems, tmp_path):
+    problems, marker = marked_problems
+    subs = submissions(tmp_path / "subs", [*USER_ATTACKS, "honest-1", "honest-2", "honest-3"])
+    rows = grade_with(sys.executable, subs, tmp_path / "out", problems, "bubblewrap")
+    assert_held(rows, tmp_path / "out", marker)
+
+
+@needs_root
+@pytest.mark.parametrize("attack", ["plant_symlinks", "daemon", "kill_everyone"])
+def test_the_gradescope_bundle_at_the_user_level_keeps_its_score(gradescope, attack):  # noqa: F811
+    _, root, user = gradescope
+    if not user:
+        pytest.skip("no Python here that an unprivileged user can run (Debian's python3) or not root")
+    ROOT_CANARY.write_text("root's own file\n")
+    data = run_autograder(root, user, {"adder.py": (ATTACKS / f"{attack}.py").read_bytes()}, JUDGE_SANDBOX="user")
+    assert data["score"] == 0
+    results = root / "results" / "results.json"
+    assert results.stat().st_uid == 0 and not results.is_symlink()
+    assert ROOT_CANARY.lstat().st_uid == 0 and ROOT_CANARY.read_text() == "root's own file\n"
+    honest = run_autograder(root, user, {"adder.py": HONEST.encode()}, JUDGE_SANDBOX="user")
+    assert honest["score"] == 4.0  # graded right after: nothing of the attack's run survived into it
+    assert nothing_left_behind() == []
+
+
+@needs_root
+def test_a_timed_out_or_interrupted_run_leaves_nothing_behind(user_python, tmp_path):
+    loop = "import os, sys\nsys.modules['judge.sandbox.guard'].release()\nif os.fork() == 0:\n    os.setsid()\n" \
+           "while True:\n    pass\n\ndef add(a, b):\n    return a + b\n"
+    subs = tmp_path / "subs" / "looper" / "fx-add" / "adder.py"
+    subs.parent.mkdir(parents=True)
+    subs.write_text(loop)
+    command = [user_python, "-m", "judge", "grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"),
+               "--problems", str(FIXTURE_PROBLEMS), "--sandbox", "user", "--timeout", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=clean_env(), cwd=ROOT, check=False)
+    assert "looper" in (tmp_path / "out" / "grades.csv").read_text(), done.stderr
+    assert nothing_left_behind() == [], "a time-out left processes or folders behind"
+    started = subprocess.Popen([*command[:-2], "--timeout", "60", "--force"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, env=clean_env(), cwd=ROOT)
+    deadline = time.monotonic() + 120
+    while not any(identities.processes_of(uid) for uid in POOL) and time.monotonic() < deadline:
+        time.sleep(0.1)  # until the learner's code runs
+    assert any(identities.processes_of(uid) for uid in POOL), "the learner's process never started"
+    started.send_signal(signal.SIGINT)  # Ctrl-C
+    started.wait(timeout=60)
+    assert nothing_left_behind() == [], "an interrupted run left processes or folders behind"
+
+
+@needs_root
+def test_the_pool_gives_each_concurrent_job_its_own_identity_and_ends_its_processes():
+    sandbox = levels.Sandbox("user", sys.executable, levels.runtime_folder())
+    first, second = levels.acquire_identity(sandbox), levels.acquire_identity(sandbox)
+    assert first is not None and second is not None and first.uid != second.uid
+    assert first.uid in POOL and second.uid in POOL
+    sleeper = subprocess.Popen(["sleep", "600"], user=first.uid, group=first.gid, extra_groups=[],
+                               start_new_session=True)
+    try:
+        assert identities.processes_of(first.uid) == [sleeper.pid]
+        identities.release(first)
+        assert sleeper.wait(timeout=10) == -signal.SIGKILL and identities.processes_of(first.uid) == []
+    finally:
+        identities.release(second)
+        if sleeper.poll() is None:
+            sleeper.kill()
