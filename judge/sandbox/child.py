@@ -29,7 +29,7 @@ def main() -> None:
     """Run the learner's side until the test side closes the channel."""
     config = json.loads(sys.argv[-1])
     root = os.path.realpath(config["root"])
-    _set_limits(int(config["memory_limit"]))
+    _set_limits(int(config["memory_limit"]), int(config.get("processes") or 0))
     output = _Output()
     if config.get("numpy"):
         import numpy  # noqa: F401  trusted, and before the guard (it loads native code)
@@ -98,7 +98,9 @@ class _Output:
         return text + (f"\n... [{dropped} more bytes of output dropped]\n" if dropped > 0 else "")
 
 
-def _set_limits(memory_mib: int) -> None:
+def _set_limits(memory_mib: int, processes: int = 0) -> None:
+    """The address space, core files, file sizes, and (``processes`` > 0: run as an identity of the
+    job's own, whose processes this counts) how many processes the learner's code may have."""
     try:
         import resource
     except ImportError:
@@ -107,7 +109,10 @@ def _set_limits(memory_mib: int) -> None:
 
     # headroom on top of what the interpreter maps already, as for every level
     address_space = _mapped_bytes() + memory_mib * 1024 * 1024 + 256 * 1024 * 1024
-    for name, value in (("RLIMIT_AS", address_space), ("RLIMIT_CORE", 0), ("RLIMIT_FSIZE", OUTPUT_FILE_LIMIT)):
+    limits = [("RLIMIT_AS", address_space), ("RLIMIT_CORE", 0), ("RLIMIT_FSIZE", OUTPUT_FILE_LIMIT)]
+    if processes > 0:
+        limits.append(("RLIMIT_NPROC", processes))
+    for name, value in limits:
         kind = getattr(resource, name, None)
         if kind is not None:
             resource.setrlimit(kind, (value, value))  # a limit that cannot be set is an error, never ignored

@@ -87,6 +87,7 @@ class Sandbox:
     as_identity: bool = False  # bubblewrap started as the job's identity (its user maps to that uid)
     confinement: tuple[str, ...] = ()  # "landlock", "seccomp": entered by user-level learner processes
     readable: tuple[str, ...] = ()  # what Landlock lets the learner process read
+    bwrap: str = "bwrap"  # the bubblewrap found on the judge's PATH when the level was chosen
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Sandbox:
@@ -121,7 +122,7 @@ class Sandbox:
         return [*self._bwrap(work), "--", self.python, "-I", "-S", "-B", "-c", BOOT, *inside]
 
     def _bwrap(self, work: str) -> list[str]:
-        args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         if os.geteuid() == 0 or self.as_identity:  # inside, nobody: outside, the job's identity (or root)
             args += ["--unshare-user", "--uid", "65534", "--gid", "65534"]
         for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/usr"):
@@ -189,10 +190,11 @@ def _choose(requested: str, user: str | None, grading: bool, grader_paths: tuple
 def _try(level: Level, python: str, runtime: str, packages: dict[str, str], user: str | None,
          grader_paths: tuple[str, ...], secrets: tuple[str, ...]) -> Sandbox:
     if level == "bubblewrap":
-        if shutil.which("bwrap") is None:
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
             raise SandboxError("bubblewrap: bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
         hidden = tuple(_hidden_paths(python, grader_paths))
-        sandbox = Sandbox("bubblewrap", python, runtime, hidden=hidden, packages=packages)
+        sandbox = Sandbox("bubblewrap", python, runtime, hidden=hidden, packages=packages, bwrap=bwrap)
         if os.geteuid() != 0:
             _probe(sandbox, ())
             return sandbox

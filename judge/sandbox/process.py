@@ -25,6 +25,7 @@ from . import confine, identities, levels
 from .standin import LearnerSpec, TestSide
 
 READY_TIMEOUT_FLOOR = 2.0  # seconds a learner process may take to start and import, at least
+PROCESS_LIMIT = 32  # processes (and threads) of a job's identity at once
 
 
 @dataclass
@@ -104,11 +105,13 @@ class ProcessLearner:
         config: dict[str, Any] = {"module": spec.module, "entry": spec.entry, "memory_limit": spec.memory_limit,
                                   "numpy": spec.numpy, "declarations": spec.declarations,
                                   "fds": [to_child_r, from_child_w]}
+        user = ids if ids is not None and (self.sandbox.level == "user" or self.sandbox.as_identity) else None
+        if user is not None:
+            config["processes"] = PROCESS_LIMIT  # of the job's own identity: no fork bomb outruns its end
         # the learner's output goes to files with no name, made here: nothing the learner can swap
         out = os.memfd_create("learner-stdout", os.MFD_CLOEXEC)
         err = os.memfd_create("learner-stderr", os.MFD_CLOEXEC)
         confinement = self.space.confine(self.sandbox)
-        user = ids if ids is not None and (self.sandbox.level == "user" or self.sandbox.as_identity) else None
         try:
             self._process = subprocess.Popen(
                 self.sandbox.command(self.folder, config), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
