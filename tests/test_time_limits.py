@@ -60,9 +60,10 @@ def test_a_correct_solution_keeps_full_marks_with_every_core_busy(busy_cores):
 def test_a_loop_is_stopped_by_its_cpu_time_and_the_message_says_so(monkeypatch):
     monkeypatch.setattr(levels, "WALL_BACKSTOP", 1000.0)  # only the CPU-time limit can stop it
     result = judge(LOOPS, 1.0)
-    messages = [result.message, *(t.message for t in result.tests)]
-    assert any("of CPU time" in m for m in messages), messages
-    assert result.points == 0
+    # each test's learner loops until that test's limit, is killed and replaced: the job's CPU time
+    # (the replaced processes' included) reaches the job's limit in the second test
+    assert (result.status, result.message) == (
+        "timeout", "timed out after 1 s of CPU time (a loop that never ends, or a far too slow algorithm?)")
 
 
 def test_code_that_only_waits_is_stopped_by_the_wall_clock_backstop_and_the_message_says_so():

@@ -202,3 +202,49 @@ def test_the_pool_gives_each_concurrent_job_its_own_identity_and_ends_its_proces
         identities.release(second)
         if sleeper.poll() is None:
             sleeper.kill()
+
+
+CONFINED_PROBE = r'''
+import errno, os, subprocess, sys, tempfile
+from judge.sandbox import confine, identities, levels
+
+sandbox = levels.choose("user", grading=True)
+identity = levels.acquire_identity(sandbox)
+folder = tempfile.mkdtemp(prefix="judge-job-", dir=os.path.dirname(sandbox.runtime))
+os.chmod(folder, 0o711)
+rules = confine.Confinement(sandbox.readable, folder, confine.offered())
+work = os.path.join(folder, "work")
+os.mkdir(work)
+os.chown(work, identity.uid, identity.gid)
+probe = """
+import ctypes, os, socket, sys
+def attempt(what, act):
+    try:
+        act()
+        print(what, "allowed")
+    except OSError as exc:
+        print(what, "refused", exc.errno)
+attempt("read", lambda: open(sys.argv[1]).read())
+attempt("socket", lambda: socket.socket())
+libc = ctypes.CDLL(None, use_errno=True)
+print("ptrace", "refused" if libc.ptrace(0, 0, 0, 0) != 0 else "allowed")
+attempt("write-own", lambda: open("mine.txt", "w").write("x"))
+"""
+done = subprocess.run([sandbox.python, "-I", "-S", "-c", probe, sys.argv[1]], capture_output=True, text=True,
+                      user=identity.uid, group=identity.gid, extra_groups=[], preexec_fn=rules.enter, cwd=work)
+identities.release(identity)
+print(done.stdout + done.stderr)
+'''
+
+
+@needs_root
+def test_landlock_and_seccomp_refuse_what_the_user_level_never_needs(user_python, marked_problems):
+    if not (confine.offered().landlock and confine.offered().seccomp):
+        pytest.fail("this machine's kernel offers Landlock and seccomp: the test must see them work")
+    problems, _ = marked_problems
+    world_readable = next(Path("/var/tmp").glob("pp-course-copy-*")) / "problems" / "fx-add" / "tests" / "public"
+    target = next(world_readable.glob("*.py"))
+    done = subprocess.run([user_python, "-c", CONFINED_PROBE, str(target)], capture_output=True, text=True,
+                          env=clean_env(), cwd="/", timeout=120, check=False)
+    lines = set(done.stdout.split("\n"))
+    assert {"read refused 13", "socket refused 1", "ptrace refused", "write-own allowed"} <= lines, done.stdout

@@ -30,6 +30,7 @@ def run_job(job: dict, channel_fd: int) -> None:
         from ..sandbox.process import JobSpace, ProcessLearner
         from .test_timer import TestTimer
 
+        _adopt_orphans()
         root = job["root"]
         tempfile.tempdir = root  # pytest's capture files and tmp_path live in the private folder too
         os.environ["TMPDIR"] = root
@@ -53,6 +54,18 @@ def run_job(job: dict, channel_fd: int) -> None:
         traceback.print_exc()
         os._exit(ExitCode.INTERNAL)
     os._exit(0)  # skip atexit handlers (the parent's, inherited by a fork)
+
+
+def _adopt_orphans() -> None:
+    """Become the subreaper of what this process starts: a learner's process that outlives its parent
+    (bubblewrap's, killed with it; a daemon) is adopted here rather than by init, so its CPU time
+    stays in this job's count (:mod:`judge.sandbox.cputime`) until the job ends."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
 
 
 def main() -> None:
