@@ -122,7 +122,9 @@ class Sandbox:
         return [*self._bwrap(work), "--", self.python, "-I", "-S", "-B", "-c", BOOT, *inside]
 
     def _bwrap(self, work: str) -> list[str]:
-        args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        # --as-pid-1: the learner's Python is the namespace's first process, so when it is killed it is
+        # adopted and reaped by the test process with its CPU time, not reaped unaccounted by bwrap's init
+        args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL"]
         if os.geteuid() == 0 or self.as_identity:  # inside, nobody: outside, the job's identity (or root)
             args += ["--unshare-user", "--uid", "65534", "--gid", "65534"]
         for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/usr"):

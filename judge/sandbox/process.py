@@ -123,7 +123,6 @@ class ProcessLearner:
             for fd in (to_child_r, from_child_w, out):
                 os.close(fd)
             self._stderr = err
-        _started.add(self._process.pid)
         self.connection = protocol.PipeConnection(side.handle, from_child_r, to_child_w, on_receive=_print_output,
                                                   loads=side.decoder.loads)
         self._await_ready(spec.start_timeout)
@@ -181,8 +180,8 @@ class ProcessLearner:
             except (ProcessLookupError, PermissionError):
                 pass
             process.wait()
-            _started.discard(process.pid)
             self._process = None
+            _reap_orphans()
         connection = getattr(self, "connection", None)
         if connection is not None:
             for fd in (connection.read_fd, connection.write_fd):
@@ -221,12 +220,16 @@ def _prepare_work(folder: str, files: dict[str, str], ids: tuple[int, int] | Non
     return work
 
 
-def learner_pids() -> set[int]:
-    """The learner processes this (test) process has started and not yet stopped."""
-    return set(_started)
-
-
-_started: set[int] = set()
+def _reap_orphans() -> None:
+    """Reap what ended of the learner's processes and was adopted here (the test process is their
+    subreaper): their CPU time then counts in this process's own (:mod:`judge.sandbox.cputime`)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
 
 
 def ended_message(status: int) -> str:
