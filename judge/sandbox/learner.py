@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import os
 import sys
 import types
 from collections.abc import Generator
@@ -285,6 +286,19 @@ class LearnerSide:
     def _repr(self, message: dict[str, Any]) -> dict[str, Any]:
         return {"ok": repr(self._target(message, None))[:2000]}
 
+    def _fresh(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The learner's module imported anew, as written: each test starts without what earlier tests
+        left in its globals (the same in both engines). The problem's support modules stay: they are
+        the problem's own, and the types they declare must stay the ones the codec knows."""
+        name = self.module.__name__
+        entry = os.path.basename(getattr(self.module, "__file__", "") or f"{name}.py")
+        sys.modules.pop(name, None)
+        module, error = import_entry(name, entry, self.root)
+        if module is None:
+            raise ImportError(error)
+        self.module = module
+        return {"ok": None}
+
     def _target(self, message: dict[str, Any], kind: str | None) -> Any:
         target = self.exports.get(message.get("target"))  # type: ignore[arg-type]
         if target is None or (kind == "generator" and not isinstance(target, Generator)):
@@ -300,7 +314,7 @@ def _name(message: dict[str, Any]) -> str:
 
 
 _SERVERS = {"getattr": LearnerSide._getattr, "setattr": LearnerSide._setattr, "call": LearnerSide._call,
-            "gen": LearnerSide._generator, "repr": LearnerSide._repr}
+            "gen": LearnerSide._generator, "repr": LearnerSide._repr, "fresh": LearnerSide._fresh}
 
 
 def learner_frames(exc: BaseException, root: str) -> list[dict[str, Any]]:

@@ -1,12 +1,16 @@
 """A learner process: its fresh folder, its start at the run's sandbox level, its end.
 
 :class:`ProcessLearner` is what the test side's :class:`judge.sandbox.standin.TestSide` holds
-natively. Each start makes a fresh folder (``work/`` with the learner's entry file and the
-problem's support modules, ``io/`` with the files behind the process's stdout and stderr) and
-starts ``python`` there at the level of :class:`judge.sandbox.levels.Sandbox`, in its own session,
-with two pipes for the protocol. The process is killed (its whole process group, and with
-bubblewrap its whole pid namespace) when the run ends, when a call runs past its test's limit, or
-when its channel breaks; a parent-death signal ends it if the test process itself is killed.
+natively. Each start makes a fresh folder inside the job's folder (:class:`JobSpace`): ``work/``,
+with the learner's entry file and the problem's support modules, written while only the judge can
+write it and then handed to the job's identity. The learner's stdout and stderr are unnamed files
+(``memfd``) made here, so the judge never opens a path the learner could have replaced. It starts
+``python`` there at the level of :class:`judge.sandbox.levels.Sandbox` (as the job's identity, in
+the job's Landlock and seccomp confinement at the user level), in its own session, with two pipes
+for the protocol. The process is killed (its whole process group, and with bubblewrap its whole pid
+namespace) when the run ends, when a call runs past its test's limit, or when its channel breaks;
+a parent-death signal ends it if the test process itself is killed; and at the end of the job the
+judge ends every process of the job's identity, wherever it went.
 """
 
 from __future__ import annotations

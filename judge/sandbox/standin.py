@@ -122,11 +122,13 @@ class TestSide:
         self._lent_ids: dict[int, int] = {}
         self._next_lent = 0
         self._described: set[type] = set()
+        self._used = False  # the learner's module was called since it was (last) imported
 
     # --- the learner's side ------------------------------------------------------------------
     def start(self) -> str:
         """Start the learner's side; the import error message, or '' when the module imported."""
         self.learner = self._start(self)
+        self._used = False
         self._described.clear()
         self.functions = {name: f for name, f in self.learner.bound.items() if isinstance(f, RemoteFunction)}
         return self.learner.import_error
@@ -146,6 +148,7 @@ class TestSide:
                 raise protocol.LearnerCrashed(f"the learner's code was started again and failed: {error}")
         learner = self.learner
         assert learner is not None
+        self._used = True
         try:
             reply = learner.connection.request(message)
         except BaseException as exc:
@@ -242,6 +245,16 @@ class TestSide:
                 return RemoteFunction(self, ident, name)
         raise codec.Malformed("a reference of an unknown kind")
 
+    def fresh(self) -> None:
+        """Before each test: the learner's module as written, imported anew if an earlier test used it,
+        so no test's verdict depends on what earlier tests left in the module (both engines alike)."""
+        __tracebackhide__ = True
+        if self.learner is None or not self._used:
+            return
+        reply = self.request({"op": "fresh"})
+        self._used = False
+        self.outcome(reply, "importing the learner's module again for this test")
+
     def revoke(self) -> None:
         """Forget every object lent so far (at the end of each test)."""
         self._lent.clear()
@@ -291,13 +304,18 @@ class TestSide:
 
     @property
     def plugin(self) -> object:
-        """The pytest plugin of this run: lent objects revoked after each test."""
+        """The pytest plugin of this run: the learner's module fresh before each test, lent objects
+        revoked after it."""
         return _RevokePlugin(self)
 
 
 class _RevokePlugin:
     def __init__(self, side: TestSide) -> None:
         self.side = side
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        self.side.fresh()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, Any, None]:
