@@ -80,6 +80,8 @@ class Result:
     max_points: float = 0.0  # what the problem is worth; 0 when unknown (no test ran, no declared points)
     sandbox: str = ""  # where the learner's code ran: one of SANDBOXES ("" when not recorded)
     objectives: list[ObjectiveResult] = field(default_factory=list)  # points per objective (when declared)
+    # natively, the CPU seconds of the run's processes (what its time limit counts); not in the JSON
+    cpu_seconds: float = field(default=0.0, compare=False, repr=False)
 
     @property
     def passed(self) -> int:

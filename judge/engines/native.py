@@ -64,6 +64,7 @@ class _Running:
     data: bytearray = field(default_factory=bytearray)
     status: int | None = None
     timed_out: str = ""  # "cpu" or "wall": which limit stopped it
+    cpu: float = 0.0  # CPU seconds of the job's processes, as last seen (exact once reaped)
 
 
 class NativeEngine:
@@ -280,12 +281,14 @@ def _poll(running: dict[int, tuple[int, _Running]]) -> list[int]:
     processes = _cpu_snapshot(now)
     for run in runs:
         if run.status is None:
-            pid, status = os.waitpid(run.pid, os.WNOHANG)
+            pid, status, usage = os.wait4(run.pid, os.WNOHANG)
             if pid:
                 run.status = status
+                run.cpu = usage.ru_utime + usage.ru_stime  # the test process and all it reaped
         if run.status is None and not run.timed_out:
-            if processes is not None and cputime.job_seconds(run.pid, run.space.ids[:1] if run.space.ids else (),
-                                                            processes) > run.cpu_limit:
+            if processes is not None:
+                run.cpu = cputime.job_seconds(run.pid, run.space.ids[:1] if run.space.ids else (), processes)
+            if run.cpu > run.cpu_limit:
                 run.timed_out = "cpu"
             elif now > run.deadline:
                 run.timed_out = "wall"
@@ -328,6 +331,8 @@ def _end_job(run: _Running) -> None:
 
 
 def _finish(run: _Running, sandbox: levels.Sandbox) -> Result:
+    if run.status is None and cputime.available():  # its report is in, it is exiting: its CPU time so far
+        run.cpu = max(run.cpu, cputime.job_seconds(run.pid, run.space.ids[:1] if run.space.ids else ()))
     _kill_group(run.pid)  # whatever the learner's code started dies with the group
     if run.status is None:
         _exiting.append(run.pid)
@@ -345,6 +350,7 @@ def _finish(run: _Running, sandbox: levels.Sandbox) -> Result:
     else:
         result = _parse(problem, bytes(run.data), run.token, _exit_code(run.status), stderr)
     result.sandbox = sandbox.level
+    result.cpu_seconds = run.cpu
     return result
 
 
