@@ -1,8 +1,8 @@
 """Time limits and the cost of isolation: ``python -m bench.limits``.
 
-- Per problem, the reference's CPU time (the judge's processes: the test process and the learner
-  processes, from ``RUSAGE_CHILDREN``) against the problem's time limit, which counts CPU time: the
-  headroom a busy grader has (target: at least 10x for every problem).
+- Per problem, the reference's CPU time (the job's processes: the test process and the learner
+  processes, as the native engine counts it against the limit) against the problem's time limit:
+  the headroom a busy grader has (target: at least 10x for every problem).
 - Per sandbox level (bubblewrap, user, plain), the wall time of judging a trivial problem (fx-add,
   four calls) and of its learner process's start, against the same job with the learner's side in
   the tests' own process: what isolation costs a job. The user level needs a Python an
@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench import report  # noqa: E402
 from judge.core.problem import discover_problems, load_problem  # noqa: E402
+from judge.engines import Job, get_engine  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "fixtures" / "problems" / "fx-add"
 TARGET_HEADROOM = 10.0
@@ -58,7 +59,7 @@ def _practice(problem_dir: Path, scratch: Path) -> Path:
     folder = scratch / f"practice-{problem.id}"
     (folder / problem.id).mkdir(parents=True)
     shutil.copy(problem_dir / "reference" / problem.entry, folder / problem.id / problem.entry)
-    return folder
+    return folder / problem.id  # judged on its own: `python -m judge practice/<id>`
 
 
 def measure(problems_dir: Path, only: list[str] | None, repeats: int, user_python: str | None) -> dict[str, Any]:
@@ -69,11 +70,15 @@ def measure(problems_dir: Path, only: list[str] | None, repeats: int, user_pytho
     scratch.chmod(0o755)
     try:
         headroom = []
+        engine = get_engine("native")
         for problem in problems:
             if only and problem.id not in only:
                 continue
-            practice = _practice(problem.path, scratch)
-            runs = [_judge_once(sys.executable, practice, problems_dir, "auto") for _ in range(repeats)]
+            job = Job(problem, problem.path / "reference" / problem.entry)
+            results = [engine.judge([job])[0] for _ in range(repeats)]
+            if any(r.status != "passed" for r in results):
+                raise SystemExit(f"{problem.id}: the reference did not pass ({results[0].message})")
+            runs = [(r.duration, r.cpu_seconds) for r in results]  # what the limit counts: the job's processes
             cpu = statistics.median(c for _, c in runs)
             headroom.append({"problem": problem.id, "limit_s": problem.time_limit, "cpu_s": round(cpu, 2),
                              "wall_s": round(statistics.median(w for w, _ in runs), 2),

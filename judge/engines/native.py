@@ -305,7 +305,7 @@ def _poll(running: dict[int, tuple[int, _Running]]) -> list[int]:
     return finished
 
 
-_CPU_EVERY = 0.2  # seconds between two readings of the jobs' CPU time
+_CPU_EVERY = 0.5  # seconds between two readings of the jobs' CPU time (a whole /proc scan each)
 _last_cpu_reading = [0.0]
 
 

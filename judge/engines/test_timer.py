@@ -66,7 +66,7 @@ class TestTimer:
             signal.signal(signal.SIGALRM, previous)
 
     def _cpu_used(self) -> float:
-        return cputime.job_seconds(os.getpid())
+        return cputime.tree_seconds(os.getpid())
 
     def _look(self, signum: int, frame: object) -> None:
         if self._cpu_used() - self._cpu_start > self.seconds:

@@ -37,22 +37,50 @@ def snapshot() -> list[_Process]:
     """Every process's parent, owner and CPU time, at one moment."""
     found = []
     for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                data = handle.read()
-            uid = os.stat(f"/proc/{name}").st_uid
-        except OSError:
-            continue  # ended meanwhile
-        fields = data[data.rfind(b")") + 2:].split()  # after the command name, which may hold spaces
-        try:
-            parent = int(fields[1])
-            ticks = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
-        except (IndexError, ValueError):
-            continue
-        found.append(_Process(int(name), parent, uid, ticks / _TICKS))
+        if name.isdigit():
+            process = _read(int(name))
+            if process is not None:
+                found.append(process)
     return found
+
+
+def _read(pid: int) -> _Process | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+        uid = os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None  # ended meanwhile
+    fields = data[data.rfind(b")") + 2:].split()  # after the command name, which may hold spaces
+    try:
+        parent = int(fields[1])
+        ticks = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+    except (IndexError, ValueError):
+        return None
+    return _Process(pid, parent, uid, ticks / _TICKS)
+
+
+def tree_seconds(root: int) -> float:
+    """CPU seconds used so far by ``root`` and everything below it, read by following each process's
+    children (a few files, not the whole of /proc: the per-test timer reads it several times a second)."""
+    total, stack, seen = 0.0, [root], set()
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        process = _read(pid)
+        if process is None:
+            continue
+        total += process.seconds
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
+                    stack.extend(int(child) for child in handle.read().split())
+        except OSError:
+            if pid == root and not os.path.exists(f"/proc/{pid}/task/{pid}/children"):
+                return job_seconds(root)  # a kernel without the children files: the whole of /proc
+    return total
 
 
 def job_seconds(root: int, uids: Iterable[int] = (), processes: list[_Process] | None = None) -> float:
