@@ -5,6 +5,8 @@
   <= 1.0, ``-j 1`` <= 1.3);
 - boundary (:mod:`bench.boundary`): the codec's cost per value, a call across the trust boundary at
   every sandbox level against a direct call, and per problem the round trips and their share;
+- time limits (:mod:`bench.limits`): each reference's CPU time against its limit (>= 10x headroom),
+  and a job's cost at each sandbox level (bubblewrap, user with ``--user-python``, plain);
 - class grading (:mod:`bench.grade`): ``judge grade`` on N synthetic submissions against a shell loop
   of ``python -m judge`` (<= 0.4x), with the peak memory of each;
 - browser (:mod:`bench.browser`): the web app against a bare Pyodide page that loads the same
@@ -17,7 +19,8 @@ on a shared machine are noisy.
 
     python -m bench.run [--problems DIR] [--native-repeats N] [--browser-repeats N] [--reruns N]
                         [--grade-submissions N] [--only ID ...] [--skip-native] [--skip-boundary]
-                        [--skip-grade] [--skip-browser] [--no-before] [--json FILE]
+                        [--skip-grade] [--skip-browser] [--skip-limits] [--limits-only ID ...]
+                        [--user-python PATH] [--no-before] [--json FILE]
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import boundary, browser, grade, native  # noqa: E402
+from bench import boundary, browser, grade, limits, native  # noqa: E402
 
 DEFAULT_JSON = ROOT / "bench" / "results" / "latest.json"
 
@@ -55,6 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-native", action="store_true")
     parser.add_argument("--grade-submissions", type=int, default=200, help="class grading: submissions")
     parser.add_argument("--skip-boundary", action="store_true")
+    parser.add_argument("--skip-limits", action="store_true")
+    parser.add_argument("--limits-only", nargs="*", default=None,
+                        help="time limits: only these problem ids (default: every problem)")
+    parser.add_argument("--user-python", help="isolation per job: a Python an unprivileged identity can run, with "
+                        "the judge installed (the user level is measured only with it)")
     parser.add_argument("--skip-grade", action="store_true")
     parser.add_argument("--skip-browser", action="store_true")
     parser.add_argument("--no-before", "--no-plain", dest="no_before", action="store_true",
@@ -70,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_boundary:
         progress("boundary: the codec, calls at each sandbox level, every problem's reference...")
         data["boundary"] = boundary.measure(args.problems, 2000)
+    if not args.skip_limits:
+        progress("time limits: each reference's CPU time against its limit, a job at each sandbox level...")
+        data["limits"] = limits.measure(args.problems, args.limits_only, 1, args.user_python)
     if not args.skip_grade:
         progress(f"class grading: {args.grade_submissions} submissions, judge grade against a loop...")
         data["grade"] = grade.measure(args.problems, args.grade_submissions)
@@ -88,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
           f"Python {m['python']}, {m['date']}")
     if "native" in data:
         native.print_table(data["native"])
-    for name, module in (("boundary", boundary), ("grade", grade), ("browser", browser)):
+    for name, module in (("boundary", boundary), ("limits", limits), ("grade", grade), ("browser", browser)):
         if name in data:
             module.print_table(data[name])
     print(summary_line(data))
@@ -105,6 +116,9 @@ def summary_line(data: dict[str, Any]) -> str:
         meets["native_serial"] = data["native"]["median_ratio_serial"] <= data["native"]["target_ratio_serial"]
     if "grade" in data:
         meets["grade"] = data["grade"]["ratio"] <= data["grade"]["target_ratio"]
+    if "limits" in data:
+        meets.update({f"headroom.{row['problem']}": (row["headroom"] or 0) >= data["limits"]["target_headroom"]
+                      for row in data["limits"]["headroom"]})
     if "browser" in data:
         meets.update({f"browser.{k}": v for k, v in data["browser"]["meets"].items()})
     missed = [k for k, ok in meets.items() if not ok]

@@ -35,3 +35,18 @@ def test_boundary_benchmark_measures_the_codec_calls_and_each_problem(tmp_path):
     (fx_add,) = data["problems"]
     assert fx_add["problem"] == "fx-add" and fx_add["status"] == "passed"
     assert fx_add["round_trips"] >= fx_add["tests"]  # every test calls the learner's add() at least once
+
+
+def test_limits_benchmark_reports_each_references_cpu_time_and_each_levels_job(tmp_path):
+    out = tmp_path / "limits.json"
+    result = subprocess.run([sys.executable, "-m", "bench.limits", "--problems", str(FIXTURE_PROBLEMS),
+                             "--repeats", "1", "--json", str(out)], cwd=ROOT, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(out.read_text())
+    ids = {row["problem"] for row in data["headroom"]}
+    assert "fx-add" in ids and all(row["cpu_s"] > 0 and row["limit_s"] > 0 for row in data["headroom"])
+    levels = {row["level"]: row for row in data["levels"]}
+    assert set(levels) == {"bubblewrap", "plain", "user"}
+    assert levels["plain"]["median_cpu_s"] > 0
+    assert "--user-python" in levels["user"]["unavailable"]  # measured only with a Python the identity can run
