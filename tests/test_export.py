@@ -413,3 +413,50 @@ def test_an_export_refuses_a_reference_that_fails(tmp_path):
     assert done.returncode == 2 and "the reference solution must pass every test" in done.stderr
     assert "fx-add (failed: 3 of 4 tests passed)" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_github_classroom_default_export_gives_every_reference_full_marks(tmp_path, wheelhouse):
+    """GitHub Classroom's default export grades with the public tests only: every bundled problem's reference,
+    pushed as a student would, earns full marks in the grading step's runners and in the reporter's Points."""
+    from tests.test_public_only import references_folder
+
+    out = tmp_path / "assignment"
+    done = run_cli("export", "github-classroom", "-o", str(out), "--wheels", str(wheelhouse), "-j", "2",
+                   "--problems", str(ROOT / "problems"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "A perfect submission (every reference solution) earns 80 of 80 points" in done.stdout
+    assert "pp-quiz: 5 of 6 objectives, 9.5 of 10 points, are checked by secret tests only" in done.stdout
+    references = references_folder(tmp_path / "references")
+    for folder in references.iterdir():
+        for entry in folder.iterdir():
+            shutil.copy(entry, out / folder.name / entry.name)
+    workflow = yaml.safe_load((out / ".github" / "workflows" / "classroom.yml").read_text())
+    [step] = [s for s in workflow["jobs"]["run-autograding-tests"]["steps"] if s.get("id") == "judge"]
+    output = tmp_path / "github_output"
+    output.write_text("")
+    env = dict(os.environ, GITHUB_OUTPUT=str(output), RUNNER_TEMP=str(tmp_path), PYTHONPATH=str(ROOT))
+    run = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=out, env=env, capture_output=True, text=True,
+                         timeout=600, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr
+    whole = json.loads((tmp_path / "judge-result.json").read_text())
+    assert whole["max_score"] == 80 and sum(t["score"] for t in whole["tests"]) == 80
+    runners = dict(line.split("=", 1) for line in output.read_text().splitlines())
+    for name, value in runners.items():
+        data = json.loads(base64.b64decode(value))
+        jsonschema.validate(data, schema("github-classroom-result.schema.json"))
+        if name.endswith("_earned"):
+            assert data["max_score"] == 10, name  # exactly: no 10.000000000000007 beside a perfect score
+    assert reporter({f"{k.upper()}_RESULTS": v for k, v in runners.items()}) == ("80/80", "80/80")
+
+
+def test_an_export_refuses_a_reference_short_of_full_points(monkeypatch):
+    """A reference that passes every test but would not earn full marks (a perfect student could not) is refused."""
+    from judge.commands.export import bundle
+    from judge.core.result import Result
+    from judge.engines import native
+
+    short = Result(problem="fx-add", status="passed", points=3.0, max_points=4.0)
+    monkeypatch.setattr(native, "judge_many", lambda jobs, parallel: [short])
+    with pytest.raises(ExportError, match=r"must earn full points before an export; it does not for fx-add "
+                                          r"\(3 of 4 points\)"):
+        bundle.canonical_results([load_problem(FX)], False, None)

@@ -371,6 +371,8 @@ def _run_judge(args: argparse.Namespace) -> int:
         options = ReportOptions(verbose=args.verbose, keyword=args.keyword,
                                 not_started={} if args.verbose else _not_started(workspace.solutions))
         print_report(results, options=options)
+        if args.public_only:
+            _public_only_note(results, problems)
         context = FormatContext(problems={p.id: p for p in problems}, execution_time=time.monotonic() - started)
         write_formats(args, results, context)
         return EXIT_OK if all(r.status == "passed" for r in results) else EXIT_FAILED
@@ -380,6 +382,18 @@ def _run_judge(args: argparse.Namespace) -> int:
         from .watch import watch_and_rerun
         return watch_and_rerun([path for _, path in workspace.solutions], judge_once)
     return code
+
+
+def _public_only_note(results: list, problems: list[Problem]) -> None:
+    """Which problems were scored without the objectives that only secret tests check (judge.core.scoring)."""
+    from ..core.scoring import uncounted
+
+    by_id = {p.id: p for p in problems}
+    left_out = [f"{r.problem} ({len(ids)}/{len(by_id[r.problem].objectives)})" for r in results
+                if r.problem in by_id and (ids := uncounted(r, by_id[r.problem]))]
+    if left_out:
+        print(_("note: public tests only: objectives that only secret tests check are not counted, and the others' "
+                "points are scaled up to the problem's: {problems}").format(problems=", ".join(left_out)))
 
 
 def write_formats(args: argparse.Namespace, results: list, context: FormatContext) -> None:

@@ -17,6 +17,13 @@ A problem without objectives is one objective of all its tests (the points are t
 skipped test is not passed. A run that produced no test results (timeout, crash) earns 0. Runs in
 both engines.
 
+A run scores over what it can earn: an objective none of whose tests is in the run (the secret
+tests were left out: the browser, ``--public-only``, GitHub Classroom's default export) does not
+count. It is left out of the Result's objectives, the others' points are scaled up to add up to
+the problem's points, and a requirement on it is dropped, so a reference solution earns full
+points on the public tests alone. A run whose tests did not all load (a test file that failed
+to import) is scored over every objective instead: missing tests never make a problem easier.
+
 :func:`score_result` scores a Result on the tests it ran. :func:`rescore` scores it against a
 canonical Result (the reference solution's, with every test), which is what class grading uses:
 a test that did not run in the learner's run (its file did not load) still counts, as failed.
@@ -77,7 +84,10 @@ def score_result(result: Result, weights: dict[str, float], problem: Problem) ->
     if problem.objectives:
         objectives = [_Objective(o.id, o.title, o.points, o.kind, list(o.requires), o.scoring)
                       for o in problem.objectives]
-        return _apply(result, _Plan(tests, objectives, True), problem.scoring)
+        plan = _Plan(tests, objectives, True)
+        if result.status in ("passed", "failed"):  # every collected test ran: score over what it can earn
+            plan = counted_plan(plan)
+        return _apply(result, plan, problem.scoring)
     return _apply(result, _implicit(tests, problem.points), problem.scoring)
 
 
@@ -91,9 +101,30 @@ def rescore(result: Result, canonical: Result, problem: Problem) -> Result:
         for test in result.tests:
             if test.id in tests:
                 test.objective = tests[test.id][1]
-        return _apply(result, _Plan(tests, objectives, True), problem.scoring)
+        return _apply(result, counted_plan(_Plan(tests, objectives, True)), problem.scoring)
     points = problem.points if problem.points is not None else sum(w for w, _ in tests.values())
     return _apply(result, _implicit(tests, points), problem.scoring)
+
+
+def counted_plan(plan: _Plan) -> _Plan:
+    """``plan`` without the objectives that have no test in it, the others scaled to the same total points,
+    their requirements on the left-out ones dropped (unchanged when every objective has a test, or none has)."""
+    owners = {owner for _, owner in plan.tests.values()}
+    kept = [o for o in plan.objectives if o.id in owners]
+    if len(kept) == len(plan.objectives) or not kept:
+        return plan
+    whole, part = sum(o.points for o in plan.objectives), sum(o.points for o in kept)
+    scale = whole / part if part else 0.0
+    ids = {o.id for o in kept}
+    scaled = [_Objective(o.id, o.title, o.points * scale, o.kind, [r for r in o.requires if r in ids], o.scoring)
+              for o in kept]
+    return _Plan(plan.tests, scaled, plan.declared)
+
+
+def uncounted(result: Result, problem: Problem) -> list[str]:
+    """The ids of ``problem``'s objectives that ``result`` was not scored on (no test of theirs in its run)."""
+    scored = {o.id for o in result.objectives}
+    return [o.id for o in problem.objectives if o.id not in scored] if result.objectives else []
 
 
 def _implicit(tests: dict[str, tuple[float, str]], points: float | None) -> _Plan:

@@ -23,6 +23,8 @@ from ... import __version__
 from ...core.errors import JudgeError
 from ...core.problem import Problem, ProblemError, discover_problems, load_problem
 from ...core.result import Result
+from ...core.scoring import uncounted
+from ...formats.points import add, exact, text
 from ...i18n import _
 
 PROBLEMS, CANONICAL, CONFIG = "problems", "canonical.json", "config.json"
@@ -86,7 +88,29 @@ def canonical_results(problems: list[Problem], include_secret: bool, timeout: fl
     if failing:
         raise ExportError(_("the reference solution must pass every test before an export; it does not for "
                             "{problems} (run `python -m judge check`)").format(problems="; ".join(failing)))
+    short = [f"{r.problem} ({text(r.points)} of {text(r.max_points)} points)" for r in results
+             if exact(r.points) != exact(r.max_points)]
+    if short:  # a perfect student could not get full marks on the platform
+        raise ExportError("a reference solution must earn full points before an export; it does not for "
+                          + "; ".join(short) + " (check the problem's objectives and points: judge check)")
     return {p.id: r for p, r in zip(problems, results)}
+
+
+def perfect_line(problems: list[Problem], canonical: dict[str, Result]) -> str:
+    """What a perfect submission earns on the platform, and which objectives its tests leave out (secret only)."""
+    earned, worth = add(r.points for r in canonical.values()), add(r.max_points for r in canonical.values())
+    line = f"A perfect submission (every reference solution) earns {text(earned)} of {text(worth)} points"
+    left_out = []
+    for problem in problems:
+        ids = uncounted(canonical[problem.id], problem)
+        if ids:
+            share = add(o.points for o in problem.objectives if o.id in ids)
+            left_out.append(f"{problem.id}: {len(ids)} of {len(problem.objectives)} objectives, {text(share)} of "
+                            f"{text(problem.points or 0)} points, are checked by secret tests only")
+    if not left_out:
+        return line + "."
+    return (line + " with the public tests alone, each problem scored over the objectives its public tests check "
+            "(their points scaled up to the problem's): " + "; ".join(left_out) + ".")
 
 
 def read_bundle(path: Path) -> Bundle:

@@ -28,7 +28,7 @@ from ...formats.github_classroom import runner_names
 from ...i18n import _
 from ..practice import create_practice
 from . import ExportOptions, size_text, template
-from .bundle import ExportError, canonical_results, write_bundle
+from .bundle import ExportError, canonical_results, perfect_line, write_bundle
 from .wheels import prepare_wheels
 
 PUBLIC_BUNDLE = ".judge"
@@ -69,6 +69,7 @@ def export(options: ExportOptions) -> list[str]:
     lines.append("Graded with " + ("every test (public and secret)." if private else
                  "the public tests only: the secret tests never go in a student's repository "
                  "(use --private-tests OWNER/REPO to grade with them)."))
+    lines.append(perfect_line(options.problems, full if private else public))
     return lines
 
 

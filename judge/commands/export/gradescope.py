@@ -15,8 +15,9 @@ import zipfile
 from pathlib import Path
 
 from ... import __version__
+from ...formats.points import add, text
 from . import ExportOptions, size_text, template
-from .bundle import canonical_results, write_bundle
+from .bundle import canonical_results, perfect_line, write_bundle
 from .wheels import prepare_wheels
 
 BUNDLE = "pp-judge"  # not "judge-...": the runner forgets modules under /tmp/*judge-* paths
@@ -37,11 +38,13 @@ def export(options: ExportOptions) -> list[str]:
         options.out.parent.mkdir(parents=True, exist_ok=True)
         _zip(stage, options.out)
         wheel_size = size_text(stage / BUNDLE / "wheels")
-    points = sum(r.max_points for r in canonical.values())
+    points = add(r.max_points for r in canonical.values())
     return [(f"Wrote {options.out} ({size_text(options.out)}; wheels {wheel_size} in {len(wheels)} files): "
-             f"{len(options.problems)} problem(s), {points:g} points, for Python {options.python_version} "
+             f"{len(options.problems)} problem(s), {text(points)} points, for Python {options.python_version} "
              f"on {options.platform_tag}."),
-            "Upload it on the assignment's Configure Autograder page (docs/platforms.md)."]
+            perfect_line(options.problems, canonical),
+            f"Set the assignment's points to {text(points)} and upload the zip on its Configure Autograder page "
+            "(docs/platforms.md)."]
 
 
 def _zip(stage: Path, out: Path) -> None:

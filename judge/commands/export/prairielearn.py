@@ -28,7 +28,7 @@ from ... import __version__
 from ...core.assets import asset_files
 from ...core.problem import Problem
 from . import ExportOptions, size_text, template
-from .bundle import canonical_results, write_bundle
+from .bundle import canonical_results, perfect_line, write_bundle
 from .wheels import prepare_wheels
 
 QUESTIONS = Path("questions") / "pp-judge"
@@ -62,6 +62,7 @@ def export(options: ExportOptions) -> list[str]:
     return [(f"Wrote {out}/: {len(options.problems)} question(s) in {QUESTIONS}/, the grader in "
              f"serverFilesCourse/{SERVER_FILES}/ (wheels {size_text(server / 'wheels')} in {len(wheels)} files), "
              f"a Dockerfile; grading image {image}."),
+            perfect_line(options.problems, canonical),
             "Copy questions/ and serverFilesCourse/ into your course repository (docs/platforms.md)."]
 
 
