@@ -22,6 +22,10 @@ from judge.core.problem import discover_problems, load_problem
 from judge.core.result import Result
 from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS, run_cli
 
+# the offline grading worksheet Moodle's assignment writes (mod/assign/feedback/offline), every column in its order
+MOODLE_WORKSHEET_COLUMNS = ("Identifier", "Full name", "Email address", "Status", "Grade", "Maximum grade",
+                            "Grade can be changed", "Last modified (submission)", "Last modified (grade)",
+                            "Feedback comments")
 REFERENCE = (FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py").read_text()
 SECRET_TEST = FIXTURE_PROBLEMS / "fx-add" / "tests" / "secret" / "test_big.py"
 
@@ -210,7 +214,7 @@ def test_bad_submissions_get_a_row_and_write_nothing_outside(tmp_path, problems)
     for student, phrase in expected.items():
         assert rows[student]["status"].startswith("error: "), student
         assert phrase in rows[student]["status"], (student, rows[student]["status"])
-        assert rows[student]["total"] == "0", student
+        assert rows[student]["total"] == "", student  # no grade: an empty cell, the reason in the status
 
 
 def test_hostile_submissions_do_not_stop_the_batch(tmp_path, problems):
@@ -378,7 +382,7 @@ def test_the_same_student_twice_is_an_error_naming_both(tmp_path, problems):
     rows = _grade(subs, out, problems)
     assert list(rows) == ["alice"]
     assert rows["alice"]["status"] == "error: two submissions for alice (alice/, alice.zip); none was judged: keep one"
-    assert rows["alice"]["total"] == "0"
+    assert rows["alice"]["total"] == ""
     assert [p.name for p in (out / "feedback").iterdir()] == ["alice.md"]
 
 
@@ -424,8 +428,15 @@ def test_lms_downloads_map_to_one_student_each_with_a_late_policy(tmp_path, prob
     assert canvas[1] == ["Points Possible", "", "", "", "", "10"]
     assert ["lovelaceada", "1234", "", "", "", "10"] in canvas and ["blinus", "", "", "blinus", "", "9"] in canvas
     moodle = list(csv.reader(io.StringIO((out / "moodle.csv").read_text())))
-    assert moodle[0] == ["Identifier", "Full name", "Username", "Grade", "Maximum Grade"]
-    assert ["Participant 7654321", "Grace Hopper", "", "10", "10"] in moodle
+    assert moodle[0] == list(MOODLE_WORKSHEET_COLUMNS)
+    assert ["Participant 7654321", "Grace Hopper", "", "Submitted for grading", "10", "10", "Yes", "-", "-",
+            ""] in moodle
+    assert ["Participant 1111111", "Alan Turing", "", "Submitted for grading", "7.5", "10", "Yes", "-", "-",
+            ""] in moodle
+    assert len(moodle) == 3, "only the students a Moodle download names: the others are not matchable there"
+    gradebook = list(csv.reader(io.StringIO((out / "moodle-gradebook.csv").read_text())))
+    assert gradebook[0] == ["Username", "Full name", "judge"]
+    assert ["blinus", "blinus", "9"] in gradebook and ["lovelaceada_1234", "lovelaceada", "10"] in gradebook
 
 
 def test_regrading_one_submission_updates_its_row_only(tmp_path, problems):
@@ -566,3 +577,111 @@ def test_identical_code_is_one_group_in_the_report():
     pairs = [Pair("p", "ada", "bob", 1, 1, True), Pair("p", "ada", "cid", 1, 1, True),
              Pair("p", "bob", "cid", 1, 1, True), Pair("p", "dan", "eve", 0.9, 0.95), Pair("q", "bob", "cid", 1, 1, True)]
     assert identical_groups(pairs) == [("p", ["ada", "bob", "cid"]), ("q", ["bob", "cid"])]
+
+
+def _moodle_importer(text: str) -> dict[str, str]:
+    """What Moodle's worksheet importer (mod/assign/feedback/offline/importgradeslib.php) reads: the columns it
+    finds by heading (Identifier, Grade and Last modified (grade) are required), each row's participant id
+    (``Participant N``) and grade (a number, or empty: no grade). Raises where it refuses the file."""
+    rows = list(csv.reader(io.StringIO(text.removeprefix("\ufeff"))))
+    header = rows[0]
+    for required in ("Identifier", "Grade", "Last modified (grade)"):
+        assert required in header, f"Moodle refuses a worksheet without {required!r}"
+    grades = {}
+    for row in rows[1:]:
+        ident, grade = row[header.index("Identifier")], row[header.index("Grade")]
+        assert ident.startswith("Participant ") and ident.split(" ", 1)[1].isdigit(), ident
+        assert grade == "" or float(grade) >= 0, grade
+        grades[ident.split(" ", 1)[1]] = grade
+    return grades
+
+
+def _canvas_importer(text: str, column: str) -> dict[str, str]:
+    """What Canvas's gradebook import reads: Student, ID, SIS User ID, SIS Login ID, Section, then the
+    assignments; an optional Points Possible row; a row matched by ID or SIS Login ID; an empty cell is no grade."""
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] and column in rows[0]
+    index = rows[0].index(column)
+    grades = {}
+    for row in rows[1:]:
+        if row[0] == "Points Possible":
+            continue
+        key = row[1] or row[3]
+        assert key, f"Canvas cannot match the row {row}"
+        assert row[index] == "" or float(row[index]) >= 0
+        grades[key] = row[index]
+    return grades
+
+
+def _unreadable_class(subs: Path) -> None:
+    _zip(subs / "Ada Lovelace_1001_assignsubmission_file_practice.zip", {"fx-add/adder.py": REFERENCE})
+    (subs / "Bad Zip_1002_assignsubmission_file_practice.zip").write_bytes(b"not a zip")
+    _zip(subs / "Empty Zip_1003_assignsubmission_file_practice.zip", {})
+    _zip(subs / "Two Files_1004_assignsubmission_file_practice.zip",
+         {"fx-add/adder.py": REFERENCE, "practice/fx-add/adder.py": REFERENCE})
+    _zip(subs / "carol.zip", {"fx-add/adder.py": "def add(a, b):\n    return 0\n"})
+    (subs / "dave.zip").write_bytes(b"")
+
+
+def test_an_unreadable_submission_has_no_grade_in_every_gradebook(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    _unreadable_class(subs)
+    out = tmp_path / "out"
+    done = run_cli("grade", str(subs), "-o", str(out), "--problems", str(problems), "--similarity", "0",
+                   "--assignment", "Week 3 (4242)")
+    assert done.returncode == 0, done.stderr
+    assert "No grade for 4 submission(s) that could not be read" in done.stdout
+    assert "Bad Zip_1002: not a readable zip file" in done.stdout
+    rows = _rows(out)
+    for student in ("Bad Zip_1002", "Empty Zip_1003", "Two Files_1004", "dave"):
+        assert (rows[student]["fx-add"], rows[student]["total"]) == ("", ""), student
+        assert rows[student]["status"].startswith("error: "), student
+    assert "more than one file for this problem" in rows["Two Files_1004"]["status"]
+    assert (rows["carol"]["total"], rows["Ada Lovelace_1001"]["total"]) == ("0", "10")  # judged: a real 0
+    moodle = _moodle_importer((out / "moodle.csv").read_text())
+    assert moodle == {"1001": "10", "1002": "", "1003": "", "1004": ""}
+    canvas = _canvas_importer((out / "canvas.csv").read_text(), "Week 3 (4242)")
+    assert canvas["carol"] == "0" and canvas["dave"] == "" and canvas["Bad Zip_1002"] == ""
+    worksheet = list(csv.DictReader(io.StringIO((out / "moodle.csv").read_text())))
+    [bad] = [r for r in worksheet if r["Identifier"] == "Participant 1002"]
+    assert bad["Feedback comments"].startswith("No grade: your submission could not be read (not a readable zip")
+    zeros = tmp_path / "zeros"
+    run_cli("grade", str(subs), "-o", str(zeros), "--problems", str(problems), "--similarity", "0",
+            "--zero-unreadable")
+    assert _rows(zeros)["dave"]["total"] == "0" and _moodle_importer((zeros / "moodle.csv").read_text())["1002"] == "0"
+
+
+def test_the_moodle_worksheet_downloaded_is_filled_in_keeping_its_rows(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    _unreadable_class(subs)
+    worksheet = tmp_path / "grades-worksheet.csv"
+    lines = [",".join(MOODLE_WORKSHEET_COLUMNS),
+             'Participant 1001,Ada Lovelace,ada@uni.example,Submitted for grading,,10.00,Yes,'
+             '"Monday, 30 November 2026, 9:00 AM",-,',
+             'Participant 1002,Bad Zip,bad@uni.example,Submitted for grading,,10.00,Yes,-,-,',
+             'Participant 1005,No Show,noshow@uni.example,No submission,,10.00,Yes,-,-,Kept comment',
+             'Participant 1006,Carol Smith,carol@uni.example,Submitted for grading,,10.00,Yes,-,-,']
+    worksheet.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\n")
+    out = tmp_path / "out"
+    done = run_cli("grade", str(subs), "-o", str(out), "--problems", str(problems), "--similarity", "0",
+                   "--moodle-worksheet", str(worksheet))
+    assert done.returncode == 0, done.stderr
+    text = (out / "moodle.csv").read_bytes().decode("utf-8")
+    assert text.startswith("\ufeff"), "the worksheet's byte order mark is kept"
+    rows = list(csv.reader(io.StringIO(text.removeprefix("\ufeff"))))
+    assert rows[0] == list(MOODLE_WORKSHEET_COLUMNS) and len(rows) == 5
+    assert rows[1][4] == "10" and rows[1][7] == "Monday, 30 November 2026, 9:00 AM"  # the rest as downloaded
+    assert rows[2][4] == "" and rows[2][9].startswith("No grade:")
+    assert rows[3] == ["Participant 1005", "No Show", "noshow@uni.example", "No submission", "", "10.00", "Yes",
+                       "-", "-", "Kept comment"]
+    assert rows[4][4] == "0", "carol.zip matched by the local part of the e-mail address"
+    assert _moodle_importer(text) == {"1001": "10", "1002": "", "1005": "", "1006": "0"}
+    assert "Empty Zip_1003, Two Files_1004" in done.stdout  # graded from the download but not in the worksheet
+    assert sorted(csv.reader(io.StringIO((out / "moodle-gradebook.csv").read_text()))) == sorted(
+        [["Username", "Full name", "judge"], ["dave", "dave", ""]])
+    (tmp_path / "gradebook.csv").write_text("First name,Last name,Grade\nAda,Lovelace,10\n")
+    refused = run_cli("grade", str(subs), "-o", str(tmp_path / "refused"), "--problems", str(problems),
+                      "--moodle-worksheet", str(tmp_path / "gradebook.csv"))
+    assert refused.returncode == 2 and "not Moodle's grading worksheet (no Identifier, Last modified (grade) " \
+        "column)" in refused.stderr
+    assert not (tmp_path / "refused").exists(), "refused before anything is judged or written"

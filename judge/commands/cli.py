@@ -228,6 +228,13 @@ def _grade_parser() -> argparse.ArgumentParser:
                        "0 turns it off); needs copydetect: pip install \"pp-judge[similarity]\"")
     grade.add_argument("--assignment", default="judge", metavar="NAME",
                        help="the assignment's column name in canvas.csv (default: judge)")
+    grade.add_argument("--zero-unreadable", action="store_true",
+                       help="give 0 to a submission that could not be read (a corrupt or empty zip, two files for "
+                       "one problem); by default it has no grade: an empty cell in grades.csv and the LMS files, "
+                       "with the reason in the status column and on the terminal")
+    grade.add_argument("--moodle-worksheet", type=Path, metavar="FILE",
+                       help="the grading worksheet downloaded from the Moodle assignment (View all submissions > "
+                       "Download grading worksheet): moodle.csv is that worksheet with the grades filled in")
     return grade
 
 
@@ -583,8 +590,12 @@ def _run_grade(args: argparse.Namespace) -> int:
         late = LatePolicy(parse_deadline(args.deadline), args.late_penalty) if args.deadline else None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if args.moodle_worksheet is not None:
+        from .grade.lms import read_worksheet
+        read_worksheet(args.moodle_worksheet)  # refused before anything is judged
     options = Options(parallel=args.parallel, timeout=args.timeout, feedback=args.feedback, force=args.force,
                       late=late, similarity=args.similarity or None, assignment=args.assignment,
+                      zero_unreadable=args.zero_unreadable, moodle_worksheet=args.moodle_worksheet,
                       engine=native_engine(args, problems, grading=True))
     grades = grade_class(args.submissions, args.out_dir, problems, options, progress=sys.stderr)
     print(_grade_summary(grades, args.out_dir))
@@ -602,9 +613,18 @@ def _grade_summary(grades: ClassGrades, out: Path) -> str:
                   grades.options.similarity is not None else "")
     missing = (f"\nSimilarity not computed: {INSTALL_HINT}" if grades.options.similarity is not None and
                not similarity else "")
+    gradebook = f", {out / 'moodle-gradebook.csv'}" if (out / "moodle-gradebook.csv").is_file() else ""
+    ungraded = [g for g in grades.graded if g.unreadable]
+    if ungraded and not grades.options.zero_unreadable:
+        missing += (f"\nNo grade for {len(ungraded)} submission(s) that could not be read (an empty cell in "
+                    "grades.csv, canvas.csv and moodle.csv; --zero-unreadable gives them 0):"
+                    + "".join(f"\n  {g.student}: {g.unreadable}" for g in ungraded))
+    elif ungraded:
+        missing += f"\n{len(ungraded)} submission(s) could not be read and score 0 (--zero-unreadable)."
+    missing += "".join(f"\nNote: {note}" for note in grades.notes)
     return (f"{head} in {grades.seconds:.1f} s{f'; {unreadable} could not be read' if unreadable else ''}.\n"
-            f"Wrote {out / 'grades.csv'}, {out / 'canvas.csv'}, {out / 'moodle.csv'}, {out / 'report.html'}, "
-            f"{out / 'results'}/, {out / 'feedback'}/{similarity}.{missing}")
+            f"Wrote {out / 'grades.csv'}, {out / 'canvas.csv'}, {out / 'moodle.csv'}{gradebook}, "
+            f"{out / 'report.html'}, {out / 'results'}/, {out / 'feedback'}/{similarity}.{missing}")
 
 
 def _refuse_inside(out_dir: Path, submissions: Path) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from ...core.problem import Problem
 from ...core.result import Result
 from ...engines import Engine, Job, get_engine
-from ...formats.points import ZERO, add
+from ...formats.points import ZERO, add, text
 from .late import LatePolicy
 from .submissions import Submission
 
@@ -36,6 +36,8 @@ class Options:
     late: LatePolicy | None = None  # deadline and penalty per day, applied to totals
     similarity: float | None = 0.8  # report pairs at least this similar (None: no similarity report)
     assignment: str = "judge"  # the LMS gradebooks' column name
+    zero_unreadable: bool = False  # an unreadable submission scores 0 instead of no grade (an empty cell)
+    moodle_worksheet: Path | None = None  # the grading worksheet downloaded from Moodle, to fill in
     engine: Engine | None = None  # the native engine at the run's sandbox level (default: the best one here)
 
     def judge(self, jobs: list[Job], on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
@@ -75,6 +77,25 @@ class Graded:
     def total(self, late: LatePolicy | None) -> Decimal:
         return self.raw_points - self.penalty(late)
 
+    @property
+    def unreadable(self) -> str:
+        """Why this submission, or one of its problems' files, could not be read ("" when all could): such a
+        submission gets no grade (an empty cell) unless the instructor asks for zeros (``--zero-unreadable``)."""
+        return "; ".join(self.submission.problem_statuses())
+
+    def grade_text(self, options: Options) -> str:
+        """The total as a gradebook cell: empty for an unreadable submission (no grade), unless zeros are asked for."""
+        if self.unreadable and not options.zero_unreadable:
+            return ""
+        return text(self.total(options.late))
+
+    def problem_text(self, problem_id: str, options: Options) -> str:
+        """One problem's points as a gradebook cell: empty where its file could not be read (no grade)."""
+        unreadable = bool(self.submission.error) or problem_id in self.submission.unreadable
+        if unreadable and not options.zero_unreadable:
+            return ""
+        return text(next((r.points for r in self.results if r.problem == problem_id), 0.0))
+
     def submitted(self, problem_id: str) -> bool:
         """Whether the submission holds a file for this problem (judged or not)."""
         return not self.submission.error and problem_id in self.submission.problems
@@ -101,6 +122,8 @@ class ClassGrades:
     seconds: float = 0.0
     options: Options = field(default_factory=Options)
     regraded: str = ""  # the one student judged, when one submission was given
+    notes: list[str] = field(default_factory=list)  # what the instructor must know about the files written
+    moodle_matched: set[str] = field(default_factory=set)  # students matched to a row of --moodle-worksheet
 
     def max_points(self, problem_id: str) -> float:
         return self.canonical[problem_id].max_points

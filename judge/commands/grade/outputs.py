@@ -31,7 +31,7 @@ def write_outputs(grades: ClassGrades, out_dir: Path) -> None:
     """Write every output for ``grades`` into ``out_dir``."""
     from .feedback import feedback_markdown
     from .html_report import render_report
-    from .lms import canvas_csv, moodle_csv
+    from .lms import MOODLE_GRADEBOOK, canvas_csv, moodle_csv, moodle_gradebook_csv
     from .similarity import similar_pairs, similarity_csv
 
     for sub in ("results", "feedback"):
@@ -43,6 +43,11 @@ def write_outputs(grades: ClassGrades, out_dir: Path) -> None:
     write_atomic(out_dir / "grades.csv", grades_csv(grades))
     write_atomic(out_dir / "canvas.csv", canvas_csv(grades))
     write_atomic(out_dir / "moodle.csv", moodle_csv(grades))
+    gradebook = moodle_gradebook_csv(grades)
+    if gradebook is not None:
+        write_atomic(out_dir / MOODLE_GRADEBOOK, gradebook)
+    else:
+        (out_dir / MOODLE_GRADEBOOK).unlink(missing_ok=True)
     pairs = similar_pairs(grades)
     if pairs is not None:
         write_atomic(out_dir / "similarity.csv", similarity_csv(pairs))
@@ -89,17 +94,21 @@ def _cut(text: str, limit: int = OUTPUT_KEPT) -> str:
 
 
 def grades_csv(grades: ClassGrades) -> str:
-    """One row per submission: student, points per problem, total, max_total, status (and the late penalty)."""
+    """One row per submission: student, points per problem, total, max_total, status (and the late penalty).
+
+    An unreadable submission's total is empty (no grade), and so is each problem whose file could not be
+    read; the status says why (``Options.zero_unreadable``: 0 instead)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
     ids = [p.id for p in grades.problems]
     late = grades.options.late
     extra = ["submitted_at", "days_late", "penalty"] if late else []
     writer.writerow(["student", *ids, *extra, "total", "max_total", "status"])
+    options = grades.options
     for item in grades.graded:
-        by_problem = {r.problem: r.points for r in item.results}
+        graded = bool(item.grade_text(options))
         timing = ([item.submission.submitted_at, str(late.days_late(item.submission.submitted_at)),
-                   points.text(item.penalty(late))] if late else [])
-        writer.writerow([cell(item.student), *(points.text(by_problem.get(pid, 0.0)) for pid in ids), *timing,
-                         points.text(item.total(late)), points.text(grades.max_total), cell(item.status)])
+                   points.text(item.penalty(late)) if graded else ""] if late else [])
+        writer.writerow([cell(item.student), *(item.problem_text(pid, options) for pid in ids), *timing,
+                         item.grade_text(options), points.text(grades.max_total), cell(item.status)])
     return buffer.getvalue()
