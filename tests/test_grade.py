@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import zipfile
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -295,7 +296,8 @@ def test_cli_grade_end_to_end(tmp_path, problems):
     assert "Graded 1 submission(s) (1 judged, 0 unchanged)" in done.stdout
     assert "graded 1/1" not in done.stderr, "no progress line when stderr is not a terminal"
     assert sorted(p.name for p in out.iterdir()) == [".canonical.json", "canvas.csv", "feedback", "grades.csv",
-                                                      "moodle.csv", "report.html", "results", "similarity.csv"]
+                                                      "moodle-gradebook.csv", "moodle.csv", "objectives.csv",
+                                                      "report.html", "results", "similarity.csv"]
     missing = run_cli("grade", str(tmp_path / "nope"), "-o", str(out), "--problems", str(problems))
     assert missing.returncode == 2 and "no such submissions folder" in missing.stderr
     inside = run_cli("grade", str(subs), "-o", str(subs / "out"), "--problems", str(problems))
@@ -685,3 +687,42 @@ def test_the_moodle_worksheet_downloaded_is_filled_in_keeping_its_rows(tmp_path,
     assert refused.returncode == 2 and "not Moodle's grading worksheet (no Identifier, Last modified (grade) " \
         "column)" in refused.stderr
     assert not (tmp_path / "refused").exists(), "refused before anything is judged or written"
+
+
+def test_objectives_csv_adds_up_to_the_totals_and_the_report_names_who_struggles(tmp_path, problems):
+    _edit_toml(problems / "fx-add", '\n[[objectives]]\nid = "sum"\ntitle = "Adding"\npoints = 7\n'
+                                    'tests = ["test_small", "test_big"]\n\n[[objectives]]\nid = "zero"\n'
+                                    'title = "Adding zero"\npoints = 3\ntests = ["test_zero*"]\n')
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": REFERENCE})
+    _zip(subs / "bob.zip", {"fx-add/adder.py": (SOLUTIONS / "partly_failing.py").read_text()})  # big sums fail
+    _zip(subs / "cy.zip", {"fx-add/adder.py": "def add(a, b):\n    return a - b\n"})  # add(7, 0) only
+    _zip(subs / "dee.zip", {"fx-add/adder.py": "def add(a, b):\n    return 0\n"})
+    _zip(subs / "starter.zip", {"fx-add/adder.py": (problems / "fx-add" / "starter" / "adder.py").read_text()})
+    (subs / "broken.zip").write_bytes(b"PK broken")
+    out = tmp_path / "out"
+    from judge.commands.grade.late import LatePolicy, parse_deadline
+
+    _grade(subs, out, problems, late=LatePolicy(parse_deadline("2026-12-01T23:59"), 10))
+    grades = _rows(out)
+    table = list(csv.DictReader(io.StringIO((out / "objectives.csv").read_text())))
+    assert list(table[0]) == ["student", "fx-add/sum", "fx-add/zero", "penalty", "total"]
+    assert table[0]["student"] == "max_points" and (table[0]["fx-add/sum"], table[0]["fx-add/zero"]) == ("7", "3")
+    rows = {r["student"]: r for r in table[1:]}
+    assert (rows["ann"]["fx-add/sum"], rows["ann"]["fx-add/zero"]) == ("7", "3")
+    assert (rows["bob"]["fx-add/sum"], rows["bob"]["fx-add/zero"]) == ("3.5", "3")
+    assert (rows["cy"]["fx-add/sum"], rows["cy"]["fx-add/zero"]) == ("0", "1.5")
+    assert (rows["broken"]["fx-add/sum"], rows["broken"]["total"]) == ("", "")
+    for student, row in rows.items():  # the objectives add up to the problem's points and, less the penalty, the total
+        assert row["total"] == grades[student]["total"], student
+        if row["total"]:
+            parts = Decimal(row["fx-add/sum"]) + Decimal(row["fx-add/zero"])
+            assert parts == Decimal(grades[student]["fx-add"]), student
+            assert parts - Decimal(row["penalty"]) == Decimal(row["total"]), student
+    report = (out / "report.html").read_text()
+    section = report[report.index("Below 50% of an objective"):]
+    section = section[:section.index("</table>")]
+    adding, zero = section.split("<tr><td>Adding zero</td>")
+    assert ">bob<" not in adding and ">cy<" in adding and ">dee<" in adding and ">ann<" not in adding
+    assert ">dee<" in zero and ">cy<" not in zero and ">bob<" not in zero
+    assert "starter" not in section and "broken" not in section, "not attempted or unreadable: not listed"

@@ -232,6 +232,9 @@ def _grade_parser() -> argparse.ArgumentParser:
                        help="give 0 to a submission that could not be read (a corrupt or empty zip, two files for "
                        "one problem); by default it has no grade: an empty cell in grades.csv and the LMS files, "
                        "with the reason in the status column and on the terminal")
+    grade.add_argument("--objective-threshold", type=_share, default=0.5, metavar="SHARE",
+                       help="report.html lists, per learning objective, the students below SHARE of its points "
+                       "(0-1, default 0.5); objectives.csv has every student's points per objective")
     grade.add_argument("--moodle-worksheet", type=Path, metavar="FILE",
                        help="the grading worksheet downloaded from the Moodle assignment (View all submissions > "
                        "Download grading worksheet): moodle.csv is that worksheet with the grades filled in")
@@ -596,6 +599,7 @@ def _run_grade(args: argparse.Namespace) -> int:
     options = Options(parallel=args.parallel, timeout=args.timeout, feedback=args.feedback, force=args.force,
                       late=late, similarity=args.similarity or None, assignment=args.assignment,
                       zero_unreadable=args.zero_unreadable, moodle_worksheet=args.moodle_worksheet,
+                      objective_threshold=args.objective_threshold,
                       engine=native_engine(args, problems, grading=True))
     grades = grade_class(args.submissions, args.out_dir, problems, options, progress=sys.stderr)
     print(_grade_summary(grades, args.out_dir))
@@ -623,8 +627,8 @@ def _grade_summary(grades: ClassGrades, out: Path) -> str:
         missing += f"\n{len(ungraded)} submission(s) could not be read and score 0 (--zero-unreadable)."
     missing += "".join(f"\nNote: {note}" for note in grades.notes)
     return (f"{head} in {grades.seconds:.1f} s{f'; {unreadable} could not be read' if unreadable else ''}.\n"
-            f"Wrote {out / 'grades.csv'}, {out / 'canvas.csv'}, {out / 'moodle.csv'}{gradebook}, "
-            f"{out / 'report.html'}, {out / 'results'}/, {out / 'feedback'}/{similarity}.{missing}")
+            f"Wrote {out / 'grades.csv'}, {out / 'objectives.csv'}, {out / 'canvas.csv'}, {out / 'moodle.csv'}"
+            f"{gradebook}, {out / 'report.html'}, {out / 'results'}/, {out / 'feedback'}/{similarity}.{missing}")
 
 
 def _refuse_inside(out_dir: Path, submissions: Path) -> None:

@@ -55,10 +55,14 @@ svg text { font: 11px system-ui, sans-serif; fill: #1d2430; }
 
 def render_report(grades: ClassGrades, pairs: list[Pair] | None = None) -> str:
     """The whole page as text."""
+    from .feedback import untouched
+
     parts = [_summary(grades)]
-    for problem in grades.problems:
-        results = [r for g in grades.graded for r in g.results if g.submitted(problem.id) and r.problem == problem.id]
+    for problem in grades.problems:  # an untouched starter is not a submission of the problem
+        results = [r for g in grades.graded for r in g.results if g.submitted(problem.id) and r.problem == problem.id
+                   and not untouched(g, problem)]
         parts.append(_problem_section(problem, results, grades.max_points(problem.id)))
+        parts.append(_struggling(grades, problem))
     parts += [_trouble(grades), _similarity(pairs, grades), _students(grades)]
     body = "\n".join(parts)
     return (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -106,6 +110,22 @@ def _objective_means(results: list[Result]) -> str:
                    f"{text(points)}</td></tr>" for key, (title, points) in worth.items())
     return ("<p>Mean points per objective:</p><table style=\"width:auto\"><tr><th>objective</th>"
             f"<th class=\"num\">mean</th></tr>{rows}</table>")
+
+
+def _struggling(grades: ClassGrades, problem: Problem) -> str:
+    """Per objective, the students below the threshold of its points: whom to help with what."""
+    from .objectives import struggling
+
+    threshold = grades.options.objective_threshold
+    below = struggling(grades, problem, threshold)
+    if not any(students for _, students in below):
+        return ""
+    rows = "".join(f"<tr><td>{html.escape(column.title)}</td><td class=\"num\">{len(students)}</td><td>"
+                   + ", ".join(_link(s) for s in students) + "</td></tr>" for column, students in below if students)
+    return (f"<p>Below {threshold:.0%} of an objective's points (students who handed this problem in; "
+            "objectives.csv has every student's points per objective):</p>"
+            "<table class=\"struggling\"><tr><th>objective</th><th class=\"num\">students</th><th>who</th></tr>"
+            f"{rows}</table>")
 
 
 def bin_of(share: float) -> int:

@@ -32,6 +32,7 @@ def write_outputs(grades: ClassGrades, out_dir: Path) -> None:
     from .feedback import feedback_markdown
     from .html_report import render_report
     from .lms import MOODLE_GRADEBOOK, canvas_csv, moodle_csv, moodle_gradebook_csv
+    from .objectives import objectives_csv
     from .similarity import similar_pairs, similarity_csv
 
     for sub in ("results", "feedback"):
@@ -41,6 +42,7 @@ def write_outputs(grades: ClassGrades, out_dir: Path) -> None:
         write_atomic(results_path(out_dir, item.student), results_json(item, late, grades.problems))
         write_atomic(out_dir / "feedback" / f"{safe_name(item.student)}.md", feedback_markdown(item, grades))
     write_atomic(out_dir / "grades.csv", grades_csv(grades))
+    write_atomic(out_dir / "objectives.csv", objectives_csv(grades))
     write_atomic(out_dir / "canvas.csv", canvas_csv(grades))
     write_atomic(out_dir / "moodle.csv", moodle_csv(grades))
     gradebook = moodle_gradebook_csv(grades)
