@@ -258,3 +258,55 @@ def test_the_practice_folder_carries_a_launcher_that_does_what_the_judge_does(tm
     assert launched.stdout == direct.stdout and "fx-add" in launched.stdout
     inside = run_cli(".", "--problems", str(FIXTURE_PROBLEMS), cwd=practice)  # judge.py must not hide the judge
     assert inside.returncode == 1 and "fx-add" in inside.stdout, inside.stdout + inside.stderr
+
+
+def _long_options(parser) -> list[str]:
+    return [o for action in parser._actions for o in action.option_strings if o.startswith("--")]
+
+
+REQUIRED = {"judge": ["practice"], "build": ["site"], "grade": ["subs", "-o", "out"],
+            "export": ["gradescope", "-o", "out.zip"]}  # each parser's required arguments
+
+
+def test_no_command_takes_an_abbreviated_option(capsys):
+    """argparse would read --problem as --problems, --out as --out-dir...: every parser refuses a prefix."""
+    from judge.commands import cli
+    from judge.commands.export import run
+
+    parsers = cli._parsers()
+    assert set(parsers) == {"judge", *cli._COMMANDS}
+    for name, parser in parsers.items():
+        assert parser.allow_abbrev is False, name
+        options = _long_options(parser)
+        for option in options:
+            prefix = option[:-1]
+            if prefix in options or len(prefix) < 3:
+                continue
+            with pytest.raises(SystemExit) as exited:
+                parser.parse_args([*REQUIRED.get(name, []), prefix])
+            assert exited.value.code == 2, (name, prefix)
+            assert f"unrecognized arguments: {prefix}" in capsys.readouterr().err, (name, prefix)
+    with pytest.raises(SystemExit) as exited:  # the platform's grading step too
+        run.main(["gradescope", "--bundle", "b", "--submission", "s", "-o", "o", "--github-out"])
+    assert exited.value.code == 2
+    assert "unrecognized arguments: --github-out" in capsys.readouterr().err
+
+
+def test_grade_problem_is_not_taken_for_problems(tmp_path):
+    """`judge grade --problem ID` grades that problem (it was read as --problems, "no such problems folder")."""
+    problems = tmp_path / "problems"
+    for pid in ("fx-add", "fx-two"):
+        shutil.copytree(FIXTURE_PROBLEMS / "fx-add", problems / pid)
+    toml = problems / "fx-two" / "problem.toml"
+    toml.write_text(toml.read_text().replace('id = "fx-add"', 'id = "fx-two"'))
+    subs = tmp_path / "subs"
+    (subs / "ann" / "fx-add").mkdir(parents=True)
+    shutil.copy(FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py", subs / "ann" / "fx-add" / "adder.py")
+    done = run_cli("grade", str(subs), "-o", str(tmp_path / "out"), "--problems", str(problems),
+                   "--problem", "fx-add", "--similarity", "0")
+    assert done.returncode == 0, done.stderr
+    header = (tmp_path / "out" / "grades.csv").read_text().splitlines()[0]
+    assert header == "student,fx-add,total,max_total,status"
+    wrong = run_cli("grade", str(subs), "-o", str(tmp_path / "out2"), "--problems", str(problems),
+                    "--problem", "fx-thre")
+    assert wrong.returncode == 2 and "--problem: unknown problem(s) fx-thre" in wrong.stderr

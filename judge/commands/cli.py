@@ -119,7 +119,7 @@ def language_option(parser: argparse.ArgumentParser, what: str = "the report's w
 
 def _parsers() -> dict[str, argparse.ArgumentParser]:
     judge = argparse.ArgumentParser(
-        prog="judge", description="Judge your solutions to the pipeline-parallelism exercises.",
+        allow_abbrev=False, prog="judge", description="Judge your solutions to the pipeline-parallelism exercises.",
         epilog="Other commands: judge check | new | build | serve | grade | export (each has --help).")
     judge.add_argument("path", metavar="PATH", help="a practice folder (created from the starters if "
                        "missing), or one problem's folder inside it, e.g. practice/pp-schedule")
@@ -133,7 +133,7 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     language_option(judge)
 
     check = argparse.ArgumentParser(
-        prog="judge check", epilog=PROBLEMS_SOURCE,
+        allow_abbrev=False, prog="judge check", epilog=PROBLEMS_SOURCE,
         description="Verify problem folders: nothing left to FILL IN, the statement's links and images resolve, "
         "the reference passes every public and secret test, the starter and every wrong/ solution fail.")
     check.add_argument("paths", nargs="*", type=Path, metavar="PROBLEMS", help="problems folders or problem "
@@ -153,7 +153,8 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     language_option(check, "the errors and the tests' messages")
 
     new = argparse.ArgumentParser(
-        prog="judge new", description="Scaffold a problem folder DIR/ID: a small working example (statement, "
+        allow_abbrev=False, prog="judge new",
+        description="Scaffold a problem folder DIR/ID: a small working example (statement, "
         "assets/, starter, reference, public and secret tests, a wrong/ solution) in which every "
         "FILL IN (instructor) line says what to replace; `judge check` lists them.",
         epilog="DIR is --problems, else $JUDGE_PROBLEMS, else the current folder when it is a problems folder "
@@ -170,7 +171,7 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     language_option(new, "the errors")
 
     build = argparse.ArgumentParser(
-        prog="judge build", epilog=PROBLEMS_SOURCE,
+        allow_abbrev=False, prog="judge build", epilog=PROBLEMS_SOURCE,
         description="Write the static web site into SITE_DIR, with a _headers file for Netlify and Cloudflare Pages.")
     build.add_argument("site_dir", type=Path, metavar="SITE_DIR")
     build.add_argument("--pyodide", choices=("self", "cdn"), default="self",
@@ -184,7 +185,8 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
                        "every push to main")
     language_option(build, "the errors")
 
-    serve = argparse.ArgumentParser(prog="judge serve", description="Build the site and serve it on localhost.",
+    serve = argparse.ArgumentParser(allow_abbrev=False, prog="judge serve",
+                                    description="Build the site and serve it on localhost.",
                                     epilog=PROBLEMS_SOURCE)
     serve.add_argument("--site-dir", type=Path, default=Path("site"), metavar="DIR")
     serve.add_argument("--port", type=int, default=8000)
@@ -204,7 +206,8 @@ def _grade_parser() -> argparse.ArgumentParser:
     from .grade import FEEDBACK_LEVELS
 
     grade = argparse.ArgumentParser(
-        prog="judge grade", description="Grade a class: every submission in SUBMISSIONS (NAME.zip or folder NAME/, "
+        allow_abbrev=False, prog="judge grade",
+        description="Grade a class: every submission in SUBMISSIONS (NAME.zip or folder NAME/, "
         "or a Canvas, Moodle or Blackboard download, unpacked) against every problem's public and secret tests. "
         "Writes grades.csv, canvas.csv, moodle.csv, results/, feedback/, report.html and similarity.csv to OUT_DIR; "
         "unchanged submissions are not judged again. Given one submission (a zip, or a folder laid out like "
@@ -214,6 +217,9 @@ def _grade_parser() -> argparse.ArgumentParser:
     grade.add_argument("-o", "--out", dest="out_dir", type=Path, required=True, metavar="OUT_DIR",
                        help="where the gradebook, results, feedback and report go (created if missing)")
     _common(grade)
+    grade.add_argument("--problem", dest="only", action="append", metavar="ID",
+                       help="grade only this problem (repeat for more); grades.csv then has its columns only: give "
+                       "another OUT_DIR than the whole class's")
     grade.add_argument("--feedback", choices=FEEDBACK_LEVELS, default="names",
                        help="what feedback/ shows of the secret tests: full (names and messages, never "
                        "their code), names (name and pass/fail; the default) or none")
@@ -254,7 +260,8 @@ def _export_parser() -> argparse.ArgumentParser:
     from .grade import FEEDBACK_LEVELS
 
     export = argparse.ArgumentParser(
-        prog="judge export", description="Package the problems for a grading platform: the problems without "
+        allow_abbrev=False, prog="judge export",
+        description="Package the problems for a grading platform: the problems without "
         "their reference and wrong solutions, the references' Results (computed now), the judge's wheel and the "
         "platform's scripts. Step by step for each platform: docs/platforms.md.")
     export.add_argument("platform", choices=list(PLATFORMS))
@@ -585,7 +592,7 @@ def _run_grade(args: argparse.Namespace) -> int:
     from .grade import Options, grade_class
     from .grade.late import LatePolicy, parse_deadline
 
-    problems = _load_problems(args.problems)
+    problems = _only(_load_problems(args.problems), args.only)
     if not args.submissions.exists():
         raise UsageError(_("{path}: no such submissions folder or submission").format(path=args.submissions))
     _refuse_inside(args.out_dir, args.submissions)
@@ -639,15 +646,20 @@ def _refuse_inside(out_dir: Path, submissions: Path) -> None:
                          .format(out=out_dir, submissions=submissions))
 
 
+def _only(problems: list[Problem], only: list[str] | None) -> list[Problem]:
+    """The problems ``--problem ID`` (repeated) names, in the set's order; all of them without the option."""
+    if not only:
+        return problems
+    unknown = sorted(set(only) - {p.id for p in problems})
+    if unknown:
+        raise UsageError(_("--problem: unknown problem(s) {ids}").format(ids=", ".join(unknown)))
+    return [p for p in problems if p.id in only]
+
+
 def _run_export(args: argparse.Namespace) -> int:
     from .export import ExportOptions, export
 
-    problems = _load_problems(args.problems)
-    if args.only:
-        unknown = sorted(set(args.only) - {p.id for p in problems})
-        if unknown:
-            raise UsageError(_("--problem: unknown problem(s) {ids}").format(ids=", ".join(unknown)))
-        problems = [p for p in problems if p.id in args.only]
+    problems = _only(_load_problems(args.problems), args.only)
     if args.platform != "gradescope" and args.out.exists():
         raise UsageError(_("{path} exists; give a new folder").format(path=args.out))
     options = ExportOptions(out=args.out, problems=problems, wheels=args.wheels, timeout=args.timeout,

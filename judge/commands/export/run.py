@@ -156,7 +156,8 @@ def choose_sandbox(args: argparse.Namespace, bundle: Bundle) -> Sandbox:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m judge.commands.export.run", description="Grade one submission "
+    parser = argparse.ArgumentParser(allow_abbrev=False, prog="python -m judge.commands.export.run",
+                                     description="Grade one submission "
                                      "against a judge bundle and write a grading platform's result file.")
     parser.add_argument("format", choices=(*FORMATS, CHECK), help=f"the result's format; {CHECK}: only check "
                         "that learner code can be sandboxed here (the platform's set-up runs this)")
