@@ -460,3 +460,61 @@ def test_an_export_refuses_a_reference_short_of_full_points(monkeypatch):
     with pytest.raises(ExportError, match=r"must earn full points before an export; it does not for fx-add "
                                           r"\(3 of 4 points\)"):
         bundle.canonical_results([load_problem(FX)], False, None)
+
+
+def _course(tmp_path: Path) -> Path:
+    """A course of two assignments: week1 (fx-add, 4 points, due 2026-12-01 23:59, 20 % a day) and week2 (fx-two)."""
+    problems = tmp_path / "problems"
+    for pid in ("fx-add", "fx-two"):
+        shutil.copytree(FX, problems / pid, ignore=shutil.ignore_patterns("__pycache__"))
+    toml = problems / "fx-two" / "problem.toml"
+    toml.write_text(toml.read_text().replace('id = "fx-add"', 'id = "fx-two"'))
+    (problems / "course.toml").write_text(
+        'title = "A course"\n\n[[assignments]]\nname = "week1"\ntitle = "Week 1"\nproblems = ["fx-add"]\n'
+        'points = 4\ndeadline = "2026-12-01T23:59"\nlate_penalty = 20\n\n'
+        '[[assignments]]\nname = "week2"\nproblems = ["fx-two"]\ncanvas = "Week 2 (99)"\n')
+    return problems
+
+
+def test_a_course_of_two_assignments_grades_exports_and_builds_per_assignment(tmp_path, wheelhouse):
+    problems = _course(tmp_path)
+    reference = (FX / "reference" / "adder.py").read_text()
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for name in ("HW_ann_attempt_2026-12-02-10-00-00_adder.py", "HW_bob_attempt_2026-12-01-09-00-00_adder.py"):
+        (subs / name).write_text(reference)  # Blackboard: ann 1 started day late, bob on time
+    (subs / "HW_ann_attempt_2026-12-02-10-00-00.txt").write_text("receipt")
+    (subs / "HW_bob_attempt_2026-12-01-09-00-00.txt").write_text("receipt")
+    week1 = run_cli("grade", str(subs), "-o", str(tmp_path / "week1"), "--problems", str(problems),
+                    "--assignment", "week1", "--similarity", "0")
+    assert week1.returncode == 0, week1.stderr
+    assert "Assignment week1: fx-add, due 2026-12-01 23:59 (20 % off per started day late)." in week1.stderr
+    rows = (tmp_path / "week1" / "grades.csv").read_text().splitlines()
+    assert rows[0] == "student,fx-add,submitted_at,days_late,penalty,total,max_total,status"
+    assert rows[1].startswith("ann,4,2026-12-02T10:00:00,1,0.8,3.2,4,") and rows[2].startswith("bob,4,")
+    assert (tmp_path / "week1" / "canvas.csv").read_text().splitlines()[0].endswith(",week1")
+    week2 = run_cli("grade", str(subs), "-o", str(tmp_path / "week2"), "--problems", str(problems),
+                    "--assignment", "week2", "--similarity", "0")
+    assert week2.returncode == 0, week2.stderr
+    rows = (tmp_path / "week2" / "grades.csv").read_text().splitlines()
+    assert rows[0] == "student,fx-two,total,max_total,status"  # no deadline: no late columns
+    assert rows[1] == "ann,4,4,4,ok", "the loose adder.py is fx-two's: the only problem of week2 with that entry"
+    assert (tmp_path / "week2" / "canvas.csv").read_text().splitlines()[0].endswith(",Week 2 (99)")
+    unknown = run_cli("grade", str(subs), "-o", str(tmp_path / "x"), "--problems", str(problems),
+                      "--assignment", "week9")
+    assert unknown.returncode == 2 and "no such assignment in" in unknown.stderr and "week1, week2" in unknown.stderr
+    for name, pid in (("week1", "fx-add"), ("week2", "fx-two")):
+        out = tmp_path / f"classroom-{name}"
+        done = run_cli("export", "github-classroom", "-o", str(out), "--problems", str(problems), "--wheels",
+                       str(wheelhouse), "--assignment", name)
+        assert done.returncode == 0, done.stderr
+        if name == "week1":
+            assert "Assignment week1 (Week 1): fx-add; due 2026-12-01 23:59: set the due date on the platform." \
+                in done.stdout
+        assert sorted(p.name for p in (out / ".judge" / "problems").iterdir()) == [pid]
+        assert json.loads((out / ".judge" / "canonical.json").read_text())["results"].keys() == {pid}
+        site = tmp_path / f"site-{name}"
+        built = run_cli("build", str(site), "--pyodide", "cdn", "--problems", str(problems), "--assignment", name)
+        assert built.returncode == 0, built.stderr
+        [manifest] = (site / "assets").glob("problems-*.json")
+        assert [p["id"] for p in json.loads(manifest.read_text())["problems"]] == [pid]

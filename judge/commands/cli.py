@@ -32,6 +32,7 @@ from .statements import statement_file
 
 if TYPE_CHECKING:
     from ..engines import Engine
+    from .assignments import Assignment
     from .grade import ClassGrades
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = ExitCode.OK, ExitCode.FAILED, ExitCode.USAGE
@@ -180,6 +181,8 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     build.add_argument("--title", metavar="TEXT", help="the site's title (default: the problems folder's "
                        "course.toml, else the judge's own)")
     build.add_argument("--intro", metavar="MARKDOWN", help="the home page's introduction (default: course.toml's)")
+    build.add_argument("--assignment", metavar="NAME", help="publish only the problems of the course's assignment "
+                       "NAME (course.toml's [[assignments]] beside the problems)")
     build.add_argument("--github-pages-workflow", action="store_true", help="also write .github/workflows/pages.yml "
                        "in the current folder (your repository's root): GitHub builds and publishes the site on "
                        "every push to main")
@@ -227,13 +230,16 @@ def _grade_parser() -> argparse.ArgumentParser:
     grade.add_argument("--force", action="store_true", help="judge every submission again, changed or not")
     grade.add_argument("--deadline", metavar="TIME", help="late policy: the deadline, e.g. 2026-12-01T23:59 (the "
                        "LMS's local time); applies where the layout gives submission times (Blackboard)")
-    grade.add_argument("--late-penalty", type=float, default=10.0, metavar="PERCENT",
-                       help="with --deadline: percent of the total taken off per started day late (default 10)")
+    grade.add_argument("--late-penalty", type=float, metavar="PERCENT",
+                       help="with --deadline: percent of the total taken off per started day late (default: the "
+                       "assignment's late_penalty in course.toml, else 10)")
     grade.add_argument("--similarity", type=_share, default=0.8, metavar="SHARE",
                        help="report pairs whose code for a problem overlaps by at least SHARE (0-1, default 0.8; "
                        "0 turns it off); needs copydetect: pip install \"pp-judge[similarity]\"")
-    grade.add_argument("--assignment", default="judge", metavar="NAME",
-                       help="the assignment's column name in canvas.csv (default: judge)")
+    grade.add_argument("--assignment", metavar="NAME",
+                       help="the course's assignment NAME (course.toml's [[assignments]] beside the problems): its "
+                       "problems, deadline and late policy, its column in canvas.csv; without [[assignments]], only "
+                       "the column's name in canvas.csv and moodle-gradebook.csv (default: judge)")
     grade.add_argument("--zero-unreadable", action="store_true",
                        help="give 0 to a submission that could not be read (a corrupt or empty zip, two files for "
                        "one problem); by default it has no grade: an empty cell in grades.csv and the LMS files, "
@@ -272,6 +278,8 @@ def _export_parser() -> argparse.ArgumentParser:
                         "folder (default: the project's problems/)")
     export.add_argument("--problem", dest="only", action="append", metavar="ID",
                         help="export only this problem (repeat for more)")
+    export.add_argument("--assignment", metavar="NAME", help="export the problems of the course's assignment NAME "
+                        "(course.toml's [[assignments]] beside the problems)")
     export.add_argument("--timeout", type=float, metavar="SECONDS", help="override every problem's time limit")
     export.add_argument("--feedback", choices=FEEDBACK_LEVELS, default="names", help="what students see of "
                         "the secret tests: full (names and messages), names (pass/fail; the default) or none")
@@ -531,8 +539,14 @@ def _run_build(args: argparse.Namespace) -> int:
         raise UsageError(_("--github-pages-workflow: put the title and intro in {file} (title = \"...\", intro = "
                            "\"...\"), which the workflow's build reads too, instead of --title/--intro")
                          .format(file=problems / COURSE_FILE))
+    only = None
+    if args.assignment and args.github_pages_workflow:
+        raise UsageError("--github-pages-workflow publishes every problem: build an assignment's site without it")
+    if args.assignment:
+        chosen, _assignment = _assignment_problems(args)
+        only = [p.id for p in chosen]
     build_site(args.site_dir, pyodide=args.pyodide, problems_dir=problems,
-               course=course_text(problems, args.title, args.intro))
+               course=course_text(problems, args.title, args.intro), only=only)
     print(f"Wrote the site to {args.site_dir}/ (Pyodide: {args.pyodide}), with {args.site_dir}/_headers for "
           "Netlify and Cloudflare Pages.")
     if args.github_pages_workflow:
@@ -589,25 +603,34 @@ def _run_serve(args: argparse.Namespace) -> int:
 
 
 def _run_grade(args: argparse.Namespace) -> int:
+    from .assignments import DEFAULT_LATE_PENALTY
     from .grade import Options, grade_class
     from .grade.late import LatePolicy, parse_deadline
 
-    problems = _only(_load_problems(args.problems), args.only)
+    problems, assignment = _assignment_problems(args, grading=True)
+    problems = _only(problems, args.only)
     if not args.submissions.exists():
         raise UsageError(_("{path}: no such submissions folder or submission").format(path=args.submissions))
     _refuse_inside(args.out_dir, args.submissions)
+    penalty = args.late_penalty if args.late_penalty is not None else (
+        assignment.late_penalty if assignment else DEFAULT_LATE_PENALTY)
     try:
-        late = LatePolicy(parse_deadline(args.deadline), args.late_penalty) if args.deadline else None
+        deadline = parse_deadline(args.deadline) if args.deadline else (assignment.deadline if assignment else None)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    late = LatePolicy(deadline, penalty) if deadline else None
     if args.moodle_worksheet is not None:
         from .grade.lms import read_worksheet
         read_worksheet(args.moodle_worksheet)  # refused before anything is judged
     options = Options(parallel=args.parallel, timeout=args.timeout, feedback=args.feedback, force=args.force,
-                      late=late, similarity=args.similarity or None, assignment=args.assignment,
+                      late=late, similarity=args.similarity or None,
+                      assignment=assignment.column if assignment else (args.assignment or "judge"),
                       zero_unreadable=args.zero_unreadable, moodle_worksheet=args.moodle_worksheet,
                       objective_threshold=args.objective_threshold,
                       engine=native_engine(args, problems, grading=True))
+    if assignment is not None:
+        due = f", due {assignment.deadline:%Y-%m-%d %H:%M} ({penalty:g} % off per started day late)" if deadline else ""
+        print(f"Assignment {assignment.name}: {', '.join(p.id for p in problems)}{due}.", file=sys.stderr)
     grades = grade_class(args.submissions, args.out_dir, problems, options, progress=sys.stderr)
     print(_grade_summary(grades, args.out_dir))
     return EXIT_OK
@@ -646,6 +669,20 @@ def _refuse_inside(out_dir: Path, submissions: Path) -> None:
                          .format(out=out_dir, submissions=submissions))
 
 
+def _assignment_problems(args: argparse.Namespace, grading: bool = False) -> tuple[list[Problem], Assignment | None]:
+    """The problems to work on and the course's assignment ``--assignment`` names (None: no assignment given, or
+    for ``judge grade`` a course.toml without [[assignments]], where the name is only the LMS column's)."""
+    from .assignments import choose, read_assignments
+
+    folder = args.problems or default_problems_dir()
+    problems = _load_problems(args.problems)
+    name = getattr(args, "assignment", None)
+    if not name or (grading and not read_assignments(folder)):
+        return problems, None
+    assignment, chosen = choose(folder, name, problems)
+    return chosen, assignment
+
+
 def _only(problems: list[Problem], only: list[str] | None) -> list[Problem]:
     """The problems ``--problem ID`` (repeated) names, in the set's order; all of them without the option."""
     if not only:
@@ -659,7 +696,8 @@ def _only(problems: list[Problem], only: list[str] | None) -> list[Problem]:
 def _run_export(args: argparse.Namespace) -> int:
     from .export import ExportOptions, export
 
-    problems = _only(_load_problems(args.problems), args.only)
+    problems, assignment = _assignment_problems(args)
+    problems = _only(problems, args.only)
     if args.platform != "gradescope" and args.out.exists():
         raise UsageError(_("{path} exists; give a new folder").format(path=args.out))
     options = ExportOptions(out=args.out, problems=problems, wheels=args.wheels, timeout=args.timeout,
@@ -668,6 +706,11 @@ def _run_export(args: argparse.Namespace) -> int:
                             tests_out=args.tests_out, image=args.image, lang=current_language())
     for line in export(args.platform, options):
         print(line)
+    if assignment is not None:
+        due = f"; due {assignment.deadline:%Y-%m-%d %H:%M}: set the due date on the platform" \
+            if assignment.deadline else ""
+        print(f"Assignment {assignment.name}" + (f" ({assignment.title})" if assignment.title else "")
+              + f": {', '.join(p.id for p in problems)}{due}.")
     return EXIT_OK
 
 

@@ -53,6 +53,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,8 @@ class BuildError(JudgeError, RuntimeError):
 
 
 def build_site(site_dir: Path, *, pyodide: str = "self", problems_dir: Path,
-               cache_dir: Path | None = None, course: CourseText | None = None) -> None:
+               cache_dir: Path | None = None, course: CourseText | None = None,
+               only: Sequence[str] | None = None) -> None:
     """Write the static site for the problems under ``problems_dir`` into ``site_dir``.
 
     ``pyodide="self"`` copies the trimmed Pyodide distribution into the site (cached on disk by
@@ -101,11 +103,15 @@ def build_site(site_dir: Path, *, pyodide: str = "self", problems_dir: Path,
     ``pyodide="cdn"`` makes the page load the official distribution of the same version.
     ``cache_dir`` is passed to ``ensure_distribution`` (default: its own cache folder). ``course``
     is the site's title and introduction (default: the problems folder's ``course.toml``, if any).
+    ``only``: the ids of the problems to publish, in that order (an assignment's; default: every one).
     """
     if pyodide not in PYODIDE_MODES:
         raise BuildError(f"--pyodide must be one of {', '.join(PYODIDE_MODES)}, got {pyodide!r}")
     site_dir = Path(site_dir).absolute()
     problems = _load_problems(Path(problems_dir))
+    if only is not None:
+        by_id = {p.id: p for p in problems}
+        problems = [by_id[pid] for pid in only if pid in by_id]
     web = web_source_dir()
     _check_target(site_dir)
     site_dir.parent.mkdir(parents=True, exist_ok=True)

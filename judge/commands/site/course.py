@@ -48,7 +48,7 @@ def course_text(problems_dir: Path, title: str | None = None, intro: str | None 
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise JudgeError(_("{path}: not valid TOML ({error})").format(path=path, error=exc)) from None
-        unknown = sorted(set(data) - {"title", "intro"})
+        unknown = sorted(set(data) - {"title", "intro", "assignments"})  # assignments: judge.commands.assignments
         if unknown or not all(isinstance(data.get(k, ""), str) for k in ("title", "intro")):
             raise JudgeError(_("{path}: only the text fields title and intro are known (got {fields})").format(
                 path=path, fields=", ".join(data)))
