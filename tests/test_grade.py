@@ -726,3 +726,17 @@ def test_objectives_csv_adds_up_to_the_totals_and_the_report_names_who_struggles
     assert ">bob<" not in adding and ">cy<" in adding and ">dee<" in adding and ">ann<" not in adding
     assert ">dee<" in zero and ">cy<" not in zero and ">bob<" not in zero
     assert "starter" not in section and "broken" not in section, "not attempted or unreadable: not listed"
+
+
+def test_a_canvas_resubmission_and_a_browser_renamed_moodle_file_are_graded(tmp_path, problems):
+    """Canvas's adder-1.py beside adder.py is the later file (it was "two files for one problem", 0); a file the
+    browser renamed on a second download (adder (1).py) is still the entry file."""
+    subs = _folder(tmp_path / "subs")
+    (subs / "lovelaceada_1234_5679_adder.py").write_text("def add(a, b):\n    return 0\n")
+    (subs / "lovelaceada_1234_5690_adder-1.py").write_text(REFERENCE)
+    (subs / "Grace Hopper_7654321_assignsubmission_file_adder (1).py").write_text(REFERENCE)
+    rows = _grade(subs, tmp_path / "out", problems)
+    assert rows["lovelaceada_1234"]["total"] == "10"
+    assert rows["lovelaceada_1234"]["status"] == ("not judged: lovelaceada_1234_5679_adder.py (an earlier copy of "
+                                                  "adder.py: Canvas's lovelaceada_1234_5690_adder-1.py is later)")
+    assert (rows["Grace Hopper_7654321"]["total"], rows["Grace Hopper_7654321"]["status"]) == ("10", "ok")

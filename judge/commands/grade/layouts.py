@@ -82,9 +82,18 @@ def _add(entries: dict[str, Entry], path: Path) -> None:
     if canvas:
         student = f"{canvas['name']}_{canvas['uid']}"
         entry = entries.setdefault(student, Entry(student, layout="canvas", lms_id=canvas["uid"]))
-        entry.paths.append(path)
-        entry.names[path] = _CANVAS_RESUBMITTED.sub("", canvas["file"])
+        name = _CANVAS_RESUBMITTED.sub("", canvas["file"])
         entry.late_marked = entry.late_marked or bool(canvas["late"])
+        same = next((p for p, n in entry.names.items() if n == name), None)
+        if same is not None:  # adder.py beside adder-1.py: the later one (the higher number) is the answer
+            newer, older = sorted([same, path], key=lambda p: _canvas_copy_number(p), reverse=True)
+            entry.paths.remove(same)
+            del entry.names[same]
+            entry.notes.append(f"not judged: {older.name} (an earlier copy of {name}: Canvas's {newer.name} is "
+                               "later)")
+            path = newer
+        entry.paths.append(path)
+        entry.names[path] = name
     elif moodle:
         student = f"{moodle['name']}_{moodle['uid']}"
         entry = entries.setdefault(student, Entry(student, layout="moodle", lms_id=moodle["uid"]))
@@ -100,6 +109,15 @@ def _add(entries: dict[str, Entry], path: Path) -> None:
             first.error = f"two submissions for {student} ({shown}); none was judged: keep one"
         else:
             entries[student] = Entry(student, [path])
+
+
+def _canvas_copy_number(path: Path) -> tuple[int, int]:
+    """How late a Canvas file is: its ``-N`` resubmission number (0 for none), then its submission id."""
+    canvas = _CANVAS.match(path.name)
+    if canvas is None:
+        return (0, 0)
+    copy = _CANVAS_RESUBMITTED.search(canvas["file"])
+    return (int(copy.group(0)[1:]) if copy else 0, int(canvas["sid"]))
 
 
 def _latest_attempt(user: str, by_time: dict[datetime, list[Path]]) -> Entry:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import re
 import stat
 import zipfile
 from collections.abc import Callable, Iterator
@@ -292,7 +293,19 @@ def _listed(items: list[str]) -> str:
     return shown + (_("; and {n} more").format(n=len(items) - NOTES_SHOWN) if len(items) > NOTES_SHOWN else "")
 
 
+_BROWSER_COPY = re.compile(r"^(?P<stem>.+?) \(\d+\)(?P<suffix>\.[^.]+)$")  # adder (1).py: a browser's second download
+
+
 def _problem_for(path: PurePosixPath, problems: list[Problem]) -> Problem | None:
+    """The problem whose entry file ``path`` is (a browser's renamed download, ``adder (1).py``, too)."""
+    found = _problem_at(path, problems)
+    copy = _BROWSER_COPY.match(path.name)
+    if found is None and copy is not None:
+        found = _problem_at(path.with_name(copy["stem"] + copy["suffix"]), problems)
+    return found
+
+
+def _problem_at(path: PurePosixPath, problems: list[Problem]) -> Problem | None:
     parts = path.parts
     if len(parts) > 3:
         return None
