@@ -312,3 +312,22 @@ def test_github_classroom_total_is_exact_where_doubles_do_not_add_up():
     expected = "95.71/100"  # 8 * 10 + 7.14 + 8.57: the judge's two-decimal points, added
     assert f"{text(add(r.points for r in mixed))}/100" == expected
     assert reporter(_env(runner_outputs(mixed, FormatContext()))) == (expected, expected)
+
+
+def test_secret_names_do_not_publish_the_cases_inputs():
+    """Under --feedback names a secret case is named without its parameters (they are the secret inputs)."""
+    from judge.core.result import TestResult as Case
+    from judge.formats._platform import rows
+
+    cases = [Case(id=f"tests/secret/test_b.py::test_bubble[{p}]", name=f"bubble [{p}]", file="tests/secret/test_b.py",
+                  visibility="secret", outcome="failed", max_points=1.0)
+             for p in ("p=4, v=2, target=0.1", "p=8, v=1, target=0.05")]
+    cases.append(Case(id="tests/public/test_a.py::test_small[1-2]", name="small [1-2]", file="tests/public/test_a.py",
+                      visibility="public", outcome="passed", points=1.0, max_points=1.0))
+    result = Result(problem="pp", status="failed", tests=cases, points=1.0, max_points=3.0)
+    names = [row.name for row in rows(result, None, "names")]
+    assert names == ["pp: bubble (case 1)", "pp: bubble (case 2)", "pp: small [1-2]"]
+    assert [row.name for row in rows(result, None, "full")][0] == "pp: bubble [p=4, v=2, target=0.1]"
+    for fmt in ("gradescope", "prairielearn", "github-classroom"):
+        text = FORMATS[fmt].render([result], FormatContext(feedback="names"))
+        assert "target=0.1" not in text and "p=8" not in text, fmt

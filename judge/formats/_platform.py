@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from ..core.result import Result, TestResult
 from ..i18n import N_, _
 from .points import ZERO, exact, number, split
-from .secret_code import hide_code, secret_code_lines
+from .secret_code import hide_code, secret_code_lines, secret_names
 
 if TYPE_CHECKING:
     from ..core.problem import Problem
@@ -63,10 +63,13 @@ def rows(result: Result, problem: Problem | None = None, feedback: str = "names"
                     "error", "public", result.shown_message() or _("no test ran"), duration=result.duration,
                     whole_problem=True)]
     hidden = secret_code_lines(problem) if feedback == "full" else set()
+    names = secret_names([t for t in result.tests if t.visibility == "secret"]) if feedback != "full" else {}
     out, secret_count = [], 0
     for test in result.tests:
         secret_count += test.visibility == "secret"
         out.append(_row(result.problem, test, secret_count, feedback, hidden))
+        if test.id in names and feedback == "names":
+            out[-1].name = f"{result.problem}: {names[test.id]}"
     weights = [t.max_points for t in result.tests]
     earned = [t.points > 0 for t in result.tests]
     missing = result.max_points - sum(weights)

@@ -9,6 +9,7 @@ feedback.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from ..core.problem import Problem
 from ..core.result import TestResult
@@ -40,3 +41,22 @@ def hide_code(message: str, hidden: set[str]) -> str:
 def without_code(test: TestResult, hidden: set[str]) -> TestResult:
     """``test`` with its message's lines that quote secret test code replaced by a note."""
     return dataclasses.replace(test, message=hide_code(test.message, hidden)) if hidden else test
+
+
+_PARAMETERS = re.compile(r"\s*\[[^\]]*\]\s*$")
+
+
+def secret_names(tests: list[TestResult]) -> dict[str, str]:
+    """What a student is told a secret test is called when only names are shown: its name without the case's
+    parameters (``bubble [p=4, v=2, target=0.1]`` would publish the secret inputs), numbered where several
+    cases share it (``bubble (case 2)``). By test id."""
+    bare = {t.id: _PARAMETERS.sub("", t.name) or t.name for t in tests}
+    count: dict[str, int] = {}
+    for name in bare.values():
+        count[name] = count.get(name, 0) + 1
+    seen: dict[str, int] = {}
+    shown = {}
+    for ident, name in bare.items():
+        seen[name] = seen.get(name, 0) + 1
+        shown[ident] = f"{name} (case {seen[name]})" if count[name] > 1 else name
+    return shown

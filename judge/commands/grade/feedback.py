@@ -17,7 +17,7 @@ from ...core.problem import Problem
 from ...core.result import Result, TestResult
 from ...formats.objectives import objective_lines
 from ...formats.points import text
-from ...formats.secret_code import secret_code_lines, without_code
+from ...formats.secret_code import secret_code_lines, secret_names, without_code
 from ...i18n import N_, _, ngettext
 from .model import ClassGrades, Graded
 
@@ -111,8 +111,9 @@ def _secret_lines(problem: Problem, secret: list[TestResult], level: str) -> lis
     if not failing:
         return lines
     hidden = secret_code_lines(problem) if level == "full" else set()
+    names = secret_names(secret) if level == "names" else {}  # a case's parameters are the secret inputs
     for test in failing[:SECRET_NAMES_SHOWN if level == "names" else FAILURES_SHOWN]:
-        lines.append(f"- {_(test.outcome)}: {test.name}")
+        lines.append(f"- {_(test.outcome)}: {names.get(test.id, test.name)}")
         if level == "full" and test.message:
             lines += ["", _fenced(without_code(test, hidden).message, indent="  "), ""]
     return lines
