@@ -740,3 +740,21 @@ def test_a_canvas_resubmission_and_a_browser_renamed_moodle_file_are_graded(tmp_
     assert rows["lovelaceada_1234"]["status"] == ("not judged: lovelaceada_1234_5679_adder.py (an earlier copy of "
                                                   "adder.py: Canvas's lovelaceada_1234_5690_adder-1.py is later)")
     assert (rows["Grace Hopper_7654321"]["total"], rows["Grace Hopper_7654321"]["status"]) == ("10", "ok")
+
+
+def test_a_regrade_keeps_the_previous_values_and_the_reason_in_history_csv(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": REFERENCE})
+    shutil.copy(SOLUTIONS / "partly_failing.py", _folder(subs / "bob" / "fx-add") / "adder.py")
+    out = tmp_path / "out"
+    _grade(subs, out, problems)
+    _grade(subs, out, problems)
+    assert not (out / "history.csv").exists(), "nothing changed: nothing recorded"
+    (subs / "bob" / "fx-add" / "adder.py").write_text(REFERENCE)
+    done = run_cli("grade", str(subs / "bob"), "-o", str(out), "--problems", str(problems), "--note", "bob's resubmission")
+    assert done.returncode == 0, done.stderr
+    assert "2 change(s) to grades.csv recorded in" in done.stdout
+    history = list(csv.DictReader(io.StringIO((out / "history.csv").read_text())))
+    assert [(h["note"], h["student"], h["column"], h["before"], h["after"]) for h in history] == [
+        ("bob's resubmission", "bob", "fx-add", "7.5", "10"), ("bob's resubmission", "bob", "total", "7.5", "10")]
+    assert history[0]["changed_at"].endswith("Z")

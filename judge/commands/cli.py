@@ -247,6 +247,9 @@ def _grade_parser() -> argparse.ArgumentParser:
     grade.add_argument("--objective-threshold", type=_share, default=0.5, metavar="SHARE",
                        help="report.html lists, per learning objective, the students below SHARE of its points "
                        "(0-1, default 0.5); objectives.csv has every student's points per objective")
+    grade.add_argument("--note", default="", metavar="TEXT",
+                       help="why this run regrades (e.g. \"test_big fixed\"): history.csv keeps it beside each cell of "
+                       "grades.csv the run changes, with the value before")
     grade.add_argument("--moodle-worksheet", type=Path, metavar="FILE",
                        help="the grading worksheet downloaded from the Moodle assignment (View all submissions > "
                        "Download grading worksheet): moodle.csv is that worksheet with the grades filled in")
@@ -626,7 +629,7 @@ def _run_grade(args: argparse.Namespace) -> int:
                       late=late, similarity=args.similarity or None,
                       assignment=assignment.column if assignment else (args.assignment or "judge"),
                       zero_unreadable=args.zero_unreadable, moodle_worksheet=args.moodle_worksheet,
-                      objective_threshold=args.objective_threshold,
+                      objective_threshold=args.objective_threshold, note=args.note,
                       engine=native_engine(args, problems, grading=True))
     if assignment is not None:
         due = f", due {assignment.deadline:%Y-%m-%d %H:%M} ({penalty:g} % off per started day late)" if deadline else ""

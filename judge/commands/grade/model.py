@@ -38,6 +38,7 @@ class Options:
     assignment: str = "judge"  # the LMS gradebooks' column name
     zero_unreadable: bool = False  # an unreadable submission scores 0 instead of no grade (an empty cell)
     moodle_worksheet: Path | None = None  # the grading worksheet downloaded from Moodle, to fill in
+    note: str = ""  # why this run regrades (history.csv keeps it beside each change)
     objective_threshold: float = 0.5  # report.html lists, per objective, the students below this share of its points
     engine: Engine | None = None  # the native engine at the run's sandbox level (default: the best one here)
 

@@ -41,19 +41,62 @@ def write_outputs(grades: ClassGrades, out_dir: Path) -> None:
     for item in grades.graded:
         write_atomic(results_path(out_dir, item.student), results_json(item, late, grades.problems))
         write_atomic(out_dir / "feedback" / f"{safe_name(item.student)}.md", feedback_markdown(item, grades))
-    write_atomic(out_dir / "grades.csv", grades_csv(grades))
+    gradebook = grades_csv(grades)
+    record_history(out_dir, gradebook, grades)
+    write_atomic(out_dir / "grades.csv", gradebook)
     write_atomic(out_dir / "objectives.csv", objectives_csv(grades))
     write_atomic(out_dir / "canvas.csv", canvas_csv(grades))
     write_atomic(out_dir / "moodle.csv", moodle_csv(grades))
-    gradebook = moodle_gradebook_csv(grades)
-    if gradebook is not None:
-        write_atomic(out_dir / MOODLE_GRADEBOOK, gradebook)
+    others = moodle_gradebook_csv(grades)
+    if others is not None:
+        write_atomic(out_dir / MOODLE_GRADEBOOK, others)
     else:
         (out_dir / MOODLE_GRADEBOOK).unlink(missing_ok=True)
     pairs = similar_pairs(grades)
     if pairs is not None:
         write_atomic(out_dir / "similarity.csv", similarity_csv(pairs))
     write_atomic(out_dir / "report.html", render_report(grades, pairs))
+
+
+HISTORY = "history.csv"
+HISTORY_COLUMNS = ("changed_at", "note", "student", "column", "before", "after")
+
+
+def record_history(out_dir: Path, gradebook: str, grades: ClassGrades) -> None:
+    """Append to history.csv each cell of grades.csv this run changes (a regrade, a new policy), with the
+    time and ``--note``; a student's row that disappears or appears is recorded too. Nothing is appended when
+    nothing changed, or on the first run."""
+    from datetime import UTC, datetime
+
+    try:
+        previous = (out_dir / "grades.csv").read_text(encoding="utf-8")
+    except OSError:
+        return
+    before, after = _by_student(previous), _by_student(gradebook)
+    changes = []
+    for student in sorted(set(before) | set(after)):
+        old, new = before.get(student, {}), after.get(student, {})
+        for column in dict.fromkeys(c for c in [*old, *new] if c != "student"):
+            if old.get(column, "") != new.get(column, ""):
+                changes.append((student, column, old.get(column, ""), new.get(column, "")))
+    if not changes:
+        return
+    when = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    path = out_dir / HISTORY
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    if not path.is_file():
+        writer.writerow(HISTORY_COLUMNS)
+    for student, column, old_value, new_value in changes:
+        writer.writerow([when, cell(grades.options.note), cell(student), column, cell(old_value), cell(new_value)])
+    with path.open("a", encoding="utf-8", newline="") as handle:
+        handle.write(buffer.getvalue())
+    grades.notes.append(f"{len(changes)} change(s) to grades.csv recorded in {path}"
+                        + ("" if grades.options.note else " (give --note to say why)"))
+
+
+def _by_student(text: str) -> dict[str, dict[str, str]]:
+    return {row.get("student", ""): row for row in csv.DictReader(io.StringIO(text))}
 
 
 def results_path(out_dir: Path, student: str) -> Path:
