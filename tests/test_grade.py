@@ -758,3 +758,23 @@ def test_a_regrade_keeps_the_previous_values_and_the_reason_in_history_csv(tmp_p
     assert [(h["note"], h["student"], h["column"], h["before"], h["after"]) for h in history] == [
         ("bob's resubmission", "bob", "fx-add", "7.5", "10"), ("bob's resubmission", "bob", "total", "7.5", "10")]
     assert history[0]["changed_at"].endswith("Z")
+
+
+def test_times_file_gives_submission_times_and_extensions(tmp_path, problems):
+    """--times: when each student handed in where the download gives no time (Canvas, Moodle, plain), and one
+    student's extension (their own deadline)."""
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "lovelaceada_1234_5679_practice.zip", {"fx-add/adder.py": REFERENCE})  # Canvas
+    _zip(_folder(subs / "Grace Hopper_7654321_assignsubmission_file") / "p.zip", {"fx-add/adder.py": REFERENCE})
+    _zip(subs / "ann.zip", {"fx-add/adder.py": REFERENCE})
+    times = tmp_path / "times.csv"
+    times.write_text("student,submitted_at,deadline\nlovelaceada_1234,2026-12-03T08:00,\n"
+                     "Grace Hopper_7654321,2026-12-03T08:00,2026-12-04T00:00\nann,2026-12-01T12:00,\nzed,,\n")
+    done = run_cli("grade", str(subs), "-o", str(tmp_path / "out"), "--problems", str(problems), "--similarity", "0",
+                   "--deadline", "2026-12-01T23:59", "--late-penalty", "25", "--times", str(times))
+    assert done.returncode == 0, done.stderr
+    rows = _rows(tmp_path / "out")
+    assert (rows["lovelaceada_1234"]["days_late"], rows["lovelaceada_1234"]["total"]) == ("2", "5")
+    assert (rows["Grace Hopper_7654321"]["days_late"], rows["Grace Hopper_7654321"]["total"]) == ("0", "10")
+    assert (rows["ann"]["days_late"], rows["ann"]["total"]) == ("0", "10")
+    assert "--times names 1 student(s) with no submission: zed" in done.stdout

@@ -111,3 +111,20 @@ def test_a_bundle_written_before_keeps_working_its_canonical_lists_every_objecti
                       for o in quiz.objectives]
     result = rescore(_quiz_run({"test_answer_form[q1]": "passed"}, status="passed"), old, quiz)
     assert result.points == result.max_points == 10.0
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node (Node.js 20) runs Pyodide: .ci/setup installs it")
+def test_in_pyodide_as_the_browser_judges_every_reference_earns_full_points():
+    """The page judges with the public tests only, through the same core scoring: run in Pyodide under Node.js,
+    as the parity tests do, every bundled reference earns its problem's points."""
+    from judge.engines import Job
+    from judge.engines.pyodide import run_in_pyodide
+
+    problems = _bundled()
+    jobs = [Job(load_problem(p.path, published=True), source=p.reference_path.read_text(), include_secret=False,
+                time_limit=p.time_limit * 3) for p in problems]
+    results = run_in_pyodide(jobs)
+    for problem, result in zip(problems, results):
+        assert result["status"] == "passed", (problem.id, result["message"])
+        assert result["points"] == result["max_points"] == problem.points, problem.id
+        assert result["sandbox"] == "browser"

@@ -247,6 +247,10 @@ def _grade_parser() -> argparse.ArgumentParser:
     grade.add_argument("--objective-threshold", type=_share, default=0.5, metavar="SHARE",
                        help="report.html lists, per learning objective, the students below SHARE of its points "
                        "(0-1, default 0.5); objectives.csv has every student's points per objective")
+    grade.add_argument("--times", type=Path, metavar="FILE",
+                       help="a CSV of when each student handed in (columns student, submitted_at) and of extensions "
+                       "(an optional deadline column: that student's own), for the late policy where the download "
+                       "gives no times (Canvas, Moodle, plain zips)")
     grade.add_argument("--note", default="", metavar="TEXT",
                        help="why this run regrades (e.g. \"test_big fixed\"): history.csv keeps it beside each cell of "
                        "grades.csv the run changes, with the value before")
@@ -608,7 +612,7 @@ def _run_serve(args: argparse.Namespace) -> int:
 def _run_grade(args: argparse.Namespace) -> int:
     from .assignments import DEFAULT_LATE_PENALTY
     from .grade import Options, grade_class
-    from .grade.late import LatePolicy, parse_deadline
+    from .grade.late import LatePolicy, parse_deadline, read_times
 
     problems, assignment = _assignment_problems(args, grading=True)
     problems = _only(problems, args.only)
@@ -622,6 +626,10 @@ def _run_grade(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     late = LatePolicy(deadline, penalty) if deadline else None
+    try:
+        times = read_times(args.times) if args.times else {}
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     if args.moodle_worksheet is not None:
         from .grade.lms import read_worksheet
         read_worksheet(args.moodle_worksheet)  # refused before anything is judged
@@ -629,7 +637,7 @@ def _run_grade(args: argparse.Namespace) -> int:
                       late=late, similarity=args.similarity or None,
                       assignment=assignment.column if assignment else (args.assignment or "judge"),
                       zero_unreadable=args.zero_unreadable, moodle_worksheet=args.moodle_worksheet,
-                      objective_threshold=args.objective_threshold, note=args.note,
+                      objective_threshold=args.objective_threshold, note=args.note, times=times,
                       engine=native_engine(args, problems, grading=True))
     if assignment is not None:
         due = f", due {assignment.deadline:%Y-%m-%d %H:%M} ({penalty:g} % off per started day late)" if deadline else ""

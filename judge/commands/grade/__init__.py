@@ -54,6 +54,11 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
     set_digest = _problem_set_digest(problems, options)
     canonical = _canonical_results(problems, out_dir, set_digest, options)
     graded = [Graded(read_entry(entry, problems)) for entry in entries]
+    for item in graded:  # --times: when each was handed in, and extensions, where the layout gives no time
+        if item.student in options.times:
+            submitted_at, deadline = options.times[item.student]
+            item.submission.submitted_at = submitted_at or item.submission.submitted_at
+            item.submission.deadline = deadline
     todo = []
     for item in graded:
         item.digest = hashlib.sha256((set_digest + item.submission.digest()).encode()).hexdigest()
@@ -70,6 +75,10 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
     grades = ClassGrades(problems, canonical, sorted(graded, key=lambda g: g.student), judged=len(todo), runs=runs,
                          seconds=time.monotonic() - started, options=options,
                          regraded=graded[0].student if single else "")
+    strangers = sorted(set(options.times) - {g.student for g in graded}) if not single else []
+    if strangers:
+        grades.notes.append(f"--times names {len(strangers)} student(s) with no submission: {', '.join(strangers[:8])}"
+                            + (" ..." if len(strangers) > 8 else ""))
     write_outputs(grades, out_dir)
     return grades
 

@@ -36,7 +36,7 @@ def feedback_markdown(item: Graded, grades: ClassGrades) -> str:
              _("Total: **{points} / {max_points}** points.").format(points=text(item.total(late)),
                                                                     max_points=text(grades.max_total))]
     if late and item.penalty(late):
-        days = late.days_late(item.submission.submitted_at)
+        days = item.days_late(late)
         lines.append(ngettext("{days} day late: {penalty} points were taken off the {earned} earned.",
                               "{days} days late: {penalty} points were taken off the {earned} earned.", days)
                      .format(days=days, penalty=text(item.penalty(late)), earned=text(item.raw_points)))

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from pathlib import Path
 
 from ...formats.points import ZERO, exact
 from ...i18n import _
@@ -27,17 +28,44 @@ class LatePolicy:
     deadline: datetime
     percent_per_day: float
 
-    def days_late(self, submitted_at: str) -> int:
-        """Started days after the deadline (0 when on time or when the time is unknown)."""
+    def days_late(self, submitted_at: str, extended_to: str = "") -> int:
+        """Started days after the deadline, or after the student's own (``extended_to``, ISO) when later
+        (0 when on time or when the time is unknown)."""
         if not submitted_at:
             return 0
-        seconds = (datetime.fromisoformat(submitted_at) - self.deadline).total_seconds()
+        deadline = max(self.deadline, datetime.fromisoformat(extended_to)) if extended_to else self.deadline
+        seconds = (datetime.fromisoformat(submitted_at) - deadline).total_seconds()
         return math.ceil(seconds / DAY_SECONDS) if seconds > 0 else 0
 
-    def penalty(self, total: Decimal, submitted_at: str) -> Decimal:
+    def penalty(self, total: Decimal, submitted_at: str, extended_to: str = "") -> Decimal:
         """The points taken off ``total`` (two decimals; never more than the total)."""
-        share = min(Decimal(100), Decimal(repr(self.percent_per_day)) * self.days_late(submitted_at)) / 100
+        days = self.days_late(submitted_at, extended_to)
+        share = min(Decimal(100), Decimal(repr(self.percent_per_day)) * days) / 100
         return min(total, exact(total * share)) if share > 0 else ZERO
+
+
+def read_times(path: Path) -> dict[str, tuple[str, str]]:
+    """``--times FILE``: a CSV with ``student`` and ``submitted_at`` columns and an optional ``deadline`` column
+    (that student's extension), times like 2026-12-01T23:59; student id -> (submitted_at, deadline), ISO.
+    ValueError names the row that cannot be read."""
+    import csv
+
+    try:
+        rows = list(csv.DictReader(path.read_text(encoding="utf-8-sig").splitlines()))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"--times {path}: {exc}") from None
+    if not rows or "student" not in rows[0] or not ({"submitted_at", "deadline"} & set(rows[0])):
+        raise ValueError(f"--times {path}: expected the columns student, submitted_at and (optional) deadline")
+    times = {}
+    for number, row in enumerate(rows, start=2):
+        try:
+            when = [datetime.fromisoformat(row[k].strip()).isoformat() if (row.get(k) or "").strip() else ""
+                    for k in ("submitted_at", "deadline")]
+        except ValueError:
+            raise ValueError(f"--times {path}, line {number}: " + _("expected a date and time like 2026-12-01T23:59"))\
+                from None
+        times[row["student"].strip()] = (when[0], when[1])
+    return times
 
 
 def parse_deadline(text: str) -> datetime:

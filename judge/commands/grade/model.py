@@ -39,6 +39,7 @@ class Options:
     zero_unreadable: bool = False  # an unreadable submission scores 0 instead of no grade (an empty cell)
     moodle_worksheet: Path | None = None  # the grading worksheet downloaded from Moodle, to fill in
     note: str = ""  # why this run regrades (history.csv keeps it beside each change)
+    times: dict[str, tuple[str, str]] = field(default_factory=dict)  # --times: student -> (submitted_at, deadline)
     objective_threshold: float = 0.5  # report.html lists, per objective, the students below this share of its points
     engine: Engine | None = None  # the native engine at the run's sandbox level (default: the best one here)
 
@@ -74,7 +75,10 @@ class Graded:
 
     def penalty(self, late: LatePolicy | None) -> Decimal:
         """Points the late policy takes off (0 without a policy or a submission time)."""
-        return late.penalty(self.raw_points, self.submission.submitted_at) if late else ZERO
+        return late.penalty(self.raw_points, self.submission.submitted_at, self.submission.deadline) if late else ZERO
+
+    def days_late(self, late: LatePolicy) -> int:
+        return late.days_late(self.submission.submitted_at, self.submission.deadline)
 
     def total(self, late: LatePolicy | None) -> Decimal:
         return self.raw_points - self.penalty(late)

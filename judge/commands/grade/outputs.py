@@ -152,7 +152,7 @@ def grades_csv(grades: ClassGrades) -> str:
     options = grades.options
     for item in grades.graded:
         graded = bool(item.grade_text(options))
-        timing = ([item.submission.submitted_at, str(late.days_late(item.submission.submitted_at)),
+        timing = ([item.submission.submitted_at, str(item.days_late(late)),
                    points.text(item.penalty(late)) if graded else ""] if late else [])
         writer.writerow([cell(item.student), *(item.problem_text(pid, options) for pid in ids), *timing,
                          item.grade_text(options), points.text(grades.max_total), cell(item.status)])

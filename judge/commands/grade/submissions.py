@@ -61,8 +61,9 @@ class Submission:
     files: dict[str, str] = field(default_factory=dict)  # problem id -> where its entry file was found
     layout: str = "plain"
     lms_id: str = ""
-    submitted_at: str = ""  # ISO time, when the layout says
+    submitted_at: str = ""  # ISO time, when the layout (or --times) says
     late_marked: bool = False
+    deadline: str = ""  # ISO time: this student's extended deadline (--times), "" for the assignment's
 
     @property
     def problems(self) -> list[str]:
@@ -84,13 +85,14 @@ class Submission:
     def to_dict(self) -> dict[str, Any]:
         """What ``results/<student>.json`` keeps of the submission (a regrade of one reads the rest back)."""
         return {"origin": str(self.origin), "layout": self.layout, "lms_id": self.lms_id,
-                "submitted_at": self.submitted_at, "late_marked": self.late_marked, "error": self.error,
+                "submitted_at": self.submitted_at, "late_marked": self.late_marked, "deadline": self.deadline,
+                "error": self.error,
                 "unreadable": self.unreadable, "notes": self.notes, "files": self.files, "sources": self.sources}
 
     @classmethod
     def from_dict(cls, student: str, data: dict[str, Any]) -> Submission:
-        fields = {k: data[k] for k in ("layout", "lms_id", "submitted_at", "late_marked", "error", "unreadable",
-                                       "notes", "files", "sources") if k in data}
+        fields = {k: data[k] for k in ("layout", "lms_id", "submitted_at", "late_marked", "deadline", "error",
+                                       "unreadable", "notes", "files", "sources") if k in data}
         return cls(student, Path(data.get("origin", student)), **fields)
 
 
