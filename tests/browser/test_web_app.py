@@ -61,6 +61,8 @@ def test_reference_passes_and_starter_fails_like_native(app: App, problems_root:
         assert status == native["status"]
         if label == "reference":
             assert status == "passed", f"{problem_id}: the reference does not pass in the browser: {in_page['message']}"
+            # public tests only, scored over the objectives they check: the reference earns full points
+            assert in_page["points"] == in_page["max_points"] == problem.points, f"{problem_id}: {in_page['points']}"
             assert app.page.get_attribute(f"[data-problem-id='{problem_id}'] .state", "data-state") == "passed"
             app.screenshot(f"reference-{problem_id}")
         else:
