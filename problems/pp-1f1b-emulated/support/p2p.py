@@ -237,6 +237,7 @@ class Comm:
         self.live_history: list[tuple[float, int]] = [(0.0, 0)]
         self.peak_live = 0
         self.result: Any = None
+        self.unwaited: list[str] = []  # the isend handles it finished without waiting for (run(strict=False))
         self.finished = False
         self._unyielded: list[Op] = []
         self._handles: list[Handle] = []
@@ -301,10 +302,11 @@ class Comm:
 class World:
     """All ranks and their mailboxes. Build one with :func:`run`."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, strict: bool = True) -> None:
         if not isinstance(size, int) or size < 1:
             raise ValueError(f"the number of ranks must be a positive integer, got {size!r}")
         self.size = size
+        self.strict = strict  # False: a rank that finishes with isend handles never waited is noted, not fatal
         self.ranks = [Comm(self, r) for r in range(size)]
         self._mailbox: dict[tuple[int, int], deque[_Message]] = {
             (s, d): deque() for s in range(size) for d in range(size) if s != d}
@@ -434,11 +436,9 @@ class World:
                 f"write `yield comm.{op.kind}(...)`")
         unwaited = [h for h in comm._handles if not h.waited]
         if unwaited:
-            shown = ", ".join(h.describe() for h in unwaited[:3])
-            raise P2PError(
-                f"rank {r} finished with {len(unwaited)} isend handle(s) never waited ({shown}"
-                f"{', ...' if len(unwaited) > 3 else ''}): complete every non-blocking send with "
-                "`yield h.wait()` or `yield comm.waitall(handles)` before the program returns")
+            comm.unwaited = [h.describe() for h in unwaited]
+            if self.strict:
+                raise P2PError(unwaited_message(r, comm.unwaited))
         comm.finished = True
         comm.result = value
 
@@ -511,11 +511,20 @@ class World:
         return []
 
 
-def run(size: int, program: Callable[[Comm], Generator[Op, Any, Any]]) -> World:
+def unwaited_message(rank: int, handles: list[str]) -> str:
+    """What is wrong with a rank that finished with the isend ``handles`` (described) never waited."""
+    shown = ", ".join(handles[:3]) + (", ..." if len(handles) > 3 else "")
+    return (f"rank {rank} finished with {len(handles)} isend handle(s) never waited ({shown}): complete every "
+            "non-blocking send with `yield h.wait()` or `yield comm.waitall(handles)` before the program returns")
+
+
+def run(size: int, program: Callable[[Comm], Generator[Op, Any, Any]], strict: bool = True) -> World:
     """Run ``program(comm)`` on ``size`` ranks until all finish; return the :class:`World`.
 
     Raises :class:`DeadlockError` when no rank can make progress, and re-raises any exception
-    raised by a rank's program.
+    raised by a rank's program. A rank that finishes with isend handles never waited raises
+    :class:`P2PError`; with ``strict=False`` it finishes, and its ``comm.unwaited`` says so (the
+    tests check it in one place, so that slip costs what it weighs).
     """
     __tracebackhide__ = True
-    return World(size).run(program)
+    return World(size, strict).run(program)
