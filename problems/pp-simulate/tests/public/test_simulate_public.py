@@ -141,8 +141,16 @@ def test_bubble_is_measured_from_the_timeline(record_property, sched, total, bub
     The bubble is measured from the timeline (idle time over p times the total), whatever the order: the
     closed form (p - 1) / (m + p - 1) holds for GPipe's and 1F1B's orders only."""
     rows = [ops(row.strip()) for row in sched.split("|")]
-    sim = run(record_property, rows, 1.0, 2.0, f"p=2, m=2: {sched}")
+    p, m = len(rows), len(rows[0]) // 2
+    sim = run(record_property, rows, 1.0, 2.0, f"p={p}, m={m}: {sched}")
     check_total(sim, total, sched)
+    closed = (p - 1) / (m + p - 1)
+    assert not (math.isclose(sim.bubble, closed) and not math.isclose(bubble, closed)), say(
+        f"{sched}: expected bubble {bubble:g}, got {sim.bubble:g}: that is the closed form (p - 1) / (m + p - 1), "
+        "which holds for GPipe's and 1F1B's orders only; measure the bubble from the timeline (idle time over p "
+        "times the total)",
+        zh=f"{sched}：预期 bubble {bubble:g}，实际 {sim.bubble:g}：那是闭式 (p - 1) / (m + p - 1)，它只对 GPipe 和 1F1B "
+           "的顺序成立；请从 timeline 测量气泡（空闲时间除以 p 乘总时间）")
     check_bubble(sim, bubble, sched)
 
 
