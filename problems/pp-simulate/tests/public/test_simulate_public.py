@@ -125,10 +125,22 @@ def test_last_stage_backward_waits_for_its_own_forward():
     B i on the last stage starts after that stage's F i ends (the loss needs the forward's output): listed
     before it, it can never start."""
     sched = [ops("F0 F1 B0 B1"), ops("B0 F0 F1 B1")]
-    expect_value_error(lambda: pp_sim.simulate(sched), "simulate([[F0 F1 B0 B1], [B0 F0 F1 B1]])",
-                       say("stage 1 is the last stage: its B0 waits for its own F0, listed after it, so the "
-                           "schedule deadlocks",
-                           zh="stage 1 是最后一个 stage：它的 B0 等待它自己的 F0，而 F0 排在它之后，所以这个调度会死锁"))
+    call = "simulate([[F0 F1 B0 B1], [B0 F0 F1 B1]])"
+    try:
+        sim = read(pp_sim.simulate(sched))
+    except ValueError:
+        return
+    last = {(op, mb): (start, end) for op, mb, start, end in sim.timeline[-1]} if sim.timeline else {}
+    b0, f0 = last.get(("B", 0)), last.get(("F", 0))
+    ran_early = b0 is not None and f0 is not None and b0[0] < f0[1]
+    hint = say(f" Likely mistake: on the last stage your B0 starts at {b0[0]:g}, before its own F0 ends at "
+               f"{f0[1]:g}: there a backward waits for its own forward (the loss needs the forward's output).",
+               zh=f" 可能的错误：在最后一个 stage 上，你的 B0 在 {b0[0]:g} 开始，早于它自己的 F0 在 {f0[1]:g} 结束："
+                  "那里的反向要等待它自己的前向（损失需要前向的输出）。") if ran_early else ""
+    raise AssertionError(say(f"{call} should raise ValueError (stage 1 is the last stage: its B0 waits for its own F0, "
+                             f"listed after it, so the schedule deadlocks), but it returned a timeline.{hint}",
+                             zh=f"{call} 应当抛出 ValueError（stage 1 是最后一个 stage：它的 B0 等待它自己的 F0，"
+                                f"而 F0 排在它之后，所以这个调度会死锁），却返回了一个 timeline。{hint}"))
 
 
 @pytest.mark.parametrize("sched, total, bubble", [
