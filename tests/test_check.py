@@ -98,10 +98,23 @@ def test_declarations() -> None:
     ("# judge: expect status=passed", "must be `expect status=`"),
     ("# judge: expect outcome=failed", "must be `expect status=`"),
     ("# judge: cought-by test_a", "unknown declaration"),
+    ("# judge: loses at-most 100%", "must be `loses at-least N%`"),
+    ("# judge: loses at-least 0%", "must be `loses at-least N%`"),
+    ("# judge: loses about 20%", "or `loses at-most N%`"),
+    ("# judge: loses at-least 50%\n# judge: loses at-most 20%", "no share of the points can be both"),
 ])
 def test_bad_declarations_are_errors(line: str, words: str) -> None:
     with pytest.raises(WrongSolutionError, match=words):
         parse_expectation(f"x = 1\n{line}\n", "wrong/x.py")
+
+
+def test_loss_declarations_are_shares_of_the_points() -> None:
+    conceptual = parse_expectation("# judge: loses at-least 30%\n")
+    assert (conceptual.loses, conceptual.loses_at_most) == (0.3, None)
+    slip = parse_expectation("# judge: loses at-most 20%\n")
+    assert (slip.loses, slip.loses_at_most) == (0.0, 0.2)
+    both = parse_expectation("# judge: loses at-least 10%\n# judge: loses at-most 12.5%\n")
+    assert (both.loses, both.loses_at_most) == (0.1, 0.125)
 
 
 def test_a_diffs_declarations_come_before_its_header(tmp_path: Path) -> None:
@@ -321,6 +334,19 @@ def test_check_holds_a_wrong_solution_to_the_points_it_must_lose(tmp_path: Path)
     assert code == 1, out
     assert "wrong/big_numbers.py" in out and "keeps 3 of 4 points (75%), but it must lose at least 50%" in out, out
     assert "loses_enough.py fails as it should" in out, out
+
+
+def test_check_holds_a_slip_to_the_most_it_may_lose(tmp_path: Path) -> None:
+    """A slip (here: big numbers, a quarter of the tests) declared to lose at most 20% loses 25%: a failure
+    that says what it kept and what to change; declared at most 30%, it holds."""
+    slip = "# judge: loses at-most 20%\ndef add(a, b):\n    return a + b if a < 100 else 0\n"
+    folder = fixture(tmp_path, {"costs_too_much.py": slip, "costs_little.py": slip.replace("20%", "30%")})
+    code, out = check(folder)
+    assert code == 1, out
+    assert ("wrong/costs_too_much.py keeps 3 of 4 points (75%), but as a slip it may lose at most 20%: put the "
+            "detail it gets wrong in an objective of its own") in out, out
+    assert "costs_little.py fails as it should" in out, out
+    assert "costs_little.py keeps" not in out, out
 
 
 def test_a_secret_test_that_records_an_expected_timeline_fails_the_check(tmp_path: Path) -> None:

@@ -114,6 +114,33 @@ def test_a_test_in_no_objective_is_an_error_of_the_problem_not_a_pass(tmp_path):
 
 # --- scoring -----------------------------------------------------------------------------------
 
+TWO_REQUIRED = OBJECTIVES.replace("""[[objectives]]
+id = "sum"
+title = "Adding"
+points = 8
+tests = ["test_small", "test_big"]""", """[[objectives]]
+id = "small"
+title = "Small sums"
+points = 4
+tests = ["test_small"]
+
+[[objectives]]
+id = "big"
+title = "Big sums"
+points = 4
+tests = ["test_big"]""").replace('requires = ["sum"]', 'requires = ["small", "big"]')
+
+
+def test_the_note_of_a_gated_objective_shows_what_is_right_and_what_it_waits_for(tmp_path):
+    """An objective that requires two: the one that is right shows as right, the other with its share."""
+    folder = _problem_with(tmp_path, TWO_REQUIRED)
+    small_only = "def add(a, b):\n    return a + b if abs(a) + abs(b) < 100 else 0\n"
+    zero = next(o for o in _judge(folder, small_only, tmp_path).objectives if o.id == "zero")
+    assert (zero.passed, zero.total, zero.points) == (2, 2, 1), zero
+    assert zero.note == ("its tests pass; it counts 50%, as far as what it waits for is right: Small sums right, "
+                         "Big sums 0% right"), zero.note
+
+
 def test_checks_count_only_as_far_as_what_they_require_is_right(tmp_path):
     folder = _problem_with(tmp_path, OBJECTIVES)
     problem = load_problem(folder)
@@ -125,7 +152,7 @@ def test_checks_count_only_as_far_as_what_they_require_is_right(tmp_path):
     assert _objectives(result) == {"sum": 4, "zero": 1}, result.objectives
     zero = next(o for o in result.objectives if o.id == "zero")
     assert (zero.passed, zero.total) == (2, 2)
-    assert zero.note == "counts as far as Adding is right: 50% of it"
+    assert zero.note == "its tests pass; it counts 50%, as far as what it waits for is right: Adding 50% right"
     assert result.points == 5 and sum(t.points for t in result.tests) == 5
     assert {t.id.split("::")[1]: t.objective for t in result.tests}["test_zero[7-0]"] == "zero"
     assert problem.objectives[1].requires == ["sum"]

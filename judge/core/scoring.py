@@ -159,7 +159,7 @@ def _apply(result: Result, plan: _Plan, policy: str) -> Result:
             id=objective.id, title=objective.title, points=_round(earned[objective.id]),
             max_points=_round(objective.points), passed=sum(outcomes.get(i) == "passed" for i in members),
             total=len(members), kind=objective.kind, requires=list(objective.requires), scoring=objective.scoring,
-            note=_note(result, objective, members, factor, plan.objectives)))
+            note=_note(result, objective, members, factor, plan.objectives, earned)))
     for test in result.tests:
         if test.id not in plan.tests:
             test.max_points = test.points = 0.0
@@ -189,9 +189,10 @@ def _factor(objective: _Objective, objectives: list[_Objective], earned: dict[st
 
 
 def _note(result: Result, objective: _Objective, members: list[str], factor: float,
-          objectives: list[_Objective]) -> str:
+          objectives: list[_Objective], earned: dict[str, float]) -> str:
     """Why points were lost: the first failing public test's first line (never a secret test's), a
-    run that did not finish, or what the objective waits for."""
+    run that did not finish, or what the objective waits for (each required objective shown as right
+    or with the share of it earned)."""
     wanted = set(members)
     failing = [t for t in result.tests if t.id in wanted and t.outcome != "passed"]
     public = next((t for t in failing if t.visibility != "secret"), None)
@@ -204,8 +205,10 @@ def _note(result: Result, objective: _Objective, members: list[str], factor: flo
         return _cut((result.message or result.status).strip().splitlines()[0] if (result.message or result.status)
                     else "no test ran")
     if factor < 1.0:
-        titles = ", ".join(o.title for o in objectives if o.id in objective.requires)
-        return _cut(f"counts as far as {titles} is right: {factor:.0%} of it")
+        waits = ", ".join(f"{o.title} " + ("right" if earned.get(o.id, 0.0) >= o.points - 1e-9 else
+                                           f"{earned.get(o.id, 0.0) / o.points:.0%} right" if o.points else "")
+                          for o in objectives if o.id in objective.requires)
+        return _cut(f"its tests pass; it counts {factor:.0%}, as far as what it waits for is right: {waits}")
     return ""
 
 

@@ -6,13 +6,16 @@ stays one line, and cannot drift from the reference). Either may declare how it 
 
     # judge: expect status=error
     # judge: caught-by test_warmup_order, test_small
-    # judge: loses at-least 30%
+    # judge: loses at-least 30%       (a conceptual mistake)
+    # judge: loses at-most 20%        (a slip in a detail)
 
 Without ``expect``, the status must be ``failed``: the code imports and runs, and a test
 catches the mistake. ``caught-by`` names tests (function names, or full test ids) of which at
-least one must fail or error. ``loses at-least N%`` says the mistake must cost that share of
-the problem's points (a conceptual mistake should cost much, see docs/grading.md). In a
-``.diff`` the declarations go above the ``---`` line.
+least one must fail or error. ``loses at-least N%`` says the mistake must cost at least that
+share of the problem's points (a conceptual mistake should cost much), ``loses at-most N%`` that
+it may cost no more (a slip in an argument check, a type or a message should cost little); both
+may be declared, giving a range (see docs/grading.md). In a ``.diff`` the declarations go above
+the ``---`` line.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ class Expectation:
     status: str = "failed"
     caught_by: tuple[str, ...] = ()
     loses: float = 0.0  # the least share of the problem's points the mistake must cost (0..1)
+    loses_at_most: float | None = None  # the most it may cost (0..1), None: no bound
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,7 @@ def wrong_source(problem: Problem, path: Path) -> str:
 def parse_expectation(text: str, label: str = "wrong solution") -> Expectation:
     """The ``# judge:`` declarations of ``text``; unknown or malformed ones are errors."""
     status, caught_by, loses = "failed", [], 0.0
+    at_most: float | None = None
     for number, line in enumerate(text.splitlines(), 1):
         match = _DIRECTIVE.match(line)
         if not match:
@@ -91,19 +96,30 @@ def parse_expectation(text: str, label: str = "wrong solution") -> Expectation:
         elif words.startswith("caught-by "):
             caught_by += [name.strip() for name in words[len("caught-by "):].split(",") if name.strip()]
         elif words.startswith("loses "):
-            loses = _share_lost(words[len("loses "):].strip(), f"{label}:{number}")
+            bound, share = _share_lost(words[len("loses "):].strip(), f"{label}:{number}")
+            if bound == "at-least":
+                loses = share
+            else:
+                at_most = share
         else:
             raise WrongSolutionError(f"{label}:{number}: unknown declaration {line.strip()!r} (expected "
-                                     "`# judge: expect status=...`, `# judge: caught-by TEST, ...` or "
-                                     "`# judge: loses at-least N%`)")
-    return Expectation(status, tuple(caught_by), loses)
+                                     "`# judge: expect status=...`, `# judge: caught-by TEST, ...`, "
+                                     "`# judge: loses at-least N%` or `# judge: loses at-most N%`)")
+    if at_most is not None and at_most < loses:
+        raise WrongSolutionError(f"{label}: declares it loses at least {loses:.0%} and at most {at_most:.0%}: "
+                                 "no share of the points can be both")
+    return Expectation(status, tuple(caught_by), loses, at_most)
 
 
-def _share_lost(words: str, where: str) -> float:
-    match = re.fullmatch(r"at-least\s+(\d+(?:\.\d+)?)\s*%", words)
-    if not match or not 0 < float(match.group(1)) <= 100:
-        raise WrongSolutionError(f"{where}: `# judge: loses {words}` must be `loses at-least N%` with 0 < N <= 100")
-    return float(match.group(1)) / 100
+def _share_lost(words: str, where: str) -> tuple[str, float]:
+    """``at-least N%`` (0 < N <= 100) or ``at-most N%`` (0 <= N < 100): the bound and N as a share."""
+    match = re.fullmatch(r"(at-least|at-most)\s+(\d+(?:\.\d+)?)\s*%", words)
+    valid = match is not None and (0 < float(match.group(2)) <= 100 if match.group(1) == "at-least"
+                                   else 0 <= float(match.group(2)) < 100)
+    if not match or not valid:
+        raise WrongSolutionError(f"{where}: `# judge: loses {words}` must be `loses at-least N%` (0 < N <= 100, "
+                                 "a conceptual mistake) or `loses at-most N%` (0 <= N < 100, a slip)")
+    return match.group(1), float(match.group(2)) / 100
 
 
 def _expected_status(words: str, where: str) -> str:
@@ -135,6 +151,13 @@ def unmet(expectation: Expectation, result: Result, describe: Callable[[str], st
         problems.append(f"keeps {result.points:g} of {result.max_points:g} points ({share:.0%}), "
                         f"but it must lose at least {expectation.loses:.0%}: give the objective it gets wrong "
                         "more of the points, or test it more")
+    at_most = expectation.loses_at_most
+    if at_most is not None and result.max_points and result.points < result.max_points * (1 - at_most) - 1e-9:
+        share = result.points / result.max_points
+        problems.append(f"keeps {result.points:g} of {result.max_points:g} points ({share:.0%}), "
+                        f"but as a slip it may lose at most {at_most:.0%}: put the detail it gets wrong in an "
+                        "objective of its own with few points (one that `requires` the main ones), or make "
+                        "fewer tests depend on it")
     return problems
 
 

@@ -411,7 +411,7 @@ def test_p2p_matches_simulator(p, v, record_property):
 # every closed form against the same simulated schedules: one consistent model of the pipeline
 
 
-@pytest.mark.parametrize("p,m", [(2, 2), (2, 6), (3, 3), (3, 9), (4, 4), (4, 8), (5, 10)])
+@pytest.mark.parametrize("p,m", [(2, 2), (2, 6), (3, 2), (3, 3), (3, 9), (4, 4), (4, 8), (5, 3), (5, 10)])
 def test_closed_forms_match_the_simulated_schedules(p, m, record_property):
     """Every closed form against the same simulated schedules
 
@@ -421,7 +421,8 @@ def test_closed_forms_match_the_simulated_schedules(p, m, record_property):
 
     v = 2
     runs = {kind: sim.simulate(kind, p, m) for kind in ("gpipe", "1f1b")}
-    runs["interleaved"] = sim.simulate("interleaved", p, m, v)
+    if m % p == 0:  # interleaving needs m % p == 0; fewer micro-batches than stages check GPipe's and 1F1B's forms
+        runs["interleaved"] = sim.simulate("interleaved", p, m, v)
     record_property("timeline", runs["1f1b"].timeline(f"1F1B, p={p}, m={m}"))
     where = f"p={p} m={m}"
     for kind in ("gpipe", "1f1b"):
@@ -444,6 +445,8 @@ def test_closed_forms_match_the_simulated_schedules(p, m, record_property):
                                       f"peak_activations gave {peaks}",
                                       zh=f"{kind} {where}：模拟器得到的峰值是 {run.peak}（stage 0 在前），"
                                          f"peak_activations 给出 {peaks}")
+    if "interleaved" not in runs:
+        return
     run = runs["interleaved"]
     idle, total, busy = run.idle(0), run.total, run.busy[0]
     plain = runs["1f1b"]

@@ -423,11 +423,53 @@ def peaks_before_each_action(sched) -> list[int]:
     return out
 
 
+def peaks_w_frees(sched) -> list[int]:
+    """Peaks counted as if W, the weight-gradient half, freed the activations instead of I (not the rule)."""
+    out = []
+    for row in sched:
+        held = peak = 0
+        for a in row:
+            held += sum({"F": 1, "B": -1, "W": -1}.get(kind, 0) for kind, _, _ in singles(a))
+            peak = max(peak, held)
+        out.append(peak)
+    return out
+
+
+def _peaks_right(sched) -> list[int]:
+    out = []
+    for row in sched:
+        held = peak = 0
+        for a in row:
+            held += sum({"F": 1, "B": -1, "I": -1}.get(kind, 0) for kind, _, _ in singles(a))
+            peak = max(peak, held)
+        out.append(peak)
+    return out
+
+
+W_FREES_HINT = ("That is what you get when W frees the activations: here the input-gradient half I (or the full "
+                "backward B) frees them, W, the weight-gradient half, changes nothing, so an I that runs before "
+                "its W has already freed its micro-batch.")
+W_FREES_HINT_ZH = ("那是让 W 释放激活得到的结果：这里释放激活的是输入梯度那一半 I（或完整的反向 B），权重梯度那一半 W "
+                   "不改变任何东西，所以在它的 W 之前运行的 I 已经释放了它的微批次。")
+
+
 def memory_hint(sched, got) -> str:
+    """A diagnosis for peaks ``got``, given only when exactly one known mistake gives them (a hint must not
+    blame the pair's order when the mistake is which half of the backward frees the activations)."""
     try:
         got = [int(x) for x in got]
     except (TypeError, ValueError):
         return ""
+    if got == _peaks_right(sched):
+        return ""
+    w_frees, pair_split = peaks_w_frees(sched), peaks_pair_split(sched)
+    if got == w_frees and got == pair_split:  # this schedule cannot tell the two apart: name both
+        return say(" Either W frees the activations in your count (it must not: I or B does), or a pair's forward "
+                   "is counted before its backward (a pair stores and frees in one action).",
+                   zh=" 要么你的计数里是 W 释放激活（不应如此：释放的是 I 或 B），要么把重叠对的前向算在了它的反向之前"
+                      "（重叠对在一个动作中保存并释放）。")
+    if got == w_frees:
+        return say(" " + W_FREES_HINT, zh=" " + W_FREES_HINT_ZH)
     if got == peaks_before_each_action(sched) != peaks_pair_split(sched):
         return say(" That is the count taken before each action: take it after each one, so that a peak the last "
                    "action reaches counts too.",

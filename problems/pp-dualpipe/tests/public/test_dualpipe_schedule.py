@@ -69,3 +69,19 @@ def test_invalid_sizes_raise(p, m):
                              f"DualPipeV needs at least one micro-batch per stage), but it returned {str(got)[:120]}",
                              zh=f"dualpipev_schedule({p}, {m}) 应抛出 ValueError（p >= 1，并且必须满足 m >= 2p：DualPipeV "
                                 f"每个 stage 至少需要一个微批次），但它返回了 {str(got)[:120]}"))
+
+
+@pytest.mark.parametrize("p", [1, 2, 4])
+def test_smallest_size_m_equal_to_2p_is_accepted(p):
+    """m = 2p, DualPipeV's smallest size, gives a schedule"""
+    m = 2 * p
+    try:
+        got = dualpipe.dualpipev_schedule(p, m)
+    except ValueError as exc:
+        raise AssertionError(say(f"dualpipev_schedule({p}, {m}) raised ValueError: {exc}; m = 2p is DualPipeV's smallest "
+                                 "size and must be accepted (refuse only m < 2p)",
+                                 zh=f"dualpipev_schedule({p}, {m}) 抛出了 ValueError：{exc}；m = 2p 是 DualPipeV 的最小规模，"
+                                    "必须接受（只拒绝 m < 2p）")) from None
+    assert isinstance(got, list) and len(got) == p, say(
+        f"dualpipev_schedule({p}, {m}) should give one list of actions per rank, got {got!r}",
+        zh=f"dualpipev_schedule({p}, {m}) 应为每个 rank 给出一个动作列表，实际得到 {got!r}")

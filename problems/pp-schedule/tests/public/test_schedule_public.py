@@ -46,6 +46,7 @@ def test_1f1b_four_stages_four_microbatches(record_property):
     check_schedule(got, want, "1f1b", 4, 4)
 
 
+@pytest.mark.points(3)  # the warm-up capped at m, the public case of it
 def test_1f1b_fewer_microbatches_than_stages(record_property):
     """m < p: the warm-up is capped at m, so the first stages run all forwards, then all backwards."""
     got = pp_sim.schedule("1f1b", 4, 2)
