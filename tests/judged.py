@@ -143,6 +143,13 @@ def solution_job(problem_dir: Path, label: str, source: str, lang: str | None = 
                label=label, lang=lang)
 
 
+def selected(request: Any, test: str, argname: str) -> list[Any]:
+    """The values of the parameter ``argname`` of the items of the test function ``test`` that this run
+    selected (after ``-k``, ``--lf``, ...): what a fixture should judge, not more."""
+    return [item.callspec.params[argname] for item in request.session.items
+            if getattr(item, "originalname", "") == test and hasattr(item, "callspec")]
+
+
 def default_parallel() -> int:
     """Jobs judged at a time by one test process: 2 (the machine's cores), 1 in a pytest-xdist worker
     (the workers are the parallelism)."""
