@@ -70,6 +70,7 @@ def test_every_wrong_solution_declares_a_hint():
     assert not missing, f"wrong/ solutions without a '# hint: <phrase>' comment: {missing}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang, problem, path", CASES, ids=CASE_IDS)
 def test_own_hint_appears_and_no_other(lang, problem, path, messages):
     text = messages[(lang, f"{problem.id}/{path.name}")]

@@ -100,6 +100,7 @@ def fallback_ids(problem: Problem, result: Result) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", FOLDERS, ids=[f.name for f in FOLDERS])
 def test_every_test_of_a_problem_has_a_name_of_its_own_that_says_what_it_tests(folder: Path, references) -> None:
     problem = load_problem(folder)
