@@ -39,15 +39,24 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subpro
 
 BROWSER_FILES = {"test_bench_browser.py"}
 NODE_FREE_PARITY_FILES = {"test_compare.py"}  # tests/parity/ modules that do not need Node.js
+# pytest-xdist (``-n 2 --dist loadgroup`` in pyproject.toml): the tests of these modules run in one
+# worker, where their session or module fixtures (a site build, a browser, a harness run) are made once.
+# test_parity.py and test_hints.py are not grouped: their fixtures judge through tests/judged.py, whose
+# lock per Result lets both workers share a sweep.
+UNGROUPED = {"test_parity.py"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         relative = item.path.relative_to(ROOT / "tests") if item.path.is_relative_to(ROOT / "tests") else item.path
         if relative.parts[:1] == ("browser",) or relative.name in BROWSER_FILES:
             item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.xdist_group("browser"))
         elif relative.parts[:1] == ("parity",) and relative.name not in NODE_FREE_PARITY_FILES:
             item.add_marker(pytest.mark.pyodide)
+            if relative.name not in UNGROUPED:
+                item.add_marker(pytest.mark.xdist_group(relative.stem))
 
 
 @pytest.fixture

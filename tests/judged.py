@@ -52,6 +52,7 @@ KEY_VERSION = 1  # bump when the key's recipe changes
 # the libraries a Result depends on besides the judge (the inner pytest run, the problems' numpy)
 LIBRARIES = ("pytest", "pluggy", "iniconfig", "packaging", "numpy")
 TIME_FACTOR = 3  # see solution_job
+PYODIDE_BATCH = 20  # jobs per Pyodide harness call
 _SKIPPED_PARTS = {"__pycache__", "node_modules", ".pytest_cache"}
 
 
@@ -179,7 +180,8 @@ def judge_cached(jobs: Sequence[Job], parallel: int | None = None, engine: str =
     todo = [k for k in dict.fromkeys(keys) if k not in results]
     job_of = dict(zip(keys, jobs))
     waiting: list[str] = []
-    batch = parallel if engine == "native" else max(1, len(todo))  # a harness call boots Pyodide once
+    # one harness call boots Pyodide once: claim the jobs by twenties, so that two workers can share a sweep
+    batch = parallel if engine == "native" else PYODIDE_BATCH
     while todo:
         claimed: list[tuple[str, Any]] = []
         while todo and len(claimed) < batch:
