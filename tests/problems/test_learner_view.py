@@ -37,6 +37,7 @@ def _problems():
     return problems
 
 
+@pytest.mark.slow
 def test_a_starter_does_not_pass_another_problem_with_the_same_entry():
     problems = _problems()
     pairs = [(a, b) for a in problems for b in problems if a.id != b.id and a.entry == b.entry]
@@ -132,6 +133,7 @@ def _answers() -> list[dict]:
     return [{"problem": "pp-schedule", "cases": cases}, {"problem": "pp-interleaved", "cases": icases}]
 
 
+@pytest.mark.slow
 def test_no_learner_visible_module_holds_another_problems_answer(tmp_path):
     problems = _problems()
     practice = tmp_path / "practice"
