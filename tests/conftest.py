@@ -59,6 +59,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.xdist_group(relative.stem))
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):  # once, in the controller of an xdist run
+        from tests.judged import prune
+
+        prune()
+
+
 @pytest.fixture
 def fixture_problem():
     from judge.core.problem import load_problem

@@ -22,7 +22,8 @@ The cache lives in ``.pytest_cache/judged/`` (``PP_JUDGE_RESULTS_CACHE`` names a
 ``PP_JUDGE_RESULTS_CACHE=off`` turns it off); ``pytest --cache-clear`` empties it with the rest of
 pytest's cache. Writes are atomic (a temporary file renamed into place) and every key is computed by
 one process at a time (a lock file per key), so pytest-xdist workers share the work: a worker skips
-the keys another is judging, judges the rest, then waits for and reads the others'.
+the keys another is judging, judges the rest, then waits for and reads the others'. At the end of a
+session :func:`prune` deletes the entries unused for two weeks and the least recently used beyond 500 MB.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -53,6 +55,8 @@ KEY_VERSION = 1  # bump when the key's recipe changes
 LIBRARIES = ("pytest", "pluggy", "iniconfig", "packaging", "numpy")
 TIME_FACTOR = 3  # see solution_job
 PYODIDE_BATCH = 20  # jobs per Pyodide harness call
+MAX_BYTES = 500 * 2**20  # prune(): the entries kept at most (an entry is some 300 KB, a full suite stores hundreds)
+MAX_AGE_DAYS = 14
 _SKIPPED_PARTS = {"__pycache__", "node_modules", ".pytest_cache"}
 
 
@@ -249,6 +253,33 @@ def snapshot(folder: Path) -> Path:
     return target
 
 
+def prune(max_bytes: int = MAX_BYTES, max_age_days: float = MAX_AGE_DAYS) -> int:
+    """Delete the entries not read or written for ``max_age_days``, then the least recently used ones
+    while the entries take more than ``max_bytes``; the number deleted (called at the end of a session)."""
+    folder = cache_dir()
+    if folder is None or not folder.is_dir():
+        return 0
+    entries = []
+    for path in folder.glob("??/*.json"):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        entries.append((stat.st_mtime, stat.st_size, path))
+    entries.sort()
+    total = sum(size for _, size, _ in entries)
+    oldest = time.time() - max_age_days * 86400
+    deleted = 0
+    for mtime, size, path in entries:
+        if mtime >= oldest and total <= max_bytes:
+            break
+        with contextlib.suppress(OSError):
+            path.unlink()
+            deleted += 1
+        total -= size
+    return deleted
+
+
 def _native_runner(parallel: int) -> Callable[[list[Job]], list[Result]]:
     def run(jobs: list[Job]) -> list[Result]:
         from judge.engines.native import judge_many
@@ -277,7 +308,10 @@ def _read(folder: Path, key: str) -> Result | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("key") != key:
             raise ValueError("an entry of another key")
-        return Result.from_dict(data["result"])
+        result = Result.from_dict(data["result"])
+        with contextlib.suppress(OSError):
+            os.utime(path)  # recently used: prune() keeps it
+        return result
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):  # corrupt: discard it

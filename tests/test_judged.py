@@ -150,3 +150,23 @@ def test_a_snapshot_is_named_by_its_content(cache: Path, problem) -> None:
     second = judged.snapshot(problem.path)
     assert second != first and (second / "README.md").read_text(encoding="utf-8") == "# changed\n"
     assert (first / "README.md").read_text(encoding="utf-8") != "# changed\n"  # the first copy is untouched
+
+
+def test_prune_deletes_old_entries_then_the_least_recently_used(cache: Path, problem) -> None:
+    import os
+    import time
+
+    engine = Counting()
+    jobs = [Job(problem, source=ADD + "\n" * n) for n in range(4)]
+    judged.judge_cached(jobs, run=engine)
+    entries = {n: next(cache.rglob(f"{judged.job_key(job)}.json")) for n, job in enumerate(jobs)}
+    now = time.time()
+    for n, path in entries.items():
+        os.utime(path, (now - 1000 * (4 - n), now - 1000 * (4 - n)))  # 0 the oldest, 3 the newest
+    os.utime(entries[0], (now - 30 * 86400, now - 30 * 86400))
+    assert judged.prune(max_bytes=10**9, max_age_days=14) == 1 and not entries[0].exists()
+    judged.judge_cached([jobs[1]], run=engine)  # read: now the most recently used
+    size = entries[3].stat().st_size
+    assert judged.prune(max_bytes=2 * size, max_age_days=14) == 1
+    assert not entries[2].exists() and entries[1].exists() and entries[3].exists()
+    assert engine.judged == [job.code() for job in jobs]  # nothing judged again along the way
