@@ -1,4 +1,11 @@
-"""Shared fixtures for the judge's own tests."""
+"""Shared fixtures for the judge's own tests, and the markers of the test tiers.
+
+Markers (registered in pyproject.toml): ``browser`` (Chromium through Playwright: everything under
+tests/browser/ and test_bench_browser.py), ``pyodide`` (Pyodide under Node.js: tests/parity/ but the
+pure comparison tests), both set here by path; ``slow`` (sweeps that judge every problem or every
+solution), set by the test modules themselves. The fast tier is ``python -m pytest -m "not slow and not
+browser and not pyodide"``; the full suite (CI, the README) is ``python -m pytest``.
+"""
 
 from __future__ import annotations
 
@@ -28,6 +35,35 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subpro
     env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "judge", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout)
+
+
+BROWSER_FILES = {"test_bench_browser.py"}
+NODE_FREE_PARITY_FILES = {"test_compare.py"}  # tests/parity/ modules that do not need Node.js
+# pytest-xdist (``-n 2 --dist loadgroup`` in pyproject.toml): the tests of these modules run in one
+# worker, where their session or module fixtures (a site build, a browser, a harness run) are made once.
+# test_parity.py and test_hints.py are not grouped: their fixtures judge through tests/judged.py, whose
+# lock per Result lets both workers share a sweep.
+UNGROUPED = {"test_parity.py"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        relative = item.path.relative_to(ROOT / "tests") if item.path.is_relative_to(ROOT / "tests") else item.path
+        if relative.parts[:1] == ("browser",) or relative.name in BROWSER_FILES:
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.xdist_group("browser"))
+        elif relative.parts[:1] == ("parity",) and relative.name not in NODE_FREE_PARITY_FILES:
+            item.add_marker(pytest.mark.pyodide)
+            if relative.name not in UNGROUPED:
+                item.add_marker(pytest.mark.xdist_group(relative.stem))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):  # once, in the controller of an xdist run
+        from tests.judged import prune
+
+        prune()
 
 
 @pytest.fixture

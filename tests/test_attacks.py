@@ -23,6 +23,8 @@ from judge.engines import get_engine
 from judge.sandbox import levels
 from tests.conftest import FIXTURE_PROBLEMS, PROBLEMS, ROOT
 
+pytestmark = pytest.mark.slow  # every attack is graded at every sandbox level
+
 ATTACKS = ROOT / "tests" / "fixtures" / "attacks"
 CANARIES = sorted(p.stem for p in (ATTACKS / "canary").glob("*.py"))
 EXPLOITS = sorted(p.stem for p in (ATTACKS / "problems").glob("*.py"))

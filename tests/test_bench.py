@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import FIXTURE_PROBLEMS, ROOT
 
 
@@ -20,6 +22,7 @@ def test_native_benchmark_runs_on_a_tiny_case(tmp_path):
     assert data["problems"] == 1 and len(data["bare_pytest_s"]) == 1 and data["median_ratio"] > 0
 
 
+@pytest.mark.slow
 def test_boundary_benchmark_measures_the_codec_calls_and_each_problem(tmp_path):
     out = tmp_path / "boundary.json"
     result = subprocess.run([sys.executable, "-m", "bench.boundary", "--problems", str(FIXTURE_PROBLEMS),

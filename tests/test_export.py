@@ -32,6 +32,8 @@ from judge.core.problem import load_problem
 from tests.classroom_reporter import reporter
 from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, run_cli
 
+pytestmark = pytest.mark.slow  # every export is built and run end to end (bundles, Gradescope's scripts as another user)
+
 FX = FIXTURE_PROBLEMS / "fx-add"
 SCHEMA_DIR = ROOT / "tests" / "schemas"
 PYTHON_VERSION = f"{sys.version_info[0]}.{sys.version_info[1]}"

@@ -64,6 +64,7 @@ def _rows(out: Path) -> dict[str, dict[str, str]]:
     return {row["student"]: row for row in csv.DictReader(io.StringIO(text))}
 
 
+@pytest.mark.slow
 def test_every_layout_is_found(tmp_path, problems):
     subs = tmp_path / "subs"
     subs.mkdir()
@@ -218,6 +219,7 @@ def test_bad_submissions_get_a_row_and_write_nothing_outside(tmp_path, problems)
         assert rows[student]["total"] == "", student  # no grade: an empty cell, the reason in the status
 
 
+@pytest.mark.slow
 def test_hostile_submissions_do_not_stop_the_batch(tmp_path, problems):
     _edit_toml(problems / "fx-add", "")
     toml = problems / "fx-add" / "problem.toml"
@@ -236,6 +238,7 @@ def test_hostile_submissions_do_not_stop_the_batch(tmp_path, problems):
     assert results[0]["status"] == "timeout"
 
 
+@pytest.mark.slow
 def test_rerun_is_incremental_and_byte_identical(tmp_path, problems):
     subs = _folder(tmp_path / "subs")
     for name in ("a", "b", "c"):
@@ -287,6 +290,7 @@ def test_old_results_read_as_one_point_per_test():
     assert (result.points, result.max_points) == (3.0, 4.0)
 
 
+@pytest.mark.slow
 def test_cli_grade_end_to_end(tmp_path, problems):
     subs = _folder(tmp_path / "subs")
     _zip(subs / "s1.zip", {"fx-add/adder.py": REFERENCE})
@@ -441,6 +445,7 @@ def test_lms_downloads_map_to_one_student_each_with_a_late_policy(tmp_path, prob
     assert ["blinus", "blinus", "9"] in gradebook and ["lovelaceada_1234", "lovelaceada", "10"] in gradebook
 
 
+@pytest.mark.slow
 def test_regrading_one_submission_updates_its_row_only(tmp_path, problems):
     subs = _folder(tmp_path / "subs")
     _zip(subs / "ann.zip", {"fx-add/adder.py": REFERENCE})

@@ -29,6 +29,8 @@ from judge.core.result import Result
 from judge.core.wrong import apply_unified_diff
 from tests.conftest import FIXTURES, run_cli
 
+pytestmark = pytest.mark.slow  # mutation runs judge every mutant of the fixture
+
 FX_CLAMP = FIXTURES / "mutants" / "fx-clamp"
 SOURCE = (FX_CLAMP / "reference" / "clamp.py").read_text(encoding="utf-8")
 DECLARED = FX_CLAMP / "reference" / "equivalent-mutants.toml"

@@ -22,6 +22,8 @@ import pytest
 
 from tests.conftest import PROBLEMS, ROOT
 
+pytestmark = pytest.mark.slow  # wheels are built and installed into fresh virtual environments
+
 
 @dataclass(frozen=True)
 class Installed:

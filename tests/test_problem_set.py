@@ -38,6 +38,7 @@ def test_problem_tests_find_their_helpers_through_the_pytest_configuration():
     assert not offenders, f"helper modules are on pytest's pythonpath (judge/core/workdir.py); remove: {offenders}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("problem_id", [f for f in FOLDERS if (PROBLEMS / f / "tests" / "secret").is_dir()])
 def test_secret_tests_run_on_their_own(problem_id, tmp_path):
     """Without the public tests collected first, the secret tests still import the shared helpers."""
@@ -55,12 +56,14 @@ def test_secret_tests_run_on_their_own(problem_id, tmp_path):
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_check_passes_on_the_problem_set():
     result = run_cli("check", str(PROBLEMS), "-j", "2", timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"{len(FOLDERS)} of {len(FOLDERS)} problem folders OK." in result.stdout
 
 
+@pytest.mark.slow
 def test_fresh_practice_fails_everywhere_then_references_pass(tmp_path):
     practice = tmp_path / "practice"
     first = run_cli(str(practice), "-j", "2", cwd=tmp_path, timeout=900)

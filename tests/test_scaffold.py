@@ -22,6 +22,7 @@ def _no_problems_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("JUDGE_PROBLEMS", raising=False)
 
 
+@pytest.mark.slow
 def test_a_fresh_scaffold_fails_check_only_with_fill_ins_and_passes_once_they_are_done(tmp_path: Path) -> None:
     created = run_cli("new", "pp-activation-memory", "--entry", "act_mem.py", "--title", 'Activation "memory"',
                       cwd=tmp_path)
@@ -124,6 +125,7 @@ def test_new_inside_the_problems_folder_writes_there_not_in_problems_problems(tm
     assert (course / "pp-two" / "problem.toml").is_file() and not (course / "problems").exists()
 
 
+@pytest.mark.slow
 def test_examples_are_copied_into_a_course_and_one_problem_no_longer_hides_them_silently(tmp_path: Path) -> None:
     course = tmp_path / "course"
     course.mkdir()

@@ -146,6 +146,7 @@ def test_under_bubblewrap_no_attack_earns_and_classmates_keep_full_marks(marked_
     assert_held(rows, tmp_path / "out", marker)
 
 
+@pytest.mark.slow  # builds and runs the Gradescope bundle end to end
 @needs_root
 @pytest.mark.parametrize("attack", ["plant_symlinks", "daemon", "kill_everyone"])
 def test_the_gradescope_bundle_at_the_user_level_keeps_its_score(gradescope, attack):  # noqa: F811

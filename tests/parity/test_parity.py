@@ -2,9 +2,10 @@
 
 For each problem folder in ``problems/`` (discovered at run time) and each solution kind
 (reference, starter, every ``wrong/`` file), the test judges the code with the native engine (a
-test process and a sandboxed learner process per case, all in one call) and in Pyodide 0.27.7 under
-Node.js (one harness call for all cases), both in session fixtures, then compares the Results with
-:func:`judge.engines.pyodide.compare`.
+test process and a sandboxed learner process per case) and in Pyodide 0.27.7 under Node.js (one
+harness call for all cases), both in session fixtures, then compares the Results with
+:func:`judge.engines.pyodide.compare`. Only the cases a run selects are judged, and the Results come
+from the tests' shared cache (tests/judged.py) when the judge, the problem and the code are unchanged.
 Secret tests are included: the native grader runs them, so they must agree too.
 
 It also checks that the comparison catches a real difference (a test asserting numpy's default
@@ -30,14 +31,14 @@ from judge.core.wrong import WrongSolutionError, wrong_source
 from judge.engines import pyodide as parity
 from judge.engines.native import judge_many
 from tests.conftest import folder_job
+from tests.judged import judge_cached, solution_job
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = ROOT / "problems"
 IN_CI = os.environ.get("CI") == "true"
 NODE = shutil.which("node")
 # Pyodide is slower than CPython, more so on a loaded 2-core machine: this test compares verdicts,
-# it does not enforce time limits, so it gives every job this multiple of the problem's limit.
-TIME_FACTOR = 3
+# it does not enforce time limits, so every job has tests.judged.TIME_FACTOR times the problem's limit.
 
 pytestmark = pytest.mark.skipif(
     NODE is None and not IN_CI,
@@ -82,14 +83,34 @@ def discover(root: Path) -> list[Case]:
 CASES = discover(PROBLEMS)
 
 
+def _selected(request: pytest.FixtureRequest, test: str, cases: list[Case]) -> list[Case]:
+    """The cases of ``test`` that this run selected (``-k pp-schedule`` judges one problem's)."""
+    names = {item.name for item in request.session.items if getattr(item, "originalname", "") == test}
+    return [c for c in cases if f"{test}[{c.label}]" in names and not c.error]
+
+
+def _judge_both(cases: list[Case], lang: str | None = None) -> dict[str, tuple[dict[str, Any], dict[str, Any], Path]]:
+    """label -> (native Result dict, Pyodide Result dict, the problem folder judged) of ``cases``: both
+    engines judge the same job (a snapshot of the problem folder: edits made to problems/ during the
+    session reach neither), through the tests' shared cache of Results (tests/judged.py)."""
+    jobs = [solution_job(c.problem_dir, c.label, c.source, lang) for c in cases]
+    native = judge_cached(jobs)
+    pyodide = judge_cached(jobs, engine="pyodide") if jobs else []
+    return {job.label: (n.to_dict(), p.to_dict(), job.problem.path) for job, n, p in zip(jobs, native, pyodide)}
+
+
 @pytest.fixture(scope="session")
-def snapshot(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
-    """The cases of a copy of problems/ taken once: both engines judge the same files even
-    while problems are being edited."""
-    root = tmp_path_factory.mktemp("problems")
-    if PROBLEMS.is_dir():
-        shutil.copytree(PROBLEMS, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    return {case.label: case for case in discover(root)}
+def case_runs(request: pytest.FixtureRequest) -> dict[str, tuple[dict[str, Any], dict[str, Any], Path]]:
+    """label -> (native Result dict, Pyodide Result dict, problem folder) of every selected case."""
+    _need_node()
+    return _judge_both(_selected(request, "test_same_result_natively_and_in_pyodide", CASES))
+
+
+def _need_node() -> None:
+    if NODE is None:
+        pytest.fail("node is not installed but CI=true: the Pyodide parity tests must run in CI; "
+                    "install Node.js 20 (apt-get install nodejs npm) in .ci/run", pytrace=False)
+
 
 PROBE_TEST = '''\
 import numpy as np
@@ -134,39 +155,29 @@ RUNAWAY = {
 
 
 @pytest.fixture(scope="session")
-def pyodide_run(probe_problem: Path, snapshot: dict[str, Case]) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
-    """label -> (Result dict, harness record) for every case, from one harness call."""
-    if NODE is None:
-        pytest.fail("node is not installed but CI=true: the Pyodide parity tests must run in CI; "
-                    "install Node.js 20 (apt-get install nodejs npm) in .ci/run", pytrace=False)
-    jobs = [folder_job(c.problem_dir, c.source, True, c.time_limit * TIME_FACTOR, c.label)
-            for c in snapshot.values() if not c.error]
-    jobs.append(folder_job(probe_problem, "def answer():\n    return 42\n", True, 30.0, "probe/reference"))
+def pyodide_run(probe_problem: Path) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
+    """label -> (Result dict, harness record) for the probe's jobs, from one harness call (never cached:
+    the records say how the harness stopped each run)."""
+    _need_node()
+    jobs = [folder_job(probe_problem, "def answer():\n    return 42\n", True, 30.0, "probe/reference")]
     jobs += [folder_job(probe_problem, source, True, limit, label) for label, (source, limit) in RUNAWAY.items()]
     run = parity.run_harness(jobs)
     return {job.label: (result, record) for job, result, record in zip(jobs, run.results, run.records)}
 
 
 @pytest.fixture(scope="session")
-def native_run(probe_problem: Path, snapshot: dict[str, Case]) -> dict[str, dict[str, Any]]:
-    """label -> native Result dict for every case and the probe, from one call of the native engine."""
-    cases = [c for c in snapshot.values() if not c.error]
-    jobs = [folder_job(c.problem_dir, c.source, True, c.time_limit * TIME_FACTOR, c.label) for c in cases]
-    jobs.append(folder_job(probe_problem, "def answer():\n    return 42\n", True, 30.0, "probe/reference"))
-    return {job.label: result.to_dict() for job, result in zip(jobs, judge_many(jobs, parallel=2))}
+def native_run(probe_problem: Path) -> dict[str, dict[str, Any]]:
+    """label -> native Result dict of the probe."""
+    jobs = [folder_job(probe_problem, "def answer():\n    return 42\n", True, 30.0, "probe/reference")]
+    return {job.label: result.to_dict() for job, result in zip(jobs, judge_many(jobs, parallel=1))}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.label for c in CASES])
-def test_same_result_natively_and_in_pyodide(case: Case, snapshot: dict[str, Case],
-                                             pyodide_run: dict[str, Any], native_run: dict[str, Any]) -> None:
-    if case.label not in snapshot:
-        pytest.fail(f"{case.label} disappeared from problems/ during the test session", pytrace=False)
-    case = snapshot[case.label]
+def test_same_result_natively_and_in_pyodide(case: Case, case_runs: dict[str, Any]) -> None:
     if case.error:
         pytest.fail(case.error, pytrace=False)
-    native = native_run[case.label]
-    pyodide, _ = pyodide_run[case.label]
-    diff = parity.compare(native, pyodide, case.problem_dir)
+    native, pyodide, folder = case_runs[case.label]
+    diff = parity.compare(native, pyodide, folder)
     if diff:
         pytest.fail(diff, pytrace=False)
 
@@ -209,16 +220,11 @@ ZH_CASES = [c for c in CASES if c.label.split("/")[1:2] == ["wrong"] and not c.e
 
 
 @pytest.fixture(scope="session")
-def chinese_runs(snapshot: dict[str, Case]) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
-    """label -> (native Result dict, Pyodide Result dict) of every ZH_CASES case, judged with lang="zh"."""
-    import dataclasses
-
-    cases = [snapshot[c.label] for c in ZH_CASES if c.label in snapshot]
-    jobs = [dataclasses.replace(folder_job(c.problem_dir, c.source, True, c.time_limit * TIME_FACTOR, c.label),
-                                lang="zh") for c in cases]
-    native = [result.to_dict() for result in judge_many(jobs, parallel=2)]
-    pyodide = parity.run_harness(jobs).results
-    return {job.label: (n, p) for job, n, p in zip(jobs, native, pyodide)}
+def chinese_runs(request: pytest.FixtureRequest) -> dict[str, tuple[dict[str, Any], dict[str, Any], Path]]:
+    """label -> (native Result dict, Pyodide Result dict, problem folder) of every selected ZH_CASES case,
+    judged with lang="zh"."""
+    _need_node()
+    return _judge_both(_selected(request, "test_same_result_in_chinese_natively_and_in_pyodide", ZH_CASES), "zh")
 
 
 def _has_chinese(result: dict[str, Any]) -> bool:
@@ -230,12 +236,11 @@ def test_there_are_chinese_cases() -> None:
 
 
 @pytest.mark.parametrize("case", ZH_CASES, ids=[c.label for c in ZH_CASES])
-def test_same_result_in_chinese_natively_and_in_pyodide(case: Case, snapshot: dict[str, Case],
-                                                        chinese_runs: dict[str, Any]) -> None:
-    native, pyodide = chinese_runs[case.label]
+def test_same_result_in_chinese_natively_and_in_pyodide(case: Case, chinese_runs: dict[str, Any]) -> None:
+    native, pyodide, folder = chinese_runs[case.label]
     assert _has_chinese(native) and _has_chinese(pyodide), (
         f"{case.label} declares a Chinese hint but its messages are not in Chinese "
         f"(native {_has_chinese(native)}, Pyodide {_has_chinese(pyodide)})")
-    diff = parity.compare(native, pyodide, snapshot[case.label].problem_dir)
+    diff = parity.compare(native, pyodide, folder)
     if diff:
         pytest.fail(diff, pytrace=False)

@@ -4,8 +4,9 @@ A hint is a diagnosis: it must appear for the mistake it names and must not fire
 mistake. Each wrong solution declares the phrase(s) its messages must contain in comments
 ``# hint: <phrase>`` (several lines for several phrases): in a ``wrong/*.py`` anywhere, in a
 ``wrong/*.diff`` above its ``---`` line, with the ``# judge:`` declarations. Every wrong solution is judged
-natively, with the secret tests, exactly as ``python -m judge check`` does; the phrases are looked
-up in the messages of its failing tests (and the run's own message).
+natively, with the secret tests, as ``python -m judge check`` does (through the tests' shared Results,
+:func:`tests.judged.solution_job`); the phrases are looked up in the messages of its failing tests (and
+the run's own message). Only the cases a run selects are judged (``-k pp-schedule`` judges one problem's).
 
 The tests' messages may be in the learner's language (:mod:`judge.lang`); a translated hint is declared
 ``# hint[zh]: <phrase>``. The same rule holds in every language some wrong solution declares hints in:
@@ -22,7 +23,7 @@ import pytest
 from judge.commands import hints
 from judge.core.problem import Problem, discover_problems
 from judge.core.wrong import wrong_source
-from judge.engines.native import Job, judge_many
+from tests.judged import judge_cached, solution_job
 
 PROBLEMS = Path(__file__).resolve().parents[2] / "problems"
 
@@ -43,6 +44,7 @@ TRANSLATED = {lang: {p.id for p, path in ALL if lang in hints.hint_languages(pat
               for lang in sorted({lang for _, path in ALL for lang in hints.hint_languages(path)})}
 CASES = [("en", problem, path) for problem, path in ALL] + [
     (lang, problem, path) for lang, ids in TRANSLATED.items() for problem, path in ALL if problem.id in ids]
+CASE_IDS = [f"{lang}-{problem.id}/{path.name}" for lang, problem, path in CASES]
 
 
 def test_some_hints_are_translated():
@@ -50,14 +52,17 @@ def test_some_hints_are_translated():
 
 
 @pytest.fixture(scope="module")
-def messages() -> dict[tuple[str, str], str]:
-    """Per language and wrong solution: the messages of its failing tests and of the run, one per line."""
-    cases = [(lang, problem, path) for lang, problem, path in CASES]
-    jobs = [Job(problem, None, include_secret=True, source=wrong_source(problem, path), lang=lang)
+def messages(request: pytest.FixtureRequest) -> dict[tuple[str, str], str]:
+    """Per language and wrong solution of the cases this run selected: the messages of its failing tests
+    and of the run, one per line (judged in one batch, or read from the shared cache)."""
+    selected = {item.name for item in request.session.items
+                if getattr(item, "originalname", "") == "test_own_hint_appears_and_no_other"}
+    cases = [case for case, case_id in zip(CASES, CASE_IDS)
+             if f"test_own_hint_appears_and_no_other[{case_id}]" in selected]
+    jobs = [solution_job(problem.path, f"{problem.id}/wrong/{path.name}", wrong_source(problem, path), lang)
             for lang, problem, path in cases]
-    results = judge_many(jobs, parallel=2)
     return {(lang, f"{problem.id}/{path.name}"): hints.messages(result)
-            for (lang, problem, path), result in zip(cases, results)}
+            for (lang, problem, path), result in zip(cases, judge_cached(jobs))}
 
 
 def test_every_wrong_solution_declares_a_hint():
@@ -65,8 +70,8 @@ def test_every_wrong_solution_declares_a_hint():
     assert not missing, f"wrong/ solutions without a '# hint: <phrase>' comment: {missing}"
 
 
-@pytest.mark.parametrize("lang, problem, path", CASES,
-                         ids=[f"{lang}-{problem.id}/{path.name}" for lang, problem, path in CASES])
+@pytest.mark.slow
+@pytest.mark.parametrize("lang, problem, path", CASES, ids=CASE_IDS)
 def test_own_hint_appears_and_no_other(lang, problem, path, messages):
     text = messages[(lang, f"{problem.id}/{path.name}")]
     assert text, f"{problem.id}/{path.name}: no failure messages at all"

@@ -24,7 +24,8 @@ import pytest
 
 from judge.commands.practice import create_practice
 from judge.core.problem import discover_problems
-from judge.engines.native import Job, judge_many
+from judge.engines import Job
+from tests.judged import judge_cached
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = ROOT / "problems"
@@ -36,11 +37,12 @@ def _problems():
     return problems
 
 
+@pytest.mark.slow
 def test_a_starter_does_not_pass_another_problem_with_the_same_entry():
     problems = _problems()
     pairs = [(a, b) for a in problems for b in problems if a.id != b.id and a.entry == b.entry]
     assert pairs, "expected at least one pair of problems sharing an entry file (pp-schedule, pp-simulate)"
-    results = judge_many([Job(a, b.starter_path, include_secret=True) for a, b in pairs], parallel=2)
+    results = judge_cached([Job(a, b.starter_path, include_secret=True) for a, b in pairs])
     for (a, b), result in zip(pairs, results):
         passed = [t.name for t in result.tests if t.outcome == "passed"]
         assert result.status != "passed", f"{b.id}'s starter passes every test of {a.id}: it holds {a.id}'s answer"
@@ -131,6 +133,7 @@ def _answers() -> list[dict]:
     return [{"problem": "pp-schedule", "cases": cases}, {"problem": "pp-interleaved", "cases": icases}]
 
 
+@pytest.mark.slow
 def test_no_learner_visible_module_holds_another_problems_answer(tmp_path):
     problems = _problems()
     practice = tmp_path / "practice"

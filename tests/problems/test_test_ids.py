@@ -20,18 +20,20 @@ from judge.core.problem import Problem, load_problem
 from judge.core.result import Result
 from judge.engines.native import Job, judge_many
 from tests.conftest import PROBLEMS
+from tests.judged import judge_cached, selected, solution_job
 
 FOLDERS = sorted(p for p in PROBLEMS.iterdir() if (p / "problem.toml").is_file())
-_RESULTS: dict[str, Result] = {}
+TEST = "test_every_test_of_a_problem_has_a_name_of_its_own_that_says_what_it_tests"
 
 
-def references() -> dict[str, Result]:
-    """Every bundled reference judged with its secret tests (once per session)."""
-    if not _RESULTS:
-        problems = [load_problem(folder) for folder in FOLDERS]
-        results = judge_many([Job(p, p.reference_path, include_secret=True) for p in problems], parallel=2)
-        _RESULTS.update({p.id: r for p, r in zip(problems, results, strict=True)})
-    return _RESULTS
+@pytest.fixture(scope="module")
+def references(request: pytest.FixtureRequest) -> dict[str, Result]:
+    """The bundled reference of every problem this run selected, judged with its secret tests (the
+    tests' shared Results, tests/judged.py)."""
+    folders = selected(request, TEST, "folder")
+    jobs = [solution_job(folder, f"{folder.name}/reference", load_problem(folder).reference_path.read_text("utf-8"))
+            for folder in folders]
+    return {folder.name: result for folder, result in zip(folders, judge_cached(jobs), strict=True)}
 
 
 def _parametrize_calls(path: Path) -> list[tuple[str, ast.Call]]:
@@ -98,10 +100,11 @@ def fallback_ids(problem: Problem, result: Result) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", FOLDERS, ids=[f.name for f in FOLDERS])
-def test_every_test_of_a_problem_has_a_name_of_its_own_that_says_what_it_tests(folder: Path) -> None:
+def test_every_test_of_a_problem_has_a_name_of_its_own_that_says_what_it_tests(folder: Path, references) -> None:
     problem = load_problem(folder)
-    result = references()[problem.id]
+    result = references[problem.id]
     assert result.status == "passed" and result.tests, (result.status, result.message)
     assert {t.visibility for t in result.tests} == {"public", "secret"}  # both kinds collected
     for what, values in (("id", [t.id for t in result.tests]), ("name", [t.name for t in result.tests])):
