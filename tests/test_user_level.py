@@ -22,6 +22,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -44,6 +45,8 @@ HONEST = (FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py").read_text()
 ROOT_CANARY = Path("/tmp/pp-judge-root-canary")
 POOL = range(identities.POOL_FIRST, identities.POOL_FIRST + identities.POOL_SIZE)
 
+# one worker for the module (pytest-xdist): its runs are the only ones that use the pool's identities
+pytestmark = pytest.mark.xdist_group("user-level")
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the user level needs the judge to run as root")
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None and os.environ.get("CI") != "true",
                                  reason="bubblewrap is not installed (in CI a missing bwrap is a failure)")
@@ -67,6 +70,16 @@ def marked_problems(tmp_path):
     shutil.rmtree(elsewhere, ignore_errors=True)
 
 
+@pytest.fixture
+def private_tmp():
+    """The graded runs' temporary folder (TMPDIR): passable by the identities, and the judge's alone, so
+    that what a run leaves behind is found whatever else runs on the machine."""
+    folder = Path(tempfile.mkdtemp(prefix="pp-user-level-"))
+    folder.chmod(0o711)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def submissions(folder: Path, names: list[str]) -> Path:
     for name in names:
         entry = folder / name / "fx-add" / "adder.py"
@@ -75,23 +88,25 @@ def submissions(folder: Path, names: list[str]) -> Path:
     return folder
 
 
-def grade_with(python: str, subs: Path, out: Path, problems: Path, level: str) -> dict[str, dict[str, str]]:
+def grade_with(python: str, subs: Path, out: Path, problems: Path, level: str,
+               tmp: Path) -> dict[str, dict[str, str]]:
     done = subprocess.run([python, "-m", "judge", "grade", str(subs), "-o", str(out), "--problems", str(problems),
                            "--sandbox", level, "-j", "2"], capture_output=True, text=True, timeout=900,
-                          env=clean_env(), cwd=ROOT, check=False)
+                          env=clean_env(TMPDIR=str(tmp)), cwd=ROOT, check=False)
     assert done.returncode in (0, 1), done.stdout + done.stderr
     assert f"Sandbox: {level}" in done.stderr
     with (out / "grades.csv").open() as handle:
         return {row["student"]: row for row in csv.DictReader(handle)}
 
 
-def nothing_left_behind() -> list[str]:
-    """Processes of any sandbox identity, and job folders, that outlived the run."""
+def nothing_left_behind(tmp: Path) -> list[str]:
+    """Processes of any sandbox identity, and the judge's folders (jobs, tests, learners, its runtime),
+    that outlived the run whose temporary folder is ``tmp``."""
     left = [f"pid {pid} of uid {uid}" for uid in POOL for pid in identities.processes_of(uid)]
-    return left + [str(p) for p in Path("/tmp").glob("judge-job-*")]
+    return left + [str(p) for p in tmp.glob("judge-*")]
 
 
-def assert_held(rows: dict[str, dict[str, str]], out: Path, marker: str) -> None:
+def assert_held(rows: dict[str, dict[str, str]], out: Path, marker: str, tmp: Path) -> None:
     earned = {name: rows[name]["total"] for name in USER_ATTACKS if float(rows[name]["total"]) > 0}
     assert earned == {}, f"these attacks earned points: {earned}"
     assert {name: rows[name]["total"] for name in rows if name.startswith("honest")} == {
@@ -100,10 +115,7 @@ def assert_held(rows: dict[str, dict[str, str]], out: Path, marker: str) -> None
     assert leaked == [], f"the secret test reached {leaked}"
     info = ROOT_CANARY.lstat()
     assert (info.st_uid, ROOT_CANARY.is_symlink(), ROOT_CANARY.read_text()) == (0, False, "root's own file\n")
-    deadline = time.monotonic() + 5
-    while nothing_left_behind() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert nothing_left_behind() == []
+    assert nothing_left_behind(tmp) == []
 
 
 @pytest.fixture(scope="session")
@@ -130,42 +142,44 @@ def test_the_user_level_is_confined_where_the_kernel_allows_and_says_what_it_lac
 
 
 @needs_root
-def test_at_the_user_level_no_attack_earns_and_classmates_keep_full_marks(user_python, marked_problems, tmp_path):
+def test_at_the_user_level_no_attack_earns_and_classmates_keep_full_marks(user_python, marked_problems, tmp_path,
+                                                                       private_tmp):
     problems, marker = marked_problems
     subs = submissions(tmp_path / "subs", [*USER_ATTACKS, "honest-1", "honest-2", "honest-3"])
-    rows = grade_with(user_python, subs, tmp_path / "out", problems, "user")
-    assert_held(rows, tmp_path / "out", marker)
+    rows = grade_with(user_python, subs, tmp_path / "out", problems, "user", private_tmp)
+    assert_held(rows, tmp_path / "out", marker, private_tmp)
 
 
 @needs_root
 @needs_bwrap
-def test_under_bubblewrap_no_attack_earns_and_classmates_keep_full_marks(marked_problems, tmp_path):
+def test_under_bubblewrap_no_attack_earns_and_classmates_keep_full_marks(marked_problems, tmp_path, private_tmp):
     problems, marker = marked_problems
     subs = submissions(tmp_path / "subs", [*USER_ATTACKS, "honest-1", "honest-2", "honest-3"])
-    rows = grade_with(sys.executable, subs, tmp_path / "out", problems, "bubblewrap")
-    assert_held(rows, tmp_path / "out", marker)
+    rows = grade_with(sys.executable, subs, tmp_path / "out", problems, "bubblewrap", private_tmp)
+    assert_held(rows, tmp_path / "out", marker, private_tmp)
 
 
 @pytest.mark.slow  # builds and runs the Gradescope bundle end to end
 @needs_root
 @pytest.mark.parametrize("attack", ["plant_symlinks", "daemon", "kill_everyone"])
-def test_the_gradescope_bundle_at_the_user_level_keeps_its_score(gradescope, attack):  # noqa: F811
+def test_the_gradescope_bundle_at_the_user_level_keeps_its_score(gradescope, attack, private_tmp):  # noqa: F811
     _, root, user = gradescope
     if not user:
         pytest.skip("no Python here that an unprivileged user can run (Debian's python3) or not root")
     ROOT_CANARY.write_text("root's own file\n")
-    data = run_autograder(root, user, {"adder.py": (ATTACKS / f"{attack}.py").read_bytes()}, JUDGE_SANDBOX="user")
+    data = run_autograder(root, user, {"adder.py": (ATTACKS / f"{attack}.py").read_bytes()}, JUDGE_SANDBOX="user",
+                          TMPDIR=str(private_tmp))
     assert data["score"] == 0
     results = root / "results" / "results.json"
     assert results.stat().st_uid == 0 and not results.is_symlink()
     assert ROOT_CANARY.lstat().st_uid == 0 and ROOT_CANARY.read_text() == "root's own file\n"
-    honest = run_autograder(root, user, {"adder.py": HONEST.encode()}, JUDGE_SANDBOX="user")
+    honest = run_autograder(root, user, {"adder.py": HONEST.encode()}, JUDGE_SANDBOX="user", TMPDIR=str(private_tmp))
     assert honest["score"] == 4.0  # graded right after: nothing of the attack's run survived into it
-    assert nothing_left_behind() == []
+    assert nothing_left_behind(private_tmp) == []
 
 
 @needs_root
-def test_a_timed_out_or_interrupted_run_leaves_nothing_behind(user_python, tmp_path):
+def test_a_timed_out_or_interrupted_run_leaves_nothing_behind(user_python, tmp_path, private_tmp):
     loop = "import os, sys\nsys.modules['judge.sandbox.guard'].release()\nif os.fork() == 0:\n    os.setsid()\n" \
            "while True:\n    pass\n\ndef add(a, b):\n    return a + b\n"
     subs = tmp_path / "subs" / "looper" / "fx-add" / "adder.py"
@@ -173,18 +187,19 @@ def test_a_timed_out_or_interrupted_run_leaves_nothing_behind(user_python, tmp_p
     subs.write_text(loop)
     command = [user_python, "-m", "judge", "grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"),
                "--problems", str(FIXTURE_PROBLEMS), "--sandbox", "user", "--timeout", "1"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=clean_env(), cwd=ROOT, check=False)
+    env = clean_env(TMPDIR=str(private_tmp))
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env, cwd=ROOT, check=False)
     assert "looper" in (tmp_path / "out" / "grades.csv").read_text(), done.stderr
-    assert nothing_left_behind() == [], "a time-out left processes or folders behind"
+    assert nothing_left_behind(private_tmp) == [], "a time-out left processes or folders behind"
     started = subprocess.Popen([*command[:-2], "--timeout", "60", "--force"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, env=clean_env(), cwd=ROOT)
+                               stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
     deadline = time.monotonic() + 120
     while not any(identities.processes_of(uid) for uid in POOL) and time.monotonic() < deadline:
         time.sleep(0.1)  # until the learner's code runs
     assert any(identities.processes_of(uid) for uid in POOL), "the learner's process never started"
     started.send_signal(signal.SIGINT)  # Ctrl-C
     started.wait(timeout=60)
-    assert nothing_left_behind() == [], "an interrupted run left processes or folders behind"
+    assert nothing_left_behind(private_tmp) == [], "an interrupted run left processes or folders behind"
 
 
 @needs_root
