@@ -18,7 +18,9 @@ browser (Pyodide 0.27.7, Python 3.12, 32-bit wasm), durations aside. This module
 Normalisation (applied to both sides before comparing):
 
 1. Durations are dropped: the Result's ``duration`` and every test's ``duration``; so is ``sandbox``
-   (where the learner's code ran: a sandbox level natively, ``browser`` in Pyodide).
+   (where the learner's code ran: a sandbox level natively, ``browser`` in Pyodide), and so is a
+   time-out's message (natively the limit counts CPU time with a wall-clock backstop, and the message
+   says which clock stopped the run; the browser counts wall-clock time).
 2. In every string of the Result (messages, captured output, traceback files and code, artifact
    values), documented path differences are replaced by placeholders:
 
@@ -230,6 +232,8 @@ def normalise(result: dict[str, Any], problem_dir: str | Path | None = None) -> 
     data = copy.deepcopy(result)
     data.pop("duration", None)
     data.pop("sandbox", None)
+    if data.get("status") == "timeout":  # natively CPU time with a wall-clock backstop, in the browser wall-clock
+        data["message"] = "timed out"   # time: which clock, and after how long, is the engine's
     for test in data.get("tests", []):
         test.pop("duration", None)
         if isinstance(test.get("traceback"), list):

@@ -120,3 +120,11 @@ def test_missing_node_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_no_jobs_needs_no_harness() -> None:
     assert parity.run_in_pyodide([]) == []
+
+
+def test_a_time_out_is_the_same_whichever_clock_stopped_it() -> None:
+    native = {"problem": "p", "status": "timeout", "message": "timed out after 1 s of CPU time (a loop ...)",
+              "tests": []}
+    browser = {"problem": "p", "status": "timeout", "message": "timed out after 1 s", "tests": []}
+    assert parity.compare(native, browser) == ""
+    assert parity.compare(native, dict(browser, status="failed")) != ""
