@@ -369,7 +369,121 @@ function tryCall(dir, entry, source, call) {
   }
 }
 
-async function run({ runId, problem, source, micropip, mode, call, lang, stdlibFirst }) {
+// The console: the learner's file run in a fresh namespace (a module of its own, in a folder of its
+// own with the problem's support modules beside it, as a run's learner side has), then what the
+// learner types evaluated there: the last statement's value shown (its repr) when it is an
+// expression. Every execution of learner code is confined by the run's guard (judge.sandbox.guard:
+// no writes outside that folder, no processes), in that folder as the working directory. The
+// namespace lives as long as this worker: the page keeps the worker for the console's next input
+// while the file is unchanged, and it never judges anything (runs get engines of their own).
+const CONSOLE_PY = `
+def _judge_console(folder, entry, source, text, fresh):
+    import ast, contextlib, io, json, linecache, os, shutil, sys, tempfile, traceback, types
+    from judge.sandbox import guard
+    global _judge_console_state
+    cap = 65536
+    out = []
+    size = [0]
+    class Stream(io.TextIOBase):
+        def __init__(self, name):
+            self.name = name
+        def writable(self):
+            return True
+        def write(self, s):
+            s = str(s)
+            if size[0] < cap:
+                piece = s[: cap - size[0]]
+                size[0] += len(piece)
+                if out and out[-1][0] == self.name:
+                    out[-1][1] += piece
+                else:
+                    out.append([self.name, piece])
+            return len(s)
+    answer = {"ok": True, "output": out, "value": None, "type": None, "error": None, "frames": [], "fresh": bool(fresh)}
+    def failed(exc, files):
+        answer["ok"] = False
+        answer["error"] = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        answer["frames"] = [{"file": "console" if f.filename.startswith("<console") else os.path.basename(f.filename),
+                             "line": f.lineno, "function": f.name, "code": f.line or ""}
+                            for f in traceback.extract_tb(exc.__traceback__) if f.filename in files][-8:]
+    state = globals().get("_judge_console_state")
+    if fresh or state is None:
+        work = tempfile.mkdtemp(prefix="console-")
+        support = os.path.join(folder, "support")
+        if os.path.isdir(support):
+            for name in sorted(os.listdir(support)):
+                if name.endswith(".py"):
+                    shutil.copyfile(os.path.join(support, name), os.path.join(work, name))
+        path = os.path.join(work, entry)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(source)
+        name = entry[:-3]
+        sys.path.insert(0, work)
+        for gone in [m for m in sys.modules if m == name]:
+            del sys.modules[gone]
+        module = types.ModuleType(name)
+        module.__file__ = path
+        sys.modules[name] = module
+        state = _judge_console_state = {"work": work, "path": path, "module": module, "count": 0, "cwd": work}
+        try:
+            code = compile(source, path, "exec")
+            with contextlib.redirect_stdout(Stream("stdout")), contextlib.redirect_stderr(Stream("stderr")):
+                with guard.confined(work):
+                    os.chdir(state["cwd"])
+                    try:
+                        exec(code, module.__dict__)
+                    finally:
+                        state["cwd"] = os.getcwd()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            failed(exc, {path})
+            answer["file_error"] = True
+            return json.dumps(answer)
+    if not text.strip():
+        return json.dumps(answer)
+    state["count"] += 1
+    where = f"<console-{state['count']}>"
+    linecache.cache[where] = (len(text), None, text.splitlines(True), where)
+    namespace = state["module"].__dict__
+    try:
+        tree = ast.parse(text, where, "exec")
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        body = compile(tree, where, "exec")
+        tail = compile(ast.Expression(last.value), where, "eval") if last is not None else None
+        with contextlib.redirect_stdout(Stream("stdout")), contextlib.redirect_stderr(Stream("stderr")):
+            with guard.confined(state["work"]):
+                os.chdir(state["cwd"])
+                try:
+                    exec(body, namespace)
+                    value = eval(tail, namespace) if tail is not None else None
+                finally:
+                    state["cwd"] = os.getcwd()
+        if tail is not None and value is not None:
+            namespace["_"] = value
+            shown = repr(value)
+            answer.update(value=shown if len(shown) <= 20000 else shown[:20000] + " ...", type=type(value).__name__)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        failed(exc, {state["path"], where})
+        if isinstance(exc, SyntaxError) and exc.filename == where and exc.text is not None:
+            answer["error"] = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
+    return json.dumps(answer)
+`;
+
+function consoleInput(dir, entry, source, text, fresh) {
+  const py = engine.pyodide;
+  if (!py.globals.has("_judge_console")) py.runPython(CONSOLE_PY);
+  const fn = py.globals.get("_judge_console");
+  try {
+    return fn(dir, entry, source, text, Boolean(fresh));
+  } finally {
+    fn.destroy();
+  }
+}
+
+async function run({ runId, problem, source, micropip, mode, call, input, fresh, lang, stdlibFirst }) {
   try {
     problem = withFiles(problem);
     if (problem.wheels && problem.wheels.length) {
@@ -378,13 +492,17 @@ async function run({ runId, problem, source, micropip, mode, call, lang, stdlibF
       await engine.installWheels(problem.wheels.map(url), micropip ? url(micropip) : null);
     }
     const wait = (text, what) => post({ type: "waiting", runId, text, what });
-    await engine.whenReady(problem.files, source, wait, Boolean(stdlibFirst));
+    const typed = mode === "console" ? `${source}\n${input || ""}` : source; // numpy typed in the console waits too
+    await engine.whenReady(problem.files, typed, wait, Boolean(stdlibFirst));
     const dir = engine.writeProblem(problem.id, problem.files);
     post({ type: "started", runId });
     const started = performance.now();
-    if (mode === "try") engine.clearInterrupt();
-    const { json, interrupted } = mode === "try" ? { json: tryCall(dir, problem.entry, source, call), interrupted: false }
-                                                 : engine.run(dir, source, false, lang || null);
+    if (mode === "try" || mode === "console") engine.clearInterrupt();
+    let json;
+    let interrupted = false;
+    if (mode === "try") json = tryCall(dir, problem.entry, source, call);
+    else if (mode === "console") json = consoleInput(dir, problem.entry, source, input || "", fresh);
+    else ({ json, interrupted } = engine.run(dir, source, false, lang || null));
     if (!interrupted && engine.missedStdlib()) {
       // an import the files do not show needed the standard library before it was in: the page
       // makes the run again in the next engine, which waits for it first (stdlibFirst)

@@ -4,6 +4,7 @@ import { EnginePool } from "./engine.js";
 import * as store from "./storage.js";
 import { createEditor, createCodeView } from "./editor.js";
 import { renderResult } from "./results.js";
+import { Console } from "./console.js";
 import { renderStatement } from "./statement.js";
 import { makeZip, readZip, downloadBytes } from "./zipio.js";
 import { unfinishedResult } from "./unfinished.mjs";
@@ -47,6 +48,10 @@ const ui = {
   tryCall: $("try-call"),
   tryRun: $("try-run"),
   tryOutput: $("try-output"),
+  consoleBox: $("console"),
+  consoleOutput: $("console-output"),
+  consoleInput: $("console-input"),
+  consoleRun: $("console-run"),
   splitter: $("splitter"),
   editorBox: $("editor"),
   langSwitch: document.querySelector("[data-testid=lang-switch]"),
@@ -280,6 +285,8 @@ function showProblem(problem) {
   showResult(shown);
   ui.tryOutput.replaceChildren();
   state.lastTry = null;
+  pool.endConsole(); // the console's namespace is the file of the problem shown
+  consoleUI.show(problem.id);
   ui.tryCall.placeholder = tryExample(problem);
   ui.tryCall.value = store.loadTry(problem.id) || "";
   updateRunButtons();
@@ -373,6 +380,7 @@ onLanguageChange(() => {
   else showResult(state.lastResults.get(problem.id) || null);
   if (state.running === problem.id && state.runMode === "try" && state.tryText) showTryWaiting(state.tryText);
   else if (state.lastTry && state.lastTry.problem === problem) showTry(state.lastTry.answer, problem);
+  consoleUI.render();
   updateRunButtons();
 });
 
@@ -517,6 +525,7 @@ function updateRunButtons() {
   // Run stays focusable while busy (aria-disabled, not disabled): a keyboard user keeps their place
   ui.run.setAttribute("aria-disabled", String(busy));
   ui.tryRun.setAttribute("aria-disabled", String(busy));
+  ui.consoleRun.setAttribute("aria-disabled", String(busy));
   const stopHadFocus = document.activeElement === ui.stop;
   ui.stop.disabled = !mine;
   if (stopHadFocus && ui.stop.disabled) ui.run.focus(); // never drop the focus to the page
@@ -623,6 +632,7 @@ async function startRun(mode = "run") {
   state.lastResults.set(problem.id, result);
   state.keptResults.delete(problem.id);
   store.saveResult(problem.id, result, stopped);
+  consoleUI.addRun(problem.id, runNumber, result);
   if (stopped) state.stoppedRuns.add(problem.id); else state.stoppedRuns.delete(problem.id);
   if (state.current && state.current.id === problem.id) {
     showResult(result);
@@ -632,6 +642,75 @@ async function startRun(mode = "run") {
 }
 
 const run = () => startRun("run");
+
+// ------------------------------------------------------------------------------------------
+// the console (js/console.js): the file run in a fresh namespace in an engine kept for it, then
+// the learner's input; the same time limit and Stop as a run, and no verdict changes
+
+const consoleUI = new Console(
+  { details: ui.consoleBox, output: ui.consoleOutput, form: $("console-form"), input: ui.consoleInput,
+    restart: $("console-restart"), clear: $("console-clear") },
+  { onSubmit: (text) => consoleInput(text), onRestart: () => restartConsole() });
+window.ppJudge.console = consoleUI;
+let consoleAnswers = 0;
+
+function restartConsole() {
+  if (!state.current) return;
+  if (state.running === state.current.id && state.runMode === "console") pool.abort("stopped");
+  pool.endConsole();
+  consoleUI.add(state.current.id, { kind: "note", note: "restarted" });
+}
+
+/** Send one input to the console; false when another run is in progress (the input stays in the prompt). */
+function consoleInput(text) {
+  const problem = state.current;
+  if (!problem || state.running) return false;
+  const source = editor.getText();
+  store.saveCodeIfEdited(problem.id, source);
+  const key = `${problem.id}\n${source}`;
+  const kept = pool.console ? pool.console.key : null;
+  if (kept !== key) {
+    const changed = kept !== null && kept.startsWith(`${problem.id}\n`);
+    consoleUI.add(problem.id, { kind: "note", note: changed ? "changed" : "fresh", values: { file: problem.entry } });
+  }
+  consoleUI.add(problem.id, { kind: "input", text });
+  state.running = problem.id;
+  state.runMode = "console";
+  ui.consoleOutput.dataset.status = "running";
+  updateRunButtons();
+  pool.run(workerProblem(problem), source, problem.time_limit, null, { mode: "console", input: text, console: key })
+    .then((outcome) => consoleAnswer(problem, outcome));
+  return true;
+}
+
+function consoleAnswer(problem, outcome) {
+  state.running = null;
+  state.runMode = null;
+  const add = (entry) => consoleUI.add(problem.id, entry);
+  let status = "error";
+  if (outcome.kind === "result") {
+    let answer;
+    try {
+      answer = JSON.parse(outcome.json);
+    } catch (err) {
+      answer = { ok: false, output: [], error: _("unreadable answer from Python ({error})", { error: err.message }) };
+    }
+    for (const [stream, text] of answer.output || []) add({ kind: "out", stream, text });
+    if (answer.value !== null && answer.value !== undefined) add({ kind: "value", text: answer.value, type: answer.type });
+    if (!answer.ok) add({ kind: "error", text: answer.error, frames: answer.frames });
+    if (answer.file_error) pool.endConsole(); // a file that fails to run gives no namespace to keep
+    status = answer.ok ? "ok" : "error";
+  } else if (outcome.kind === "timeout" || outcome.kind === "stopped") {
+    add({ kind: "note", note: outcome.kind, values: { seconds: outcome.seconds } });
+    status = outcome.kind;
+  } else {
+    add({ kind: "note", note: "failed", values: { message: outcome.message || "" } });
+  }
+  consoleAnswers += 1;
+  ui.consoleOutput.dataset.status = status;
+  ui.consoleOutput.dataset.answers = String(consoleAnswers);
+  updateRunButtons();
+}
 
 function tryOutcome(problem, outcome) {
   if (outcome.kind === "result") {
