@@ -221,8 +221,9 @@ function renderEntry(entry) {
   } else if (entry.kind === "value") {
     box.append(pre(entry.text));
   } else if (entry.kind === "error") {
+    const here = _("console"); // a frame of what was typed in the console
     const lines = (entry.frames || []).map((f) => "  " + _("{file}:{line} in {function}: {code}",
-      { file: f.file === "console" ? _("console") : f.file, line: f.line, function: f.function, code: f.code }));
+      { file: f.file === "console" ? here : f.file, line: f.line, function: f.function, code: f.code }));
     box.append(pre([...lines, entry.text].join("\n"), "console-error"));
   } else if (entry.kind === "run") {
     box.append(Object.assign(document.createElement("p"), {
