@@ -51,6 +51,22 @@ const N_ = (message) => message; // marks a message the page shows translated (j
 
 let engine = null;
 
+// The page's own background work in this worker (a spare's boot and preparing, numpy loading in
+// the background, keeping the memory image) waits while a run is in progress: in another engine
+// ("pause" from the page, until "resume") or in this one (`running`). On a busy 2-core laptop it
+// would otherwise take CPU from the run, whose time counts against its limit.
+let paused = false;
+let running = false;
+const idleWaiters = [];
+/** Resolves once nothing runs here and the page has not paused this worker. */
+function idle() {
+  if (!paused && !running) return Promise.resolve();
+  return new Promise((resolve) => idleWaiters.push(resolve));
+}
+function wake() {
+  if (!paused && !running) idleWaiters.splice(0).forEach((resolve) => resolve());
+}
+
 function post(msg) { self.postMessage(msg); }
 
 async function fetchBytes(url) {
@@ -180,7 +196,7 @@ async function boot(msg) {
     snapshot = {
       ...msg.snapshot, bytes, wasm, image: kept,
       lateStdlib: stdlib ? { load: () => fetchBytes(stdlib) } : null,
-      onImage: (image) => { setTimeout(() => keepImage(msg.snapshot.sha256, image), 0); },
+      onImage: (image) => { setTimeout(() => idle().then(() => keepImage(msg.snapshot.sha256, image)), 0); },
       onKeptImageFailed: () => { forgetImages().catch(() => {}); },
     };
   }
@@ -189,6 +205,7 @@ async function boot(msg) {
     loadPyodide, indexURL: msg.indexURL, packages: msg.packages, lockFileURL: msg.lockFileURL,
     stdLibURL: msg.stdLibURL, judgeZip, judgePyc, snapshot, interruptBuffer: msg.interruptBuffer || null,
     progress: (text) => { if (!download.active) post({ type: "progress", text }); },
+    gate: () => (paused ? idle() : null),
     output: (stream, line) => { if (stream === "stderr" && /^judge:/.test(line)) console.warn(line); },
   });
   engine = await started;
@@ -279,13 +296,17 @@ async function forgetImages() {
 }
 
 let numpyWanted = false;
+let numpyQueued = false;
 
 /** numpy loads once the page asks (a problem that needs it is open), never for problems without it. */
 function loadNumpyInBackground() {
   numpyWanted = true;
-  if (!engine || engine.numpyLoaded || engine.numpy) return;
-  post({ type: "numpy", state: "loading" });
-  engine.loadNumpy().then(
+  if (!engine || engine.numpyLoaded || engine.numpy || numpyQueued) return;
+  numpyQueued = true;
+  idle().then(() => {
+    if (!engine.numpy) post({ type: "numpy", state: "loading" }); // (else a run that needed it started it)
+    return engine.loadNumpy();
+  }).then(
     () => post({ type: "numpy", state: "ready", ms: engine.numpyMs }),
     (err) => post({ type: "numpy", state: "failed", message: String((err && err.message) || err) }),
   );
@@ -483,7 +504,17 @@ function consoleInput(dir, entry, source, text, fresh) {
   }
 }
 
-async function run({ runId, problem, source, micropip, mode, call, input, fresh, lang, stdlibFirst }) {
+async function run(msg) {
+  running = true;
+  try {
+    await runOne(msg);
+  } finally {
+    running = false;
+    wake();
+  }
+}
+
+async function runOne({ runId, problem, source, micropip, mode, call, input, fresh, lang, stdlibFirst }) {
   try {
     problem = withFiles(problem);
     if (problem.wheels && problem.wheels.length) {
@@ -536,7 +567,6 @@ async function bare({ runId, problem, source }) {
 let toPrepare = [];
 
 let preparing = false;
-let paused = false; // a spare's preparing waits while the page runs code in another engine
 let prepareAsked = false;
 
 function prepareProblems({ problems }) {
@@ -609,6 +639,7 @@ self.onmessage = async (event) => {
     paused = true;
   } else if (msg.type === "resume") {
     paused = false;
-    if (!preparing && prepareAsked) startPreparing();
+    wake();
+    if (!preparing && prepareAsked && engine) startPreparing();
   }
 };
