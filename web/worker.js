@@ -57,6 +57,7 @@ let engine = null;
 // would otherwise take CPU from the run, whose time counts against its limit.
 let paused = false;
 let running = false;
+let keeping = null; // the memory image being written for the next boot (keepImage)
 const idleWaiters = [];
 /** Resolves once nothing runs here and the page has not paused this worker. */
 function idle() {
@@ -196,7 +197,14 @@ async function boot(msg) {
     snapshot = {
       ...msg.snapshot, bytes, wasm, image: kept,
       lateStdlib: stdlib ? { load: () => fetchBytes(stdlib) } : null,
-      onImage: (image) => { setTimeout(() => idle().then(() => keepImage(msg.snapshot.sha256, image)), 0); },
+      // kept right after the boot, before any run: a run that arrives meanwhile waits for it (a few
+      // tens of milliseconds) before its clock starts; a paused spare keeps it once resumed
+      onImage: (image) => {
+        keeping = new Promise((resolve) => setTimeout(resolve, 0))
+          .then(() => (paused ? idle() : null))
+          .then(() => keepImage(msg.snapshot.sha256, image))
+          .finally(() => { keeping = null; });
+      },
       onKeptImageFailed: () => { forgetImages().catch(() => {}); },
     };
   }
@@ -526,6 +534,7 @@ async function runOne({ runId, problem, source, micropip, mode, call, input, fre
     const typed = mode === "console" ? `${source}\n${input || ""}` : source; // numpy typed in the console waits too
     await engine.whenReady(problem.files, typed, wait, Boolean(stdlibFirst));
     const dir = engine.writeProblem(problem.id, problem.files);
+    if (keeping) await keeping; // not beside the run's code: its clock starts after this
     post({ type: "started", runId });
     const started = performance.now();
     if (mode === "try" || mode === "console") engine.clearInterrupt();

@@ -116,8 +116,8 @@ def test_right_objectives_look_right_and_a_gated_one_says_what_it_waits_for(app:
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_phone_loop_keeps_run_and_stop_in_reach(app: App, lang: str) -> None:
     app.wait_ready()
+    app.select("bt-expected")
     with language(app, lang), sized(app, 390, 844):
-        app.select("bt-expected")
         app.page.click("#tab-code")
         # the top bar fits: its title shows and nothing (Import) is cut off
         bar = app.page.evaluate("""() => { const t = document.querySelector('.topbar');

@@ -644,14 +644,15 @@ async function startRun(mode = "run") {
   // a first run while the page is still warming up (the spare engine booting, numpy loading, the
   // offline copy being made) that runs out of time is made once more, and says why
   const warm = mode === "run" && !state.hadVerdict && warming();
+  let retrying = null; // the words of a second try, while it runs
   const attempt = () => pool.run(workerProblem(problem), source, problem.time_limit, (message, what) => {
     // the run waits: for the standard library or numpy (they load after a restore from the memory
     // snapshot) or for a fresh engine (after a hard stop, before the spare is ready), and says so
     if (mode === "run" && ui.summary.dataset.run === String(runNumber) && state.running === problem.id) {
       ui.summary.dataset.waiting = what;
       if (state.current && state.current.id === problem.id) {
-        runningSummary(() => _("{waiting}, then running the tests…",
-                               { waiting: statusText(message).replace(/…$/, "") }));
+        const waiting = () => _("{waiting}, then running the tests…", { waiting: statusText(message).replace(/…$/, "") });
+        runningSummary(retrying ? () => `${retrying()} ${waiting()}` : waiting);
       }
     }
   }, mode === "try" ? { mode: "try", call } : {});
@@ -661,11 +662,10 @@ async function startRun(mode = "run") {
     retried = true;
     ui.summary.dataset.retry = "warming";
     const limited = outcome.seconds;
-    if (state.current && state.current.id === problem.id) {
-      runningSummary(() => _("The first run ran out of time ({seconds} s) while the page was still starting up " +
-                             "(Python's spare engine, numpy, the offline copy): running the tests once more…",
-                             { seconds: limited }));
-    }
+    retrying = () => _("The first run ran out of time ({seconds} s) while the page was still starting up " +
+                       "(Python's spare engine, numpy, the offline copy): running the tests once more…",
+                       { seconds: limited });
+    if (state.current && state.current.id === problem.id) runningSummary(retrying);
     outcome = await attempt();
     delete ui.summary.dataset.retry;
   }
