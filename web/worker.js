@@ -32,12 +32,17 @@
  *   page -> worker  {type: "go"}                      the page's own files are in: downloads may start
  *                   {type: "numpy"}                   load numpy (a problem that needs it is open)
  *                   {type: "run", ..., mode: "try", call}   Try it: call the learner's function
+ *                   {type: "run", ..., mode: "console", input, fresh}   the console: (fresh: run the file
+ *                                                     in a new namespace first) evaluate `input` there;
+ *                                                     "done" carries the answer's JSON, and the page keeps
+ *                                                     this worker for the next input (js/engine.js)
  *   worker -> page  {type: "progress", text, loaded?, total?}   bytes of the boot's large files
  *   page -> worker  {type: "prepare", problems}       every problem (with its files), prepared while
  *                                                     idle (see prepareProblems)
  *   worker -> page  {type: "prepared"}                done
- *   page -> worker  {type: "pause"} / {type: "resume"}   a spare's preparing waits while a run is in
- *                                                     progress in another engine
+ *   page -> worker  {type: "pause"} / {type: "resume"}   a spare's background work (its boot's next
+ *                                                     step, preparing, numpy, keeping the image) waits
+ *                                                     while a run is in progress in another engine
  *   page -> worker  {type: "bare", runId, problem, source}   bench/browser.py's yardstick: time a
  *   worker -> page  {type: "bare-done", runId, ms | error}   bare pytest.main on the same tests
  *
