@@ -58,7 +58,7 @@ def test_stop_shows_as_stopped_and_an_empty_results_area_says_what_run_does(app:
         app.page.wait_for_function("() => window.ppJudge.pool.current && window.ppJudge.pool.current.startedAt")
         app.page.click("[data-testid=stop]")
         assert app.wait_verdict(run, timeout=10_000) == "stopped"
-        assert app.page.inner_text(f"{SUMMARY} .badge") == WORDS[lang]["stopped"]
+        assert app.page.text_content(f"{SUMMARY} .badge") == WORDS[lang]["stopped"]
         assert app.page.query_selector(f"{SUMMARY} .badge-error") is None
         no_axe_violation(app)
         shots(app, f"stopped-{lang}", show=SUMMARY)
@@ -140,6 +140,9 @@ def test_the_phone_loop_keeps_run_and_stop_in_reach(app: App, lang: str) -> None
         assert app.page.locator(".timeline-frame[data-more]").count() >= 1
         no_axe_violation(app)
         shots(app, f"phone-results-{lang}", widths=(390,), show="[data-testid=timeline-cue]")
+        if app.page.is_visible("#tab-code"):
+            app.page.click("#tab-code")  # (shots() leaves the phone on the statement)
+        app.page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
         # one tap back to the code
         app.page.click("[data-testid=back-to-code]")
         app.page.wait_for_function("() => { const r = document.querySelector('[data-testid=editor]').getBoundingClientRect();"

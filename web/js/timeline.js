@@ -277,9 +277,12 @@ export function renderComparison(yours, expected, width = 640) {
   if (diff) {
     const a = at(yours, diff.row, diff.index);
     const b = at(expected, diff.row, diff.index);
+    // (outside the call below: Babel's extractor does not see a _() nested in another's values)
+    const none = _("has nothing");
+    const nothing = _("nothing");
     note.textContent = _("First difference: {row}, operation {operation}: yours {yours}, expected {expected}.", {
       row: rowLabel(rowName, diff.row), operation: diff.index + 1,
-      yours: a ? label(a) : _("has nothing"), expected: b ? label(b) : _("nothing") });
+      yours: a ? label(a) : none, expected: b ? label(b) : nothing });
   } else {
     note.textContent = _("Your timeline is the same as the expected one: the test failed on something else (see its message).");
   }
