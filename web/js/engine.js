@@ -365,8 +365,14 @@ export class EnginePool {
   /** End the console's namespace (and its worker): the next input runs the file afresh. */
   endConsole() {
     const kept = this.console;
+    if (!kept) return;
+    // an input in progress there is stopped (its caller gets "stopped"; abort ends the engine)
+    if (this.current && this.current.engine === kept.engine) {
+      this.abort("stopped");
+      return;
+    }
     this.console = null;
-    if (kept && kept.engine.state !== "dead") kept.engine.terminate();
+    if (kept.engine.state !== "dead") kept.engine.terminate();
   }
 
   /** Make the spare the primary (booting or ready) and start a new spare later. */
