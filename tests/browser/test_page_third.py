@@ -3,7 +3,7 @@ stopped, an empty results area says what Run does, objectives that are right loo
 one says what it waits for, the page's background work waits for a run and a first run that times
 out while the page warms up is tried once more, the phone loop (sticky Run/Stop, back to the code,
 timeline scroll cues, a top bar that fits, readable test titles), the progress overview and the text
-size; in English and Chinese, with axe-core. No timing is asserted."""
+size, hints on demand; in English and Chinese, with axe-core. No timing is asserted."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ SUMMARY = "[data-testid=result-summary]"
 LANGS = ["en", "zh"]
 WORDS = {
     "en": {"stopped": "stopped", "right": "right", "waits": "it counts in full once", "empty": "Run saves your code",
-           "progress": "solved"},
+           "progress": "solved", "stronger": "stronger hint"},
     "zh": {"stopped": "已停止", "right": "正确", "waits": "才全部计分", "empty": "运行会保存你的代码",
-           "progress": "已解决"},
+           "progress": "已解决", "stronger": "更明确的提示"},
 }
 
 
@@ -214,3 +214,35 @@ def test_background_work_waits_for_a_run_and_a_first_timeout_while_warming_up_is
         assert not app.errors, app.errors
     finally:
         context.close()
+
+
+STATEMENT_WITH_HINTS = ("<h1>T</h1><p>Do it.</p><h2>Hint</h2><p>first hint</p><h2>Hint 2</h2><p>stronger hint</p>"
+                        "<h2>Points</h2><p>after the hints</p>")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_hints_on_demand_show_one_at_a_time(app: App, lang: str) -> None:
+    """A statement's sections headed "Hint…" are folded away; a button shows the first, then offers a
+    stronger one."""
+    app.wait_ready()
+    with language(app, lang):
+        app.select("bt-expected")
+        app.page.evaluate("""async (html) => {
+            const { renderStatement } = await import('./js/statement.js');
+            renderStatement(document.querySelector('#panel-statement'), html, 'hint-test-' + document.documentElement.lang);
+        }""", STATEMENT_WITH_HINTS)
+        statement = "#panel-statement"
+        assert "after the hints" in app.page.inner_text(statement)
+        assert "first hint" not in app.page.inner_text(statement)
+        button = app.page.locator("[data-testid=hint-button]")
+        assert ("1" in button.inner_text()) and ("2" in button.inner_text())
+        button.click()
+        assert "first hint" in app.page.inner_text(statement) and "stronger hint" not in app.page.inner_text(statement)
+        assert (WORDS[lang]["stronger"]) in button.inner_text()
+        no_axe_violation(app)
+        shots(app, f"hints-{lang}", show="[data-testid=hint-button]")
+        button.click()
+        assert "stronger hint" in app.page.inner_text(statement)
+        assert app.page.locator("[data-testid=hint-button]").count() == 0
+        assert app.page.evaluate("window.ppJudge.i18n.missing()") == []
+        app.select("pp-schedule")

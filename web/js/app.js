@@ -437,7 +437,7 @@ onLanguageChange(() => {
 /** The statement in the chosen language; without a translation the default one, under a note saying so. */
 function showStatement(problem) {
   const translated = (problem.statements_html || {})[language];
-  renderStatement(ui.statement, translated ?? problem.statement_html);
+  renderStatement(ui.statement, translated ?? problem.statement_html, problem.id);
   ui.statement.dataset.lang = translated === undefined ? DEFAULT_LANGUAGE : language;
   ui.statement.lang = ui.statement.dataset.lang;
   if (translated === undefined && language !== DEFAULT_LANGUAGE) {
