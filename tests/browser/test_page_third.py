@@ -216,7 +216,7 @@ def test_background_work_waits_for_a_run_and_a_first_timeout_while_warming_up_is
         context.close()
 
 
-STATEMENT_WITH_HINTS = ("<h1>T</h1><p>Do it.</p><h2>Hint</h2><p>first hint</p><h2>Hint 2</h2><p>stronger hint</p>"
+STATEMENT_WITH_HINTS = ("<h1>T</h1><p>Do it.</p><h2>Hint</h2><p>first hint</p><h2>Hint 2</h2><p>second hint body</p>"
                         "<h2>Points</h2><p>after the hints</p>")
 
 
@@ -237,12 +237,12 @@ def test_hints_on_demand_show_one_at_a_time(app: App, lang: str) -> None:
         button = app.page.locator("[data-testid=hint-button]")
         assert ("1" in button.inner_text()) and ("2" in button.inner_text())
         button.click()
-        assert "first hint" in app.page.inner_text(statement) and "stronger hint" not in app.page.inner_text(statement)
+        assert "first hint" in app.page.inner_text(statement) and "second hint body" not in app.page.inner_text(statement)
         assert (WORDS[lang]["stronger"]) in button.inner_text()
         no_axe_violation(app)
         shots(app, f"hints-{lang}", show="[data-testid=hint-button]")
         button.click()
-        assert "stronger hint" in app.page.inner_text(statement)
+        assert "second hint body" in app.page.inner_text(statement)
         assert app.page.locator("[data-testid=hint-button]").count() == 0
         assert app.page.evaluate("window.ppJudge.i18n.missing()") == []
         app.select("pp-schedule")
