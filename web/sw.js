@@ -61,6 +61,7 @@ self.addEventListener("install", (event) => {
     const cache = await caches.open(CACHE);
     // one by one: a 17 MB precache must not open dozens of parallel downloads
     for (const url of SETTINGS.precache) {
+      await notBusy();
       const request = new Request(url, { cache: "no-cache" });
       const response = await fetch(request);
       if (!response.ok) throw new Error(`precache ${url}: HTTP ${response.status}`);
@@ -73,8 +74,26 @@ self.addEventListener("install", (event) => {
   })());
 });
 
+// The page says "busy" while a run is in progress and "idle" after it: the precache waits between
+// files meanwhile, so its reads and writes do not take a busy machine's time from the run. A page
+// that went away without saying "idle" holds it back at most a minute per file.
+let busy = false;
+let busyWaiters = [];
+function notBusy() {
+  if (!busy) return Promise.resolve();
+  return new Promise((resolve) => {
+    busyWaiters.push(resolve);
+    setTimeout(resolve, 60000);
+  });
+}
+
 self.addEventListener("message", (event) => {
   if (event.data === "skip-waiting") self.skipWaiting();
+  else if (event.data === "busy") busy = true;
+  else if (event.data === "idle") {
+    busy = false;
+    busyWaiters.splice(0).forEach((resolve) => resolve());
+  }
 });
 
 self.addEventListener("activate", (event) => {

@@ -32,12 +32,17 @@
  *   page -> worker  {type: "go"}                      the page's own files are in: downloads may start
  *                   {type: "numpy"}                   load numpy (a problem that needs it is open)
  *                   {type: "run", ..., mode: "try", call}   Try it: call the learner's function
+ *                   {type: "run", ..., mode: "console", input, fresh}   the console: (fresh: run the file
+ *                                                     in a new namespace first) evaluate `input` there;
+ *                                                     "done" carries the answer's JSON, and the page keeps
+ *                                                     this worker for the next input (js/engine.js)
  *   worker -> page  {type: "progress", text, loaded?, total?}   bytes of the boot's large files
  *   page -> worker  {type: "prepare", problems}       every problem (with its files), prepared while
  *                                                     idle (see prepareProblems)
  *   worker -> page  {type: "prepared"}                done
- *   page -> worker  {type: "pause"} / {type: "resume"}   a spare's preparing waits while a run is in
- *                                                     progress in another engine
+ *   page -> worker  {type: "pause"} / {type: "resume"}   a spare's background work (its boot's next
+ *                                                     step, preparing, numpy, keeping the image) waits
+ *                                                     while a run is in progress in another engine
  *   page -> worker  {type: "bare", runId, problem, source}   bench/browser.py's yardstick: time a
  *   worker -> page  {type: "bare-done", runId, ms | error}   bare pytest.main on the same tests
  *
@@ -50,6 +55,23 @@ import { bootJudge, isKeyboardInterrupt, STDLIB_WAIT } from "./js/boot.mjs";
 const N_ = (message) => message; // marks a message the page shows translated (js/i18n.js), {placeholders} in `values`
 
 let engine = null;
+
+// The page's own background work in this worker (a spare's boot and preparing, numpy loading in
+// the background, keeping the memory image) waits while a run is in progress: in another engine
+// ("pause" from the page, until "resume") or in this one (`running`). On a busy 2-core laptop it
+// would otherwise take CPU from the run, whose time counts against its limit.
+let paused = false;
+let running = false;
+let keeping = null; // the memory image being written for the next boot (keepImage)
+const idleWaiters = [];
+/** Resolves once nothing runs here and the page has not paused this worker. */
+function idle() {
+  if (!paused && !running) return Promise.resolve();
+  return new Promise((resolve) => idleWaiters.push(resolve));
+}
+function wake() {
+  if (!paused && !running) idleWaiters.splice(0).forEach((resolve) => resolve());
+}
 
 function post(msg) { self.postMessage(msg); }
 
@@ -180,7 +202,14 @@ async function boot(msg) {
     snapshot = {
       ...msg.snapshot, bytes, wasm, image: kept,
       lateStdlib: stdlib ? { load: () => fetchBytes(stdlib) } : null,
-      onImage: (image) => { setTimeout(() => keepImage(msg.snapshot.sha256, image), 0); },
+      // kept right after the boot, before any run: a run that arrives meanwhile waits for it (a few
+      // tens of milliseconds) before its clock starts; a paused spare keeps it once resumed
+      onImage: (image) => {
+        keeping = new Promise((resolve) => setTimeout(resolve, 0))
+          .then(() => (paused ? idle() : null))
+          .then(() => keepImage(msg.snapshot.sha256, image))
+          .finally(() => { keeping = null; });
+      },
       onKeptImageFailed: () => { forgetImages().catch(() => {}); },
     };
   }
@@ -189,6 +218,7 @@ async function boot(msg) {
     loadPyodide, indexURL: msg.indexURL, packages: msg.packages, lockFileURL: msg.lockFileURL,
     stdLibURL: msg.stdLibURL, judgeZip, judgePyc, snapshot, interruptBuffer: msg.interruptBuffer || null,
     progress: (text) => { if (!download.active) post({ type: "progress", text }); },
+    gate: () => (paused ? idle() : null),
     output: (stream, line) => { if (stream === "stderr" && /^judge:/.test(line)) console.warn(line); },
   });
   engine = await started;
@@ -279,13 +309,17 @@ async function forgetImages() {
 }
 
 let numpyWanted = false;
+let numpyQueued = false;
 
 /** numpy loads once the page asks (a problem that needs it is open), never for problems without it. */
 function loadNumpyInBackground() {
   numpyWanted = true;
-  if (!engine || engine.numpyLoaded || engine.numpy) return;
-  post({ type: "numpy", state: "loading" });
-  engine.loadNumpy().then(
+  if (!engine || engine.numpyLoaded || engine.numpy || numpyQueued) return;
+  numpyQueued = true;
+  idle().then(() => {
+    if (!engine.numpy) post({ type: "numpy", state: "loading" }); // (else a run that needed it started it)
+    return engine.loadNumpy();
+  }).then(
     () => post({ type: "numpy", state: "ready", ms: engine.numpyMs }),
     (err) => post({ type: "numpy", state: "failed", message: String((err && err.message) || err) }),
   );
@@ -369,7 +403,131 @@ function tryCall(dir, entry, source, call) {
   }
 }
 
-async function run({ runId, problem, source, micropip, mode, call, lang, stdlibFirst }) {
+// The console: the learner's file run in a fresh namespace (a module of its own, in a folder of its
+// own with the problem's support modules beside it, as a run's learner side has), then what the
+// learner types evaluated there: the last statement's value shown (its repr) when it is an
+// expression. Every execution of learner code is confined by the run's guard (judge.sandbox.guard:
+// no writes outside that folder, no processes), in that folder as the working directory. The
+// namespace lives as long as this worker: the page keeps the worker for the console's next input
+// while the file is unchanged, and it never judges anything (runs get engines of their own).
+const CONSOLE_PY = `
+def _judge_console(folder, entry, source, text, fresh):
+    import ast, contextlib, io, json, linecache, os, shutil, sys, tempfile, traceback, types
+    from judge.sandbox import guard
+    global _judge_console_state
+    cap = 65536
+    out = []
+    size = [0]
+    class Stream(io.TextIOBase):
+        def __init__(self, name):
+            self.name = name
+        def writable(self):
+            return True
+        def write(self, s):
+            s = str(s)
+            if size[0] < cap:
+                piece = s[: cap - size[0]]
+                size[0] += len(piece)
+                if out and out[-1][0] == self.name:
+                    out[-1][1] += piece
+                else:
+                    out.append([self.name, piece])
+            return len(s)
+    answer = {"ok": True, "output": out, "value": None, "type": None, "error": None, "frames": [], "fresh": bool(fresh)}
+    def failed(exc, files):
+        answer["ok"] = False
+        answer["error"] = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        answer["frames"] = [{"file": "console" if f.filename.startswith("<console") else os.path.basename(f.filename),
+                             "line": f.lineno, "function": f.name, "code": f.line or ""}
+                            for f in traceback.extract_tb(exc.__traceback__) if f.filename in files][-8:]
+    state = globals().get("_judge_console_state")
+    if fresh or state is None:
+        work = tempfile.mkdtemp(prefix="console-")
+        support = os.path.join(folder, "support")
+        if os.path.isdir(support):
+            for name in sorted(os.listdir(support)):
+                if name.endswith(".py"):
+                    shutil.copyfile(os.path.join(support, name), os.path.join(work, name))
+        path = os.path.join(work, entry)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(source)
+        name = entry[:-3]
+        sys.path.insert(0, work)
+        for gone in [m for m in sys.modules if m == name]:
+            del sys.modules[gone]
+        module = types.ModuleType(name)
+        module.__file__ = path
+        sys.modules[name] = module
+        state = _judge_console_state = {"work": work, "path": path, "module": module, "count": 0, "cwd": work}
+        try:
+            code = compile(source, path, "exec")
+            with contextlib.redirect_stdout(Stream("stdout")), contextlib.redirect_stderr(Stream("stderr")):
+                with guard.confined(work):
+                    os.chdir(state["cwd"])
+                    try:
+                        exec(code, module.__dict__)
+                    finally:
+                        state["cwd"] = os.getcwd()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            failed(exc, {path})
+            answer["file_error"] = True
+            return json.dumps(answer)
+    if not text.strip():
+        return json.dumps(answer)
+    state["count"] += 1
+    where = f"<console-{state['count']}>"
+    linecache.cache[where] = (len(text), None, text.splitlines(True), where)
+    namespace = state["module"].__dict__
+    try:
+        tree = ast.parse(text, where, "exec")
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        body = compile(tree, where, "exec")
+        tail = compile(ast.Expression(last.value), where, "eval") if last is not None else None
+        with contextlib.redirect_stdout(Stream("stdout")), contextlib.redirect_stderr(Stream("stderr")):
+            with guard.confined(state["work"]):
+                os.chdir(state["cwd"])
+                try:
+                    exec(body, namespace)
+                    value = eval(tail, namespace) if tail is not None else None
+                finally:
+                    state["cwd"] = os.getcwd()
+        if tail is not None and value is not None:
+            namespace["_"] = value
+            shown = repr(value)
+            answer.update(value=shown if len(shown) <= 20000 else shown[:20000] + " ...", type=type(value).__name__)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        failed(exc, {state["path"], where})
+        if isinstance(exc, SyntaxError) and exc.filename == where and exc.text is not None:
+            answer["error"] = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
+    return json.dumps(answer)
+`;
+
+function consoleInput(dir, entry, source, text, fresh) {
+  const py = engine.pyodide;
+  if (!py.globals.has("_judge_console")) py.runPython(CONSOLE_PY);
+  const fn = py.globals.get("_judge_console");
+  try {
+    return fn(dir, entry, source, text, Boolean(fresh));
+  } finally {
+    fn.destroy();
+  }
+}
+
+async function run(msg) {
+  running = true;
+  try {
+    await runOne(msg);
+  } finally {
+    running = false;
+    wake();
+  }
+}
+
+async function runOne({ runId, problem, source, micropip, mode, call, input, fresh, lang, stdlibFirst }) {
   try {
     problem = withFiles(problem);
     if (problem.wheels && problem.wheels.length) {
@@ -378,13 +536,18 @@ async function run({ runId, problem, source, micropip, mode, call, lang, stdlibF
       await engine.installWheels(problem.wheels.map(url), micropip ? url(micropip) : null);
     }
     const wait = (text, what) => post({ type: "waiting", runId, text, what });
-    await engine.whenReady(problem.files, source, wait, Boolean(stdlibFirst));
+    const typed = mode === "console" ? `${source}\n${input || ""}` : source; // numpy typed in the console waits too
+    await engine.whenReady(problem.files, typed, wait, Boolean(stdlibFirst));
     const dir = engine.writeProblem(problem.id, problem.files);
+    if (keeping) await keeping; // not beside the run's code: its clock starts after this
     post({ type: "started", runId });
     const started = performance.now();
-    if (mode === "try") engine.clearInterrupt();
-    const { json, interrupted } = mode === "try" ? { json: tryCall(dir, problem.entry, source, call), interrupted: false }
-                                                 : engine.run(dir, source, false, lang || null);
+    if (mode === "try" || mode === "console") engine.clearInterrupt();
+    let json;
+    let interrupted = false;
+    if (mode === "try") json = tryCall(dir, problem.entry, source, call);
+    else if (mode === "console") json = consoleInput(dir, problem.entry, source, input || "", fresh);
+    else ({ json, interrupted } = engine.run(dir, source, false, lang || null));
     if (!interrupted && engine.missedStdlib()) {
       // an import the files do not show needed the standard library before it was in: the page
       // makes the run again in the next engine, which waits for it first (stdlibFirst)
@@ -418,7 +581,6 @@ async function bare({ runId, problem, source }) {
 let toPrepare = [];
 
 let preparing = false;
-let paused = false; // a spare's preparing waits while the page runs code in another engine
 let prepareAsked = false;
 
 function prepareProblems({ problems }) {
@@ -491,6 +653,7 @@ self.onmessage = async (event) => {
     paused = true;
   } else if (msg.type === "resume") {
     paused = false;
-    if (!preparing && prepareAsked) startPreparing();
+    wake();
+    if (!preparing && prepareAsked && engine) startPreparing();
   }
 };

@@ -104,8 +104,10 @@ def test_points_by_objective_are_shown_with_why_points_were_lost(app: App) -> No
     app.set_code(load_problem(ROOT / "tests/browser/fixtures/problems/bt-expected").starter)
     assert app.run() == "failed"
     objectives = app.page.inner_text("[data-testid=objectives]")
-    assert "1F1B order 0 / 4: order(2, 3) is" in objectives
-    assert "One list per stage 1 / 1" in objectives
+    assert "1F1B order 0 / 4 points · order(2, 3) is" in objectives
+    assert "One list per stage 1 / 1 points · right" in objectives
+    assert app.page.get_attribute("[data-objective=shape]", "data-state") == "full"
+    assert app.page.get_attribute("[data-objective=order]", "data-state") == "short"
     summary = app.page.inner_text("[data-testid=result-summary]")
     assert "1 of 3 public tests passed" in summary and "1 / 5 points" in summary
 
@@ -270,13 +272,13 @@ def test_run_and_stop_by_keyboard_keep_the_focus_and_esc_stops(app: App, problem
     app.page.keyboard.press("Shift+Tab")  # Stop is just before Run
     assert active(app) == "stop"
     app.page.keyboard.press("Enter")
-    assert app.wait_verdict(before + 2, timeout=10_000) == "error"
+    assert app.wait_verdict(before + 2, timeout=10_000) == "stopped"
     assert active(app) == "run"  # Stop is disabled now: the focus moved to Run, not to the page
     app.page.focus("[data-testid=run]")
     app.page.keyboard.press("Enter")
     app.page.wait_for_function("() => window.ppJudge.pool.current && window.ppJudge.pool.current.startedAt")
     app.page.keyboard.press("Escape")
-    assert app.wait_verdict(before + 3, timeout=10_000) == "error"
+    assert app.wait_verdict(before + 3, timeout=10_000) == "stopped"
     assert "stopped" in app.result("bt-limits")["message"]
     app.wait_ready()
 
@@ -601,7 +603,7 @@ def test_another_problems_page_cannot_stop_a_run_and_the_time_limit_shows_first(
     app.select("bt-limits")
     assert app.page.is_enabled("[data-testid=stop]")
     app.page.click("[data-testid=stop]")
-    assert app.wait_verdict(run, timeout=10_000) == "error"
+    assert app.wait_verdict(run, timeout=10_000) == "stopped"
     app.wait_ready()
 
 
@@ -648,7 +650,7 @@ def _hard_stop(app: App) -> None:
     run = app.click_run()
     app.page.wait_for_function("() => window.ppJudge.pool.current && window.ppJudge.pool.current.startedAt")
     app.page.click("[data-testid=stop]")
-    assert app.wait_verdict(run, timeout=10_000) == "error"
+    assert app.wait_verdict(run, timeout=10_000) == "stopped"
     assert "stopped" in app.result("bt-limits")["message"]
 
 

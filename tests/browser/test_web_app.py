@@ -112,7 +112,7 @@ def test_stop_button_stops_a_run(app: App, problems_root: Path) -> None:
     app.page.wait_for_function("() => window.ppJudge.pool.current && window.ppJudge.pool.current.startedAt")
     assert app.page.is_enabled("[data-testid=stop]")
     app.page.click("[data-testid=stop]")
-    assert app.wait_verdict(run, timeout=10_000) == "error"
+    assert app.wait_verdict(run, timeout=10_000) == "stopped"
     assert "stopped" in valid(app.result("bt-limits"))["message"]
     app.set_code(problem.reference_path.read_text(encoding="utf-8"))
     assert app.run() == "passed"

@@ -4,6 +4,7 @@ import { EnginePool } from "./engine.js";
 import * as store from "./storage.js";
 import { createEditor, createCodeView } from "./editor.js";
 import { renderResult } from "./results.js";
+import { Console } from "./console.js";
 import { renderStatement } from "./statement.js";
 import { makeZip, readZip, downloadBytes } from "./zipio.js";
 import { unfinishedResult } from "./unfinished.mjs";
@@ -47,6 +48,10 @@ const ui = {
   tryCall: $("try-call"),
   tryRun: $("try-run"),
   tryOutput: $("try-output"),
+  consoleBox: $("console"),
+  consoleOutput: $("console-output"),
+  consoleInput: $("console-input"),
+  consoleRun: $("console-run"),
   splitter: $("splitter"),
   editorBox: $("editor"),
   langSwitch: document.querySelector("[data-testid=lang-switch]"),
@@ -61,6 +66,8 @@ const state = {
   lastResults: new Map(), // problem id -> Result shown last: the Result JSON, as is
   keptResults: new Set(), // problem ids whose shown Result was read back from this browser (an earlier visit)
   stoppedRuns: new Set(), // problem ids whose last verdict came from the Stop button
+  retriedRuns: new Set(), // problem ids whose last verdict is a second try (the first timed out while the page warmed up)
+  hadVerdict: false, // a run gave a verdict in this page
   running: null, // problem id of the run in progress
 };
 
@@ -73,6 +80,9 @@ window.ppJudge = { state, metrics, config, i18n: { missing: missingMessages, lan
 
 let lastStatusText = "";
 let bannerAgain = null; // shows the banner again, in another language (showBanner)
+let swRegistration = null; // the service worker's registration, once made (registerServiceWorker)
+let swTold = ""; // what it was told last: "busy" or "idle" (tellServiceWorker)
+let swRegistered = false;
 /** The engine's status in the page's language (an error's own text is shown as it is). */
 const statusText = (status) => {
   if (status.error) return status.text;
@@ -94,8 +104,9 @@ function engineChanged(status) {
   if (status.state === "ready" && metrics.bootMs === null && pool.bootMs) {
     metrics.bootMs = pool.bootMs;
     bootedTitle();
-    registerServiceWorker();
+    whenIdle(registerServiceWorker);
   }
+  tellServiceWorker();
   if (status.error) {
     showBanner(() => _("{error}. Your code is saved; reload the page to try again.", { error: status.text }), "error");
   }
@@ -214,12 +225,56 @@ function renderLists() {
     card.append(link, summary, meta);
     ui.homeList.append(card);
   }
+  renderProgress();
   markCurrent();
 }
 
 function refreshListState(id) {
   for (const badge of document.querySelectorAll(`[data-problem-id="${id}"] .state`)) badge.replaceWith(stateBadge(id));
+  renderProgress();
 }
+
+/** The overview of progress across the problems, from the states kept in this browser: solved
+ * (the last run passed), tried (it did not), not started. */
+function renderProgress() {
+  const count = { passed: 0, failing: 0, "not-started": 0 };
+  for (const p of state.problems) count[problemState(p.id)] += 1;
+  const values = { solved: count.passed, tried: count.failing, todo: count["not-started"], total: state.problems.length };
+  const text = _("{solved} of {total} solved · {tried} tried · {todo} not started", values);
+  $("progress-counts").textContent = text;
+  document.querySelector("[data-testid=progress-line]").textContent = text;
+  const overview = document.querySelector("[data-testid=progress-overview]");
+  Object.assign(overview.dataset, { solved: values.solved, tried: values.tried, todo: values.todo });
+  const bar = $("progress-bar");
+  bar.replaceChildren(...[["solved", values.solved], ["tried", values.tried]].map(([cls, n]) => {
+    const part = document.createElement("span");
+    part.className = cls;
+    part.style.width = `${(100 * n) / Math.max(1, values.total)}%`;
+    return part;
+  }));
+}
+
+// the text size (the drawer's control): a scale kept in this browser
+const TEXT_SCALES = [0.85, 1, 1.15, 1.3, 1.5];
+const TEXT_KEY = "text-scale";
+function setTextScale(scale, save = true) {
+  const value = TEXT_SCALES.includes(scale) ? scale : 1;
+  document.documentElement.style.setProperty("--text-scale", String(value));
+  document.documentElement.dataset.textScale = String(value);
+  $("font-smaller").disabled = value === TEXT_SCALES[0];
+  $("font-larger").disabled = value === TEXT_SCALES[TEXT_SCALES.length - 1];
+  if (save) store.savePreference(TEXT_KEY, String(value));
+  editor.view?.requestMeasure?.();
+}
+const stepScale = (step) => {
+  const now = Number(document.documentElement.dataset.textScale) || 1;
+  const i = Math.max(0, Math.min(TEXT_SCALES.length - 1, TEXT_SCALES.indexOf(now) + step));
+  setTextScale(TEXT_SCALES[i]);
+};
+$("font-smaller").addEventListener("click", () => stepScale(-1));
+$("font-larger").addEventListener("click", () => stepScale(1));
+$("font-reset").addEventListener("click", () => setTextScale(1));
+setTextScale(Number(store.loadPreference(TEXT_KEY)) || 1, false);
 
 function markCurrent() {
   for (const a of ui.list.querySelectorAll("a")) {
@@ -280,6 +335,8 @@ function showProblem(problem) {
   showResult(shown);
   ui.tryOutput.replaceChildren();
   state.lastTry = null;
+  pool.endConsole(); // the console's namespace is the file of the problem shown
+  consoleUI.show(problem.id);
   ui.tryCall.placeholder = tryExample(problem);
   ui.tryCall.value = store.loadTry(problem.id) || "";
   updateRunButtons();
@@ -373,13 +430,14 @@ onLanguageChange(() => {
   else showResult(state.lastResults.get(problem.id) || null);
   if (state.running === problem.id && state.runMode === "try" && state.tryText) showTryWaiting(state.tryText);
   else if (state.lastTry && state.lastTry.problem === problem) showTry(state.lastTry.answer, problem);
+  consoleUI.render();
   updateRunButtons();
 });
 
 /** The statement in the chosen language; without a translation the default one, under a note saying so. */
 function showStatement(problem) {
   const translated = (problem.statements_html || {})[language];
-  renderStatement(ui.statement, translated ?? problem.statement_html);
+  renderStatement(ui.statement, translated ?? problem.statement_html, problem.id);
   ui.statement.dataset.lang = translated === undefined ? DEFAULT_LANGUAGE : language;
   ui.statement.lang = ui.statement.dataset.lang;
   if (translated === undefined && language !== DEFAULT_LANGUAGE) {
@@ -517,6 +575,7 @@ function updateRunButtons() {
   // Run stays focusable while busy (aria-disabled, not disabled): a keyboard user keeps their place
   ui.run.setAttribute("aria-disabled", String(busy));
   ui.tryRun.setAttribute("aria-disabled", String(busy));
+  ui.consoleRun.setAttribute("aria-disabled", String(busy));
   const stopHadFocus = document.activeElement === ui.stop;
   ui.stop.disabled = !mine;
   if (stopHadFocus && ui.stop.disabled) ui.run.focus(); // never drop the focus to the page
@@ -582,17 +641,34 @@ async function startRun(mode = "run") {
     showTryWaiting(booting ? () => _("Waiting for Python to start…") : () => _("Calling {call} ({limit})…", { call, limit: limit() }));
   }
   const runNumber = state.runs;
-  const outcome = await pool.run(workerProblem(problem), source, problem.time_limit, (message, what) => {
+  // a first run while the page is still warming up (the spare engine booting, numpy loading, the
+  // offline copy being made) that runs out of time is made once more, and says why
+  const warm = mode === "run" && !state.hadVerdict && warming();
+  let retrying = null; // the words of a second try, while it runs
+  const attempt = () => pool.run(workerProblem(problem), source, problem.time_limit, (message, what) => {
     // the run waits: for the standard library or numpy (they load after a restore from the memory
     // snapshot) or for a fresh engine (after a hard stop, before the spare is ready), and says so
     if (mode === "run" && ui.summary.dataset.run === String(runNumber) && state.running === problem.id) {
       ui.summary.dataset.waiting = what;
       if (state.current && state.current.id === problem.id) {
-        runningSummary(() => _("{waiting}, then running the tests…",
-                               { waiting: statusText(message).replace(/…$/, "") }));
+        const waiting = () => _("{waiting}, then running the tests…", { waiting: statusText(message).replace(/…$/, "") });
+        runningSummary(retrying ? () => `${retrying()} ${waiting()}` : waiting);
       }
     }
   }, mode === "try" ? { mode: "try", call } : {});
+  let outcome = await attempt();
+  let retried = false;
+  if (warm && outcome.kind === "timeout" && state.running === problem.id) {
+    retried = true;
+    ui.summary.dataset.retry = "warming";
+    const limited = outcome.seconds;
+    retrying = () => _("The first run ran out of time ({seconds} s) while the page was still starting up " +
+                       "(Python's spare engine, numpy, the offline copy): running the tests once more…",
+                       { seconds: limited });
+    if (state.current && state.current.id === problem.id) runningSummary(retrying);
+    outcome = await attempt();
+    delete ui.summary.dataset.retry;
+  }
   delete ui.summary.dataset.waiting;
   state.running = null;
   state.runMode = null;
@@ -617,12 +693,15 @@ async function startRun(mode = "run") {
     result = unfinished(problem, outcome.kind === "crashed" ? "crashed" : "engine-error", 0, outcome.message);
   }
   if (metrics.firstVerdictMs === null) metrics.firstVerdictMs = Math.round(performance.now() - started);
+  state.hadVerdict = true;
+  if (retried) state.retriedRuns.add(problem.id); else state.retriedRuns.delete(problem.id);
   const stopped = outcome.kind === "stopped";
   if (!stopped) store.saveStatus(problem.id, result.status === "passed" ? "passed" : "failing");
   refreshListState(problem.id);
   state.lastResults.set(problem.id, result);
   state.keptResults.delete(problem.id);
   store.saveResult(problem.id, result, stopped);
+  consoleUI.addRun(problem.id, runNumber, result);
   if (stopped) state.stoppedRuns.add(problem.id); else state.stoppedRuns.delete(problem.id);
   if (state.current && state.current.id === problem.id) {
     showResult(result);
@@ -632,6 +711,75 @@ async function startRun(mode = "run") {
 }
 
 const run = () => startRun("run");
+
+// ------------------------------------------------------------------------------------------
+// the console (js/console.js): the file run in a fresh namespace in an engine kept for it, then
+// the learner's input; the same time limit and Stop as a run, and no verdict changes
+
+const consoleUI = new Console(
+  { details: ui.consoleBox, output: ui.consoleOutput, form: $("console-form"), input: ui.consoleInput,
+    restart: $("console-restart"), clear: $("console-clear") },
+  { onSubmit: (text) => consoleInput(text), onRestart: () => restartConsole() });
+window.ppJudge.console = consoleUI;
+let consoleAnswers = 0;
+
+function restartConsole() {
+  if (!state.current) return;
+  if (state.running === state.current.id && state.runMode === "console") pool.abort("stopped");
+  pool.endConsole();
+  consoleUI.add(state.current.id, { kind: "note", note: "restarted" });
+}
+
+/** Send one input to the console; false when another run is in progress (the input stays in the prompt). */
+function consoleInput(text) {
+  const problem = state.current;
+  if (!problem || state.running) return false;
+  const source = editor.getText();
+  store.saveCodeIfEdited(problem.id, source);
+  const key = `${problem.id}\n${source}`;
+  const kept = pool.console ? pool.console.key : null;
+  if (kept !== key) {
+    const changed = kept !== null && kept.startsWith(`${problem.id}\n`);
+    consoleUI.add(problem.id, { kind: "note", note: changed ? "changed" : "fresh", values: { file: problem.entry } });
+  }
+  consoleUI.add(problem.id, { kind: "input", text });
+  state.running = problem.id;
+  state.runMode = "console";
+  ui.consoleOutput.dataset.status = "running";
+  updateRunButtons();
+  pool.run(workerProblem(problem), source, problem.time_limit, null, { mode: "console", input: text, console: key })
+    .then((outcome) => consoleAnswer(problem, outcome));
+  return true;
+}
+
+function consoleAnswer(problem, outcome) {
+  state.running = null;
+  state.runMode = null;
+  const add = (entry) => consoleUI.add(problem.id, entry);
+  let status = "error";
+  if (outcome.kind === "result") {
+    let answer;
+    try {
+      answer = JSON.parse(outcome.json);
+    } catch (err) {
+      answer = { ok: false, output: [], error: _("unreadable answer from Python ({error})", { error: err.message }) };
+    }
+    for (const [stream, text] of answer.output || []) add({ kind: "out", stream, text });
+    if (answer.value !== null && answer.value !== undefined) add({ kind: "value", text: answer.value, type: answer.type });
+    if (!answer.ok) add({ kind: "error", text: answer.error, frames: answer.frames });
+    if (answer.file_error) pool.endConsole(); // a file that fails to run gives no namespace to keep
+    status = answer.ok ? "ok" : "error";
+  } else if (outcome.kind === "timeout" || outcome.kind === "stopped") {
+    add({ kind: "note", note: outcome.kind, values: { seconds: outcome.seconds } });
+    status = outcome.kind;
+  } else {
+    add({ kind: "note", note: "failed", values: { message: outcome.message || "" } });
+  }
+  consoleAnswers += 1;
+  ui.consoleOutput.dataset.status = status;
+  ui.consoleOutput.dataset.answers = String(consoleAnswers);
+  updateRunButtons();
+}
 
 function tryOutcome(problem, outcome) {
   if (outcome.kind === "result") {
@@ -691,6 +839,12 @@ function showTry(answer, problem) {
   }
 }
 
+// On phones the results sit far below the editor: the sticky toolbar's "↑ Code" goes back to it
+$("back-to-code").addEventListener("click", () => {
+  window.scrollTo({ top: Math.max(0, ui.editorBox.getBoundingClientRect().top + window.scrollY - 120), behavior: "smooth" });
+  editor.focus();
+});
+
 function showResult(result) {
   if (!result) {
     ui.summary.dataset.status = "";
@@ -699,16 +853,26 @@ function showResult(result) {
       textContent: _("Press Run (Ctrl+Enter) to test your code against the public tests ({limit}).",
                      { limit: timeLimitText(state.current) }),
     });
+    const what = Object.assign(document.createElement("p"), {
+      className: "muted hint results-empty",
+      textContent: _("Run saves your code and runs the exercise's public tests on it in this browser: {files}. " +
+                     "Each test's verdict, what it expected and what your code printed show here, failures first. " +
+                     "The console above runs your code without judging it.",
+                     { files: (state.current.public_tests || []).join(", ") }),
+    });
+    what.dataset.testid = "results-empty";
     const note = Object.assign(document.createElement("span"), { className: "boot-note muted", textContent: bootNote() });
-    ui.summary.replaceChildren(text, note);
+    ui.summary.replaceChildren(text, note, what);
     ui.testList.replaceChildren();
     return;
   }
-  ui.summary.dataset.status = result.status;
+  const stopped = state.stoppedRuns.has(state.current.id) && result.status === "error" && !(result.tests || []).length;
+  ui.summary.dataset.status = stopped ? "stopped" : result.status;
   const next = nextProblem(state.current);
   renderResult(result, ui.summary, ui.testList, {
     entry: state.current.entry,
     stopped: state.stoppedRuns.has(state.current.id),
+    retried: state.retriedRuns.has(state.current.id),
     kept: state.keptResults.has(state.current.id),
     next: next ? { href: `#/${next.id}`, title: titleOf(next) } : null,
     goToLine: (line) => editor.goToLine(line),
@@ -868,7 +1032,43 @@ function hideBanner(key) {
   if (ui.banner.dataset.key === key) ui.banner.hidden = true;
 }
 
-let swRegistered = false;
+// The page's own background work waits for the learner's runs (a busy laptop has the CPU for one
+// thing at a time): the offline copy starts after the page has been idle for a moment, and pauses
+// between files while a run is in progress; the spare engine, numpy and keeping the memory image
+// wait in the workers (engine.js, worker.js).
+const IDLE_MS = 1500;
+function whenIdle(work) {
+  const check = () => {
+    if (pool.busy || state.running) setTimeout(check, IDLE_MS);
+    else work();
+  };
+  setTimeout(check, IDLE_MS);
+}
+
+/** "busy" / "idle" to the service worker that is precaching, as runs start and end. */
+function tellServiceWorker() {
+  const word = pool.busy ? "busy" : "idle";
+  if (!swRegistration || word === swTold) return;
+  swTold = word;
+  for (const worker of [swRegistration.installing, swRegistration.waiting, swRegistration.active]) worker?.postMessage(word);
+}
+/** Whether the page's own background work is still going on: the spare engine booting, numpy
+ * loading, the offline copy not made yet. */
+function warming() {
+  const spare = pool.spare;
+  const booting = !pool.noSpare && (!spare || spare.state === "booting");
+  const numpy = [pool.primary, pool.spare].some((e) => e && e.state !== "dead" && e.numpy === "loading");
+  const offline = "serviceWorker" in navigator && document.documentElement.dataset.offlineReady !== "true";
+  return booting || numpy || offline;
+}
+
+/** What of the page's background work is where (for the tests): precache and the spare engine. */
+window.ppJudge.background = () => ({
+  precache: !swRegistered ? "waiting" : swRegistration && swRegistration.installing ? (swTold === "busy" ? "paused" : "running") : "done",
+  spare: !pool.spare ? "none" : pool.spare.held ? "paused" : pool.spare.state,
+  running: pool.busy,
+});
+
 function registerServiceWorker() {
   if (swRegistered || !("serviceWorker" in navigator)) return;
   swRegistered = true;
@@ -876,6 +1076,9 @@ function registerServiceWorker() {
   // competing with the boot for the network.
   const hadController = Boolean(navigator.serviceWorker.controller);
   navigator.serviceWorker.register("sw.js").then((registration) => {
+    swRegistration = registration;
+    swTold = "";
+    tellServiceWorker();
     const offerUpdate = (worker) => {
       if (!worker || !hadController) return;
       const ask = () => showUpdateBanner(worker);
@@ -901,7 +1104,7 @@ function showUpdateBanner(worker) {
   });
   ui.banner.insertBefore(button, ui.banner.lastChild);
 }
-setTimeout(registerServiceWorker, 30000); // also when Python is slow to start
+setTimeout(() => whenIdle(registerServiceWorker), 30000); // also when Python is slow to start
 
 window.addEventListener("pagehide", () => {
   if (state.current) store.saveCodeIfEdited(state.current.id, editor.getText());

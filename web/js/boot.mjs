@@ -42,7 +42,9 @@ export const STDLIB_WAIT = N_("Waiting for Python's standard library to finish l
  *                                   bytes}, called once restored: the engine is ready without it
  *           interruptBuffer?        Int32Array over shared memory: 2 (SIGINT) there interrupts Python
  *           progress?(text)         what the boot is doing, for a status line
- *           output?(stream, line)}  Pyodide's own stdout/stderr (pytest captures the tests' output)
+ *           output?(stream, line)  Pyodide's own stdout/stderr (pytest captures the tests' output)
+ *           gate?()}                 awaited between the boot's steps: the browser's spare engine
+ *                                    waits there while a run is in progress in another engine
  * engine.mode is "snapshot" or "plain"; engine.snapshotError says why a snapshot was not restored.
  */
 export async function bootJudge(options) {
@@ -85,6 +87,8 @@ function describe(err) {
 async function bootPlain(options) {
   const clock = new Clock();
   const progress = options.progress || (() => {});
+  const gate = options.gate || (() => null);
+  await gate();
   progress(N_("Loading Python…"));
   const py = await options.loadPyodide(pyodideOptions(options, options.packages));
   clock.mark("loadPyodide");
@@ -94,6 +98,7 @@ async function bootPlain(options) {
   py.setStdin({ error: true }); // without it pytest's capture ends the interpreter in a worker
   await installJudge(py, value(options.judgeZip), value(options.judgePyc));
   clock.mark("installJudge");
+  await gate();
   progress(N_("Importing numpy and pytest…"));
   py.runPython("import importlib; importlib.invalidate_caches()");
   const boot = py.pyimport("judge.engines.pyodide_boot");
@@ -112,6 +117,8 @@ async function bootPlain(options) {
 
 async function restoreJudge(options, clock, image) {
   const progress = options.progress || (() => {});
+  const gate = options.gate || (() => null);
+  await gate();
   progress(N_("Restoring Python from its memory image…"));
   Promise.resolve(image).catch(() => {}); // loadPyodide awaits it; its failure is reported there
   // the standard library the image was made with (the plain one: judge/engines/pyodide_snapshot.py's
@@ -120,6 +127,7 @@ async function restoreJudge(options, clock, image) {
   const stdLibURL = late ? EMPTY_ZIP_URL : options.snapshot.stdLibURL || options.stdLibURL;
   const py = await options.loadPyodide({ ...pyodideOptions({ ...options, stdLibURL }, []), _loadSnapshot: image });
   clock.mark("restore");
+  await gate();
   progress(N_("Writing its files back…"));
   const boot = py.pyimport("judge.engines.pyodide_boot");
   writeSiteFiles(py, boot);

@@ -151,11 +151,18 @@ class Engine {
         this.terminate();
         this.pool.engineDied(this, null);
       } else if (msg.type === "done") {
-        // Used once: the learner's code ran in this interpreter, so no later run may use it.
+        // Used once: the learner's code ran in this interpreter, so no later run may use it. The
+        // console's engine is the exception: it judges nothing, and its namespace is kept for the
+        // console's next input (EnginePool.consoleEngine).
         this.handlers = null;
         h.finished(msg);
-        this.terminate();
-        this.pool.engineDied(this, null);
+        if (h.keep && !msg.again && msg.json) {
+          this.state = "kept";
+          this.pool.engineKept(this, h.keep);
+        } else {
+          this.terminate();
+          this.pool.engineDied(this, null);
+        }
       }
     }
   }
@@ -247,7 +254,8 @@ export class EnginePool {
       const waiting = this.waitingStatus();
       // a run that waits for its engine says so (and what the engine is doing), not "Running tests…"
       if (waiting) return { state: "booting", ...waiting, waiting: "engine", download: p ? p.download || null : null };
-      const what = this.current.mode === "try" ? N_("Calling your function…") : N_("Running tests…");
+      const what = { try: N_("Calling your function…"), console: N_("Running your code in the console…") }[this.current.mode]
+        || N_("Running tests…");
       return { state: "running", text: this.current.aborting ? N_("Stopping…") : what };
     }
     if (p && p.state === "ready") {
@@ -321,6 +329,11 @@ export class EnginePool {
   }
 
   engineDied(engine, message) {
+    if (this.console && this.console.engine === engine) {
+      this.console = null;
+      this.changed();
+      return;
+    }
     if (engine === this.primary) {
       this.lastError = message;
       if (engine.bootError) this.bootFailures += 1;
@@ -332,6 +345,34 @@ export class EnginePool {
     }
     this.waiters.splice(0).forEach((resolve) => resolve()); // let acquire() look again
     this.changed();
+  }
+
+  /**
+   * The console's engine after an input: kept (out of the pool: no run ever uses it) for the next
+   * input while the console's key (the problem and the file's text) is unchanged.
+   */
+  engineKept(engine, key) {
+    if (this.console && this.console.engine !== engine) this.endConsole();
+    this.console = { engine, key };
+    engine.hold(true); // it prepares no problems: it runs no tests
+    if (engine === this.primary) {
+      this.primary = null;
+      this.promote();
+    }
+    this.changed();
+  }
+
+  /** End the console's namespace (and its worker): the next input runs the file afresh. */
+  endConsole() {
+    const kept = this.console;
+    if (!kept) return;
+    // an input in progress there is stopped (its caller gets "stopped"; abort ends the engine)
+    if (this.current && this.current.engine === kept.engine) {
+      this.abort("stopped");
+      return;
+    }
+    this.console = null;
+    if (kept.engine.state !== "dead") kept.engine.terminate();
   }
 
   /** Make the spare the primary (booting or ready) and start a new spare later. */
@@ -399,19 +440,28 @@ export class EnginePool {
       };
       ctl.settle = settle;
       this.changed();
-      const waited = !(this.primary && this.primary.state === "ready");
+      const waited = !(this.primary && this.primary.state === "ready") && !(extra.mode === "console" && this.console);
       // again: the first engine's run imported a standard module before its standard library was in
       // (worker.js): the run is made once more, in the next engine, once that one has it
-      const dispatch = (again) => this.acquire().then((engine) => {
+      // the console's input goes to its kept engine while the file is unchanged, else to a fresh
+      // engine, which runs the file first (extra.console: the key of the console's namespace)
+      const consoleKey = extra.mode === "console" ? extra.console : null;
+      const kept = consoleKey && this.console && this.console.key === consoleKey && this.console.engine.state === "kept"
+        ? this.console.engine : null;
+      if (consoleKey && !kept) this.endConsole();
+      const engineFor = (again) => (kept && !again ? Promise.resolve(kept) : this.acquire());
+      const dispatch = (again) => engineFor(again).then((engine) => {
         if (ctl.aborting) return settle({ kind: ctl.aborting, seconds: 0 });
         ctl.engine = engine;
         this.runs = [...this.runs.slice(-19), { engine: engine.id, waited }];
         const runId = ++this.runCounter;
         // the page's language (its switch sets <html lang>): the tests' messages follow it (judge.lang)
         const lang = globalThis.document?.documentElement?.lang || null;
-        const payload = { problem, source, micropip: this.config.micropip || null, lang, ...extra, stdlibFirst: again };
+        const payload = { problem, source, micropip: this.config.micropip || null, lang, ...extra, stdlibFirst: again,
+                          fresh: Boolean(consoleKey) && engine !== kept };
         this.changed(); // no longer waiting for an engine
         engine.run(runId, payload, {
+          keep: consoleKey,
           waiting: (message) => {
             clearTimeout(ctl.timer); // the time limit counts the run, not a download it waits for
             if (onWaiting && !ctl.settled) onWaiting(message, message.what);

@@ -6,7 +6,8 @@ import { _, ngettext, N_ } from "./i18n.js";
 
 const OUTCOME_ICON = { passed: "✓", failed: "✗", error: "!", skipped: "–" };
 const OUTCOME_WORD = { passed: N_("passed"), failed: N_("failed"), error: N_("error"), skipped: N_("skipped") };
-const STATUS_WORD = { passed: N_("passed"), failed: N_("failed"), error: N_("error"), timeout: N_("timeout") };
+const STATUS_WORD = { passed: N_("passed"), failed: N_("failed"), error: N_("error"), timeout: N_("timeout"),
+                      stopped: N_("stopped") };
 
 function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -56,7 +57,9 @@ function firstLine(text) { return (text || "").split("\n")[0]; }
 export function renderResult(result, summaryEl, listEl, ctx) {
   summaryEl.replaceChildren();
   listEl.replaceChildren();
-  const badge = h("span", { class: `badge badge-${result.status}` }, STATUS_WORD[result.status] ? _(STATUS_WORD[result.status]) : result.status);
+  // Stop's verdict is Python's error Result (judge.engines.unfinished), shown as what it is: stopped
+  const status = ctx.stopped && result.status === "error" && !(result.tests || []).length ? "stopped" : result.status;
+  const badge = h("span", { class: `badge badge-${status}` }, STATUS_WORD[status] ? _(STATUS_WORD[status]) : status);
   const text = h("span", { class: "summary-text" }, summaryText(result, ctx.stopped));
   const points = result.max_points && result.tests?.length
     ? _("{points} / {max_points} points", { points: num(result.points), max_points: num(result.max_points) }) : "";
@@ -88,7 +91,12 @@ export function renderResult(result, summaryEl, listEl, ctx) {
   if (result.status === "timeout" || ctx.stopped) {
     summaryEl.append(h("p", { class: "muted hint" },
       ctx.stopped ? _("The run was stopped before the tests finished.") :
+      ctx.retried ? _("Tried twice: the first try ran while the page was still starting up, and this second try ran " +
+                      "out of time too. Look for a loop that never ends, or work that grows too fast. Your code is saved.") :
       _("Look for a loop that never ends, or work that grows too fast. Your code is saved.")));
+  } else if (ctx.retried) {
+    summaryEl.append(h("p", { class: "muted hint", "data-testid": "retried-note" },
+      _("The first try ran out of time while the page was still starting up; this verdict is from a second try.")));
   }
   // failures first (in the runner's order), then the rest: what needs work is what is seen first
   const rank = (t) => (t.outcome === "failed" || t.outcome === "error" ? 0 : 1);
@@ -109,17 +117,40 @@ function num(x) {
   return String(Math.round((Number(x) || 0) * 100) / 100);
 }
 
-/** Points by learning objective: "1F1B order 0 / 4.5: <why>" (earned in full: dimmed, with a tick). */
+/**
+ * Points by learning objective. Each says what it is: "right" (a check) when its tests pass, and
+ * then, when it counts only as far as the objectives it requires are right, what it waits for;
+ * "to do" (a cross) with the first failure's words when its tests fail.
+ */
 function renderObjectives(result) {
   const list = h("ul", { class: "objectives", "data-testid": "objectives", "aria-label": _("Points by objective (public tests)") });
+  const titles = new Map(result.objectives.map((o) => [o.id, o.title]));
   for (const o of result.objectives) {
     const full = o.points >= o.max_points;
-    list.append(h("li", { class: `objective ${full ? "objective-full" : "objective-short"}`, "data-objective": o.id },
-      h("span", { class: "objective-mark", "aria-hidden": "true" }, full ? "✓" : "✗"),
+    const right = full || (o.total > 0 && o.passed >= o.total);
+    const gated = right && !full && (o.requires || []).length;
+    const state = full ? "full" : gated ? "gated" : right ? "right" : "short";
+    let note = null;
+    if (gated) {
+      const waiting = (o.requires || []).filter((r) => {
+        const other = result.objectives.find((x) => x.id === r);
+        return !other || other.points < other.max_points;
+      }).map((r) => titles.get(r) || r);
+      note = _("right; it counts in full once {objectives} is right", { objectives: waiting.join(", ") || o.requires.join(", ") });
+    } else if (right) {
+      note = _("right");
+    } else if (o.note) {
+      note = o.note;
+    }
+    list.append(h("li", { class: `objective objective-${state} ${right ? "objective-right" : ""}`, "data-objective": o.id,
+                          "data-state": state },
+      h("span", { class: "objective-mark", "aria-hidden": "true" }, right ? "✓" : "✗"),
+      h("span", { class: "visually-hidden" }, right ? _("right:") : _("not yet right:")),
+      " ",
       h("span", { class: "objective-title" }, o.title),
       " ",
-      h("span", { class: "objective-points" }, `${num(o.points)} / ${num(o.max_points)}`),
-      !full && o.note ? h("span", { class: "objective-note" }, `: ${o.note}`) : null));
+      h("span", { class: "objective-points" }, _("{points} / {max_points} points", { points: num(o.points), max_points: num(o.max_points) })),
+      note ? h("span", { class: "objective-note" }, ` · ${note}`) : null));
   }
   return h("div", { class: "objectives-box" }, h("div", { class: "label" }, _("Points by objective (public tests)")), list);
 }
@@ -142,7 +173,7 @@ function renderTest(test, open, ctx) {
   const details = h("details", { open: open || null });
   const summary = h("summary", {},
     h("span", { class: `outcome outcome-${test.outcome}`, "aria-hidden": "true" }, OUTCOME_ICON[test.outcome] || "?"),
-    h("span", { class: "test-name", title: test.id }, ctx.name || test.name),
+    h("span", { class: /\s/.test(ctx.name || test.name) ? "test-name prose" : "test-name", title: test.id }, ctx.name || test.name),
     h("span", { class: "visually-hidden" }, ` ${OUTCOME_WORD[test.outcome] ? _(OUTCOME_WORD[test.outcome]) : test.outcome}`),
     h("span", { class: "test-meta muted" }, seconds(test.duration)));
   details.append(summary);

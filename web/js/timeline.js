@@ -176,8 +176,37 @@ export function renderTimeline(artifact, availableWidth = 640, options = {}) {
   scroller.setAttribute("role", "group");
   scroller.setAttribute("aria-label", caption || _("Schedule timeline"));
   scroller.append(svg);
-  figure.append(scroller, ...(nothingRan ? [] : [legend(stages, chunks, bubble)])); // no bubble to speak of
+  const frame = document.createElement("div");
+  frame.className = "timeline-frame";
+  frame.append(scroller);
+  scrollCues(frame, scroller);
+  figure.append(frame, ...(nothingRan ? [] : [legend(stages, chunks, bubble)])); // no bubble to speak of
   return figure;
+}
+
+/**
+ * A timeline wider than its pane scrolls sideways: a shade on the side that has more
+ * (data-more="right" / "left" / "both") and a line under it saying so, updated as it scrolls or
+ * the pane is resized.
+ */
+function scrollCues(frame, scroller) {
+  const cue = document.createElement("p");
+  cue.className = "timeline-cue muted";
+  cue.dataset.testid = "timeline-cue";
+  cue.hidden = true;
+  frame.append(cue);
+  const update = () => {
+    const room = scroller.scrollWidth - scroller.clientWidth;
+    const left = scroller.scrollLeft > 2;
+    const right = room - scroller.scrollLeft > 2;
+    const more = left && right ? "both" : right ? "right" : left ? "left" : "";
+    if (more) frame.dataset.more = more; else delete frame.dataset.more;
+    cue.hidden = !more;
+    if (more) cue.textContent = right ? _("Scroll sideways for the rest of the timeline →") : _("← The timeline starts further left");
+  };
+  scroller.addEventListener("scroll", update, { passive: true });
+  if (typeof ResizeObserver !== "undefined") new ResizeObserver(update).observe(scroller);
+  requestAnimationFrame(update);
 }
 
 function diffMark(x, y, w, missing = false) {
@@ -248,9 +277,12 @@ export function renderComparison(yours, expected, width = 640) {
   if (diff) {
     const a = at(yours, diff.row, diff.index);
     const b = at(expected, diff.row, diff.index);
+    // (outside the call below: Babel's extractor does not see a _() nested in another's values)
+    const none = _("has nothing");
+    const nothing = _("nothing");
     note.textContent = _("First difference: {row}, operation {operation}: yours {yours}, expected {expected}.", {
       row: rowLabel(rowName, diff.row), operation: diff.index + 1,
-      yours: a ? label(a) : _("has nothing"), expected: b ? label(b) : _("nothing") });
+      yours: a ? label(a) : none, expected: b ? label(b) : nothing });
   } else {
     note.textContent = _("Your timeline is the same as the expected one: the test failed on something else (see its message).");
   }
