@@ -174,7 +174,7 @@ def test_the_gradescope_bundle_at_the_user_level_keeps_its_score(gradescope, att
     assert results.stat().st_uid == 0 and not results.is_symlink()
     assert ROOT_CANARY.lstat().st_uid == 0 and ROOT_CANARY.read_text() == "root's own file\n"
     honest = run_autograder(root, user, {"adder.py": HONEST.encode()}, JUDGE_SANDBOX="user", TMPDIR=str(private_tmp))
-    assert honest["score"] == 4.0  # graded right after: nothing of the attack's run survived into it
+    assert honest["score"] == 4.0, honest  # graded right after: nothing of the attack's run survived into it
     assert nothing_left_behind(private_tmp) == []
 
 

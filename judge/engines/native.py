@@ -287,7 +287,7 @@ def _poll(running: dict[int, tuple[int, _Running]]) -> list[int]:
                 run.cpu = usage.ru_utime + usage.ru_stime  # the test process and all it reaped
         if run.status is None and not run.timed_out:
             if processes is not None:
-                run.cpu = cputime.job_seconds(run.pid, run.space.ids[:1] if run.space.ids else (), processes)
+                run.cpu = cputime.job_seconds(run.pid, processes=processes)
             if run.cpu > run.cpu_limit:
                 run.timed_out = "cpu"
             elif now > run.deadline:
@@ -332,7 +332,7 @@ def _end_job(run: _Running) -> None:
 
 def _finish(run: _Running, sandbox: levels.Sandbox) -> Result:
     if run.status is None and cputime.available():  # its report is in, it is exiting: its CPU time so far
-        run.cpu = max(run.cpu, cputime.job_seconds(run.pid, run.space.ids[:1] if run.space.ids else ()))
+        run.cpu = max(run.cpu, cputime.job_seconds(run.pid))
     _kill_group(run.pid)  # whatever the learner's code started dies with the group
     if run.status is None:
         _exiting.append(run.pid)

@@ -2,10 +2,12 @@
 
 A busy grader must not fail correct work: wall-clock time grows with the machine's load, CPU time
 does not. So a job's limit and each test's limit count the CPU time of the job's processes (the
-test process, the learner processes it started, whatever those started, and, where the job has
-an identity of its own, every process of that identity, a daemon that left the process tree
-included), as Kattis and DOMjudge do; wall-clock time is only a generous backstop
-(:data:`judge.sandbox.levels.WALL_BACKSTOP` times the limit). Processes that have ended count
+test process, the learner processes it started and whatever those started: the test process is
+their subreaper, so a daemon that double-forked out of the learner's process group stays in its
+tree), as Kattis and DOMjudge do. Not every process of the job's identity: a named user's
+processes may include others' (and a zombie of an earlier job keeps its CPU time until reaped).
+Wall-clock time is only a generous backstop (:data:`judge.sandbox.levels.WALL_BACKSTOP` times the
+limit). Processes that have ended count
 through their parent's ``cutime``/``cstime`` once reaped.
 
 Linux only; elsewhere (no /proc) :func:`available` is False and callers fall back to wall-clock.
