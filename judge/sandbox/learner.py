@@ -292,8 +292,12 @@ class LearnerSide:
         the problem's own, and the types they declare must stay the ones the codec knows."""
         name = self.module.__name__
         entry = os.path.basename(getattr(self.module, "__file__", "") or f"{name}.py")
-        sys.modules.pop(name, None)
-        module, error = import_entry(name, entry, self.root)
+        previous = sys.modules.pop(name, None)
+        try:
+            module, error = import_entry(name, entry, self.root)
+        finally:
+            if previous is not None and previous is not self.module:
+                sys.modules[name] = previous  # the tests' stand-in, in the browser's one interpreter
         if module is None:
             raise ImportError(error)
         self.module = module
