@@ -16,7 +16,6 @@ Linux only; elsewhere (no /proc) :func:`available` is False and callers fall bac
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -85,17 +84,15 @@ def tree_seconds(root: int) -> float:
     return total
 
 
-def job_seconds(root: int, uids: Iterable[int] = (), processes: list[_Process] | None = None) -> float:
-    """CPU seconds used so far by the process ``root``, everything below it, and every process of
-    ``uids`` (a job's identity) wherever it is in the tree."""
+def job_seconds(root: int, processes: list[_Process] | None = None) -> float:
+    """CPU seconds used so far by the process ``root`` and everything below it (from one snapshot)."""
     processes = snapshot() if processes is None else processes
     children: dict[int, list[_Process]] = {}
     for process in processes:
         children.setdefault(process.parent, []).append(process)
-    owners = set(uids)
     counted: set[int] = set()
     total = 0.0
-    stack = [p for p in processes if p.pid == root or p.uid in owners]
+    stack = [p for p in processes if p.pid == root]
     while stack:
         process = stack.pop()
         if process.pid in counted:
