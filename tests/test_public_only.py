@@ -113,6 +113,7 @@ def test_a_bundle_written_before_keeps_working_its_canonical_lists_every_objecti
     assert result.points == result.max_points == 10.0
 
 
+@pytest.mark.pyodide
 @pytest.mark.skipif(shutil.which("node") is None, reason="node (Node.js 20) runs Pyodide: .ci/setup installs it")
 def test_in_pyodide_as_the_browser_judges_every_reference_earns_full_points():
     """The page judges with the public tests only, through the same core scoring: run in Pyodide under Node.js,

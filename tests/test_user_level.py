@@ -45,8 +45,9 @@ HONEST = (FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py").read_text()
 ROOT_CANARY = Path("/tmp/pp-judge-root-canary")
 POOL = range(identities.POOL_FIRST, identities.POOL_FIRST + identities.POOL_SIZE)
 
-# one worker for the module (pytest-xdist): its runs are the only ones that use the pool's identities
-pytestmark = pytest.mark.xdist_group("user-level")
+# one worker for the module (pytest-xdist): its runs are the only ones that use the pool's identities;
+# slow: its fixtures build the Gradescope bundle's environment and each sweep judges every attack
+pytestmark = [pytest.mark.xdist_group("user-level"), pytest.mark.slow]
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the user level needs the judge to run as root")
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None and os.environ.get("CI") != "true",
                                  reason="bubblewrap is not installed (in CI a missing bwrap is a failure)")
