@@ -188,6 +188,8 @@ def assert_held(rows: dict[str, dict[str, str]], out: Path, marker: str, tmp: Pa
         "honest-1": "4", "honest-2": "4", "honest-3": "4"}, "an honest classmate graded beside the attacks lost marks"
     leaked = [str(p) for p in out.rglob("*") if p.is_file() and marker in p.read_text(errors="replace")]
     assert leaked == [], f"the secret test reached {leaked}"
+    escaped = [str(p) for p in out.rglob("*") if p.is_file() and b"\x1b" in p.read_bytes()]
+    assert escaped == [], f"the learner's escape codes reached {escaped}"
     info = ROOT_CANARY.lstat()
     assert (info.st_uid, ROOT_CANARY.is_symlink(), ROOT_CANARY.read_text()) == (0, False, "root's own file\n")
     assert nothing_left_behind(tmp) == []
@@ -233,8 +235,9 @@ WITHOUT_LANDLOCK_KNOWN = {"world_readable_copy"}
 @needs_root
 def test_without_landlock_no_attack_earns_and_classmates_keep_full_marks(user_python, marked_problems, tmp_path,
                                                                        private_tmp):
-    """JUDGE_CONFINE=seccomp: the user level on a kernel without Landlock. The submissions folder is
-    readable by others, as a grader's unpacked LMS download usually is (umask 022)."""
+    """JUDGE_CONFINE=seccomp: the user level on a kernel without Landlock. A submissions folder others
+    can read, as a grader's unpacked LMS download usually is (umask 022), is refused with the fix
+    (the judge's command line in /proc names it to the learner's code); made private, it is graded."""
     problems, marker = marked_problems
     shared = Path(tempfile.mkdtemp(prefix="pp-subs-", dir="/var/tmp"))
     try:
@@ -244,10 +247,14 @@ def test_without_landlock_no_attack_earns_and_classmates_keep_full_marks(user_py
         for path in [subs, *subs.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         out = tmp_path / "out"
-        done = subprocess.run([user_python, "-m", "judge", "grade", str(subs), "-o", str(out), "--problems",
-                               str(problems), "--sandbox", "user", "-j", "2"], capture_output=True, text=True,
-                              timeout=900, env=clean_env(TMPDIR=str(private_tmp), JUDGE_CONFINE="seccomp"), cwd=ROOT,
-                              check=False)
+        command = [user_python, "-m", "judge", "grade", str(subs), "-o", str(out), "--problems", str(problems),
+                   "--sandbox", "user", "-j", "2"]
+        env = clean_env(TMPDIR=str(private_tmp), JUDGE_CONFINE="seccomp")
+        refused = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT, check=False)
+        assert refused.returncode not in (0, 1) and not out.exists(), refused.stdout + refused.stderr
+        assert f"chmod -R o-rwx {subs}" in refused.stderr and "Landlock" in refused.stderr, refused.stderr
+        subprocess.run(["chmod", "-R", "o-rwx", str(subs)], check=True)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env, cwd=ROOT, check=False)
         assert done.returncode in (0, 1), done.stdout + done.stderr
         assert "Landlock is not available" in done.stderr
         with (out / "grades.csv").open() as handle:

@@ -327,14 +327,17 @@ def sandbox_options(parser: argparse.ArgumentParser) -> None:
                         f"(default {DEFAULT_USER})")
 
 
-def native_engine(args: argparse.Namespace, problems: list[Problem], grading: bool) -> Engine:
+def native_engine(args: argparse.Namespace, problems: list[Problem], grading: bool,
+                  private: Sequence[Path] = ()) -> Engine:
     """The native engine at the sandbox level the arguments ask for, probed once; grading says which
-    level it got, and warns when the learner's code can read the grader's files."""
+    level it got, and warns when the learner's code can read the grader's files. ``private``: folders
+    the learner's code must not read (other students' submissions), refused if it could."""
     from ..engines import get_engine
-    from ..sandbox.levels import choose
+    from ..sandbox.levels import choose, refuse_exposed
 
     sandbox = choose(getattr(args, "sandbox", "auto"), user=getattr(args, "sandbox_user", None), grading=grading,
                      grader_paths=[p.path for p in problems], packages=[d for p in problems for d in p.packages])
+    refuse_exposed(sandbox, private)
     if grading:
         print(f"Sandbox: {sandbox.summary}" + (f" [{sandbox.note}]" if sandbox.note else ""), file=sys.stderr)
         if sandbox.warning:
@@ -638,7 +641,8 @@ def _run_grade(args: argparse.Namespace) -> int:
                       assignment=assignment.column if assignment else (args.assignment or "judge"),
                       zero_unreadable=args.zero_unreadable, moodle_worksheet=args.moodle_worksheet,
                       objective_threshold=args.objective_threshold, note=args.note, times=times,
-                      engine=native_engine(args, problems, grading=True))
+                      engine=native_engine(args, problems, grading=True,
+                                           private=[args.submissions, args.out_dir]))
     if assignment is not None:
         due = f", due {assignment.deadline:%Y-%m-%d %H:%M} ({penalty:g} % off per started day late)" if deadline else ""
         print(f"Assignment {assignment.name}: {', '.join(p.id for p in problems)}{due}.", file=sys.stderr)
