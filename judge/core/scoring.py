@@ -204,7 +204,7 @@ def _note(result: Result, objective: _Objective, members: list[str], factor: flo
         first = (public.message or public.outcome).strip().splitlines()
         return _cut(first[0] if first else public.outcome)
     if failing:  # a secret test's message is shown only where secret tests are (judge grade's feedback)
-        return say("a secret test did not pass", zh="有一个秘密测试没有通过")
+        return say("a secret test did not pass", zh="有一个隐藏测试没有通过")
     if members and not (result.tests and result.status != "timeout"):
         return _cut((result.message or result.status).strip().splitlines()[0] if (result.message or result.status)
                     else say("no test ran", zh="没有测试运行"))
