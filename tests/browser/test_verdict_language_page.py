@@ -20,7 +20,11 @@ def test_the_pages_verdict_is_chinese_for_a_failing_solution_of_every_problem(
             app.open(ident)
             app.page.wait_for_selector("#panel-statement[data-lang='zh']", timeout=10_000)
             app.set_code(failing_solution(problem))
-            assert app.run() == "failed", ident
+            if app.run() == "passed":  # a mistake only the secret tests see (pp-quiz): the starter fails
+                app.wait_ready()
+                app.set_code(problem.starter)
+                assert app.run() == "failed", ident
+            app.wait_ready()
             texts = [app.page.inner_text("[data-testid=result-summary]"),
                      *app.page.locator("[data-testid=test-result] .test-name").all_text_contents()]
             whole = "\n".join(texts)
