@@ -21,11 +21,9 @@ def test_the_pages_verdict_is_chinese_for_a_failing_solution_of_every_problem(
             app.select(ident)  # waits until the page shows it (a hash change alone does not)
             app.page.wait_for_selector("#panel-statement[data-lang='zh']", timeout=10_000)
             app.set_code(failing_solution(problem))
-            if app.run() == "passed":  # a mistake only the secret tests see (pp-quiz): the starter fails
-                app.wait_ready()
+            if _verdict(app) == "passed":  # a mistake only the secret tests see (pp-quiz): the starter fails
                 app.set_code(problem.starter)
-                assert app.run() == "failed", ident
-            app.wait_ready()
+                assert _verdict(app) == "failed", ident
             texts = [app.page.inner_text("[data-testid=result-summary]"),
                      *app.page.locator("[data-testid=test-result] .test-name").all_text_contents()]
             whole = "\n".join(texts)
@@ -42,3 +40,13 @@ def test_the_pages_verdict_is_chinese_for_a_failing_solution_of_every_problem(
         assert not app.errors, app.errors
     finally:
         context.close()
+
+
+def _verdict(app: App, tries: int = 3) -> str:
+    """The page's verdict of the code in the editor, run again when a busy machine timed it out."""
+    for _ in range(tries):
+        verdict = app.run()
+        app.wait_ready()
+        if verdict != "timeout":
+            break
+    return verdict
