@@ -92,6 +92,20 @@ def test_declared_records_are_rebuilt_from_their_fields():
     assert type(pair) is Pair and pair == (1, "x")
 
 
+def test_a_learners_own_dataclass_with_a_declared_records_name_and_fields_crosses_as_the_declared_one():
+    """A solution written against an older starter defines the record itself (issue 33: pp-simulate's
+    SimResult): same name, same fields in the same order, so it is rebuilt as the declared type."""
+    def own(fields: dict[str, type]) -> type:
+        return dataclasses.make_dataclass("Point", list(fields.items()))
+
+    mine = own({"x": float, "y": list})
+    copy = codec.round_trip([mine(2.5, [3])], REGISTRY)[0]
+    assert type(copy) is Point and copy == Point(2.5, [3])
+    for other in (own({"y": list, "x": float}), own({"x": float}), dataclasses.make_dataclass("Spot", ["x", "y"])):
+        with pytest.raises(codec.NotPlain, match="cannot be passed"):
+            codec.round_trip(other(1.0, [1]) if len(dataclasses.fields(other)) == 2 else other(1.0), REGISTRY)
+
+
 class Anything:
     def __eq__(self, other):
         return True

@@ -131,14 +131,41 @@ points = 4
 tests = ["test_big"]""").replace('requires = ["sum"]', 'requires = ["small", "big"]')
 
 
-def test_the_note_of_a_gated_objective_shows_what_is_right_and_what_it_waits_for(tmp_path):
-    """An objective that requires two: the one that is right shows as right, the other with its share."""
+def test_the_note_of_a_gated_objective_says_it_is_right_and_what_it_waits_for(tmp_path):
+    """An objective that requires two, one of them right: it is right, and it waits for the other only."""
     folder = _problem_with(tmp_path, TWO_REQUIRED)
     small_only = "def add(a, b):\n    return a + b if abs(a) + abs(b) < 100 else 0\n"
     zero = next(o for o in _judge(folder, small_only, tmp_path).objectives if o.id == "zero")
     assert (zero.passed, zero.total, zero.points) == (2, 2, 1), zero
-    assert zero.note == ("its tests pass; it counts 50%, as far as what it waits for is right: Small sums right, "
-                         "Big sums 0% right"), zero.note
+    assert zero.note == "right; it counts in full once Big sums is right", zero.note
+
+
+def test_titles_and_notes_follow_the_learners_language_and_the_verdict_does_not(tmp_path):
+    """problem.toml's titles = { zh = ... } and a test's @pytest.mark.title(zh=...): the Result of a run in
+    Chinese names them in Chinese, its note too; status, points and ids are the English run's."""
+    toml = TWO_REQUIRED.replace('title = "Small sums"', 'title = "Small sums"\ntitles = { zh = "小数相加" }') \
+        .replace('title = "Big sums"', 'title = "Big sums"\ntitles = { zh = "大数相加" }')
+    folder = _problem_with(tmp_path, toml)
+    test_file = folder / "tests" / "public" / "test_add.py"
+    text = test_file.read_text(encoding="utf-8")
+    test_file.write_text(text.replace("def test_small(", '@pytest.mark.title(zh="小数")\ndef test_small(', 1),
+                         encoding="utf-8")
+    small_only = "def add(a, b):\n    return a + b if abs(a) + abs(b) < 100 else 0\n"
+    source = tmp_path / "solution" / "adder.py"
+    source.parent.mkdir()
+    source.write_text(small_only, encoding="utf-8")
+    english, chinese = (judge_isolated(Job(load_problem(folder), source, include_secret=True, lang=lang))
+                        for lang in ("en", "zh"))
+    titles = {o.id: o.title for o in chinese.objectives}
+    assert titles["small"] == "小数相加" and titles["big"] == "大数相加", titles
+    assert next(o.note for o in chinese.objectives if o.id == "zero") == "正确；等 大数相加 也正确后才全部计分"
+    assert {t.name for t in chinese.tests if t.id.endswith("::test_small")} == {"小数"}
+    assert {t.name for t in english.tests if t.id.endswith("::test_small")} != {"小数"}
+
+    def verdict(result: Result) -> object:
+        return (result.status, result.points, [(o.id, o.points, o.max_points) for o in result.objectives],
+                [(t.id, t.outcome, t.points) for t in result.tests])
+    assert verdict(english) == verdict(chinese)
 
 
 def test_checks_count_only_as_far_as_what_they_require_is_right(tmp_path):
@@ -152,7 +179,7 @@ def test_checks_count_only_as_far_as_what_they_require_is_right(tmp_path):
     assert _objectives(result) == {"sum": 4, "zero": 1}, result.objectives
     zero = next(o for o in result.objectives if o.id == "zero")
     assert (zero.passed, zero.total) == (2, 2)
-    assert zero.note == "its tests pass; it counts 50%, as far as what it waits for is right: Adding 50% right"
+    assert zero.note == "right; it counts in full once Adding is right"
     assert result.points == 5 and sum(t.points for t in result.tests) == 5
     assert {t.id.split("::")[1]: t.objective for t in result.tests}["test_zero[7-0]"] == "zero"
     assert problem.objectives[1].requires == ["sum"]

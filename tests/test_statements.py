@@ -5,6 +5,7 @@ says which languages a problem has; a problem without a translation is fine, wit
 from __future__ import annotations
 
 import io
+import re
 import shutil
 from pathlib import Path
 
@@ -35,10 +36,16 @@ def add(a: int,
 """
 
 
-def two_languages(tmp_path: Path, chinese: str = CHINESE, name: str = "fx-add") -> Path:
-    """fx-add with its statement in English and Chinese, and the figure both link to."""
+def two_languages(tmp_path: Path, chinese: str = CHINESE, name: str = "fx-add", titles: bool = True) -> Path:
+    """fx-add with its statement in English and Chinese, and the figure both link to; with ``titles``, each
+    test's Chinese title too."""
     folder = tmp_path / "problems" / name
     shutil.copytree(FIXTURE_PROBLEMS / "fx-add", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in folder.glob("tests/*/test_*.py") if titles else ():
+        text = path.read_text(encoding="utf-8")
+        text = re.sub(r"^((?:@pytest\.mark\.parametrize.*\n)?def (test_\w+))", r'@pytest.mark.title(zh="测试 \2")\n\1',
+                      text, flags=re.M)
+        path.write_text(text if "import pytest" in text else "import pytest\n" + text, encoding="utf-8")
     (folder / "README.md").write_text(ENGLISH, encoding="utf-8")
     (folder / "README.zh.md").write_text(chinese, encoding="utf-8")
     (folder / "assets").mkdir()
@@ -90,6 +97,15 @@ def test_a_translation_is_held_to_the_defaults_rules(tmp_path: Path) -> None:
             "code") in found.failures
     assert ("README.zh.md links to other files than README.md (only here: assets/和.svg; only in README.md: "
             "assets/sum.svg)") in found.notes
+
+
+def test_a_translated_problem_without_a_tests_title_in_its_language_fails_check(tmp_path: Path) -> None:
+    found = findings(two_languages(tmp_path, titles=False))
+    missing = [f for f in found.failures if "has no title in zh" in f]
+    assert [f.split(":")[0] for f in missing] == ["tests/public/test_add.py", "tests/public/test_add.py",
+                                                  "tests/secret/test_big.py"], found.failures
+    assert 'add @pytest.mark.title(zh="...") above it' in missing[0]
+    assert findings(two_languages(tmp_path / "titled")).failures == []
 
 
 def test_a_missing_translation_is_a_note_and_falls_back_to_english(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ from ..core import assets
 from ..core.degenerate import degenerate_sources
 from ..core.problem import Problem, ProblemError, discover_in
 from ..core.result import Result, TestResult
+from ..core.titles import untranslated_objectives, untranslated_tests
 from ..core.wrong import WrongSolution, WrongSolutionError, load_wrong, unmet
 from ..engines import Job, get_engine
 from ..formats.terminal import Painter, use_colour
@@ -234,6 +235,15 @@ def check_files(check: ProblemCheck) -> None:
     _check_translations(check)
     check.failures += assets.unpublishable(problem.path) + assets.leaks(problem.path)
     check.notes += cut_test_names(problem)
+    check.failures += untranslated_titles(problem)
+
+
+def untranslated_titles(problem: Problem) -> list[str]:
+    """Tests and objectives of a translated problem without a title in each of its statement's languages:
+    the learner reading that language would see them in English (judge.core.titles)."""
+    tests = [*problem.public_test_files, *problem.secret_test_files]
+    languages = list(translations(problem.path))
+    return untranslated_objectives(problem.objectives, languages) + untranslated_tests(problem.path, tests, languages)
 
 
 def cut_test_names(problem: Problem) -> list[str]:

@@ -101,7 +101,22 @@ class Registry:
         self._record_names = {cls: name for name, cls in self.records.items()}
 
     def record_name(self, cls: type) -> str | None:
-        return self._record_names.get(cls)
+        """The declared name ``cls`` crosses as: its own, or that of the declared dataclass it copies (a
+        learner's own ``@dataclass class SimResult`` with the declared one's name and fields, as an older
+        starter defined it, crosses as the declared ``SimResult`` and is rebuilt as it on the other side)."""
+        name = self._record_names.get(cls)
+        if name is None and dataclasses.is_dataclass(cls):
+            name = self._look_alike(cls)
+        return name
+
+    def _look_alike(self, cls: type) -> str | None:
+        fields = [f.name for f in dataclasses.fields(cls)]
+        for name, declared in self.records.items():
+            if (declared.__qualname__ == cls.__qualname__ and dataclasses.is_dataclass(declared)
+                    and [f.name for f in dataclasses.fields(declared)] == fields):
+                self._record_names[cls] = name
+                return name
+        return None
 
 
 def qualified_name(cls: type) -> str:

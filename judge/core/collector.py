@@ -23,6 +23,7 @@ from .problem import Objective
 from .protocol import BoundaryError
 from .result import Frame, TestResult, cap_output
 from .scoring import MARKER, OBJECTIVE_MARKER, marker_weight
+from .titles import TITLE_MARKER, test_title
 
 MESSAGE_CAP = 4000
 OUTPUT_LIMIT = 2**20  # characters of stdout + stderr a test may print before it fails
@@ -174,11 +175,13 @@ def _pattern(pattern: str) -> re.Pattern[str]:
 
 
 def readable_name(item: pytest.Item) -> str:
-    """The test's docstring first line if it has one, else its name without ``test_``."""
+    """The test's docstring first line if it has one, else its name without ``test_``; in the run's
+    language when the test declares its title in it (:mod:`judge.core.titles`)."""
     function = getattr(item, "function", None)
     doc = (getattr(function, "__doc__", None) or "").strip()
     base = getattr(item, "originalname", item.name)
     name = doc.splitlines()[0] if doc else base.removeprefix("test_").replace("_", " ")
+    name = test_title(name, item.get_closest_marker(TITLE_MARKER))
     callspec = getattr(item, "callspec", None)
     return f"{name} [{callspec.id}]" if callspec is not None else name
 

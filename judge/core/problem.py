@@ -59,7 +59,7 @@ class EquivalentMutant:
 OBJECTIVE_KINDS = ("concept", "checks", "types")  # checks and types together: at most DETAIL_SHARE
 DETAIL_SHARE = 0.2  # of a problem's points, for argument checks and return-type details
 _OBJECTIVE_KEYS = {"id": str, "title": str, "points": (int, float), "tests": list, "kind": str,
-                   "requires": list, "scoring": str}
+                   "requires": list, "scoring": str, "titles": dict}
 
 
 @dataclass
@@ -72,7 +72,8 @@ class Objective:
     says what is learnt: the idea itself (``concept``), argument checks (``checks``) or return-type
     details (``types``). ``requires``: objectives whose points this one's are scaled by (checks count
     only as far as the function is right on valid input). ``scoring``: ``proportional`` to the tests
-    passed, or ``all-or-nothing``.
+    passed, or ``all-or-nothing``. ``titles``: the title in other languages, by language code
+    (``{"zh": "GPipe 顺序"}``); reports show the learner's (:meth:`title_in`).
     """
 
     id: str
@@ -82,6 +83,15 @@ class Objective:
     kind: str = "concept"
     requires: list[str] = field(default_factory=list)
     scoring: str = "proportional"
+    titles: dict[str, str] = field(default_factory=dict)
+
+    def title_in(self, lang: str) -> str:
+        """The title in ``lang`` (``zh-CN`` finds ``zh``), else the English ``title``."""
+        tag = lang.lower()
+        for candidate in (tag, tag.split("-")[0]):
+            if self.titles.get(candidate):
+                return self.titles[candidate]
+        return self.title
 
 
 @dataclass
@@ -426,7 +436,8 @@ def _boundary_errors(table: dict[str, Any]) -> Iterator[str]:
 def _objective(table: dict[str, Any]) -> Objective:
     return Objective(id=table["id"], title=table["title"], points=float(table["points"]),
                      tests=list(table.get("tests", [])), kind=table.get("kind", "concept"),
-                     requires=list(table.get("requires", [])), scoring=table.get("scoring", "proportional"))
+                     requires=list(table.get("requires", [])), scoring=table.get("scoring", "proportional"),
+                     titles={str(k).lower(): v for k, v in table.get("titles", {}).items()})
 
 
 def _objective_errors(tables: list[Any], points: Any) -> Iterator[str]:
@@ -463,6 +474,9 @@ def _objective_errors(tables: list[Any], points: Any) -> Iterator[str]:
             yield f"{name}: scoring {table.get('scoring')!r} is not one of proportional, all-or-nothing"
         if not all(isinstance(p, str) for p in table.get("tests", [])):
             yield f"{name}: tests must be a list of patterns"
+        titles = table.get("titles", {})
+        if isinstance(titles, dict) and not all(isinstance(t, str) and t.strip() for t in titles.values()):
+            yield f"{name}: titles must be a table of language code = title (e.g. titles = {{ zh = \"...\" }})"
     yield from _requirement_errors(tables, ids)
     yield from _points_errors(tables, points)
 

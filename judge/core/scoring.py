@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from numbers import Real
 from typing import TYPE_CHECKING
 
+from ..lang import language, say
 from .result import ObjectiveResult, Result, TestResult
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def score_result(result: Result, weights: dict[str, float], problem: Problem) ->
         weights.setdefault(test.id, 1.0)
     tests = {t.id: (weights[t.id], t.objective) for t in result.tests}
     if problem.objectives:
-        objectives = [_Objective(o.id, o.title, o.points, o.kind, list(o.requires), o.scoring)
+        objectives = [_Objective(o.id, o.title_in(language()), o.points, o.kind, list(o.requires), o.scoring)
                       for o in problem.objectives]
         plan = _Plan(tests, objectives, True)
         if result.status in ("passed", "failed"):  # every collected test ran: score over what it can earn
@@ -93,10 +94,13 @@ def score_result(result: Result, weights: dict[str, float], problem: Problem) ->
 
 def rescore(result: Result, canonical: Result, problem: Problem) -> Result:
     """Score ``result`` against every test and objective of ``canonical`` (a test missing from ``result``
-    earns nothing, and still counts)."""
+    earns nothing, and still counts). Titles and notes are in the learner's language
+    (:func:`judge.lang.language`: call it inside :func:`judge.lang.tests_language`)."""
     tests = {t.id: (t.max_points, t.objective) for t in canonical.tests}
     if canonical.objectives:
-        objectives = [_Objective(o.id, o.title, o.max_points, o.kind, list(o.requires), o.scoring)
+        titles = {o.id: o.title for o in canonical.objectives} | {o.id: o.title_in(language())
+                                                                  for o in problem.objectives}
+        objectives = [_Objective(o.id, titles[o.id], o.max_points, o.kind, list(o.requires), o.scoring)
                       for o in canonical.objectives]
         for test in result.tests:
             if test.id in tests:
@@ -200,16 +204,23 @@ def _note(result: Result, objective: _Objective, members: list[str], factor: flo
         first = (public.message or public.outcome).strip().splitlines()
         return _cut(first[0] if first else public.outcome)
     if failing:  # a secret test's message is shown only where secret tests are (judge grade's feedback)
-        return "a secret test did not pass"
+        return say("a secret test did not pass", zh="有一个隐藏测试没有通过")
     if members and not (result.tests and result.status != "timeout"):
         return _cut((result.message or result.status).strip().splitlines()[0] if (result.message or result.status)
-                    else "no test ran")
+                    else say("no test ran", zh="没有测试运行"))
     if factor < 1.0:
-        waits = ", ".join(f"{o.title} " + ("right" if earned.get(o.id, 0.0) >= o.points - 1e-9 else
-                                           f"{earned.get(o.id, 0.0) / o.points:.0%} right" if o.points else "")
-                          for o in objectives if o.id in objective.requires)
-        return _cut(f"its tests pass; it counts {factor:.0%}, as far as what it waits for is right: {waits}")
+        return _cut(waiting_note([o.title for o in objectives if o.id in objective.requires
+                                  and earned.get(o.id, 0.0) < o.points - 1e-9]))
     return ""
+
+
+def waiting_note(waiting: list[str]) -> str:
+    """The note of an objective whose tests pass but which counts only as far as ``waiting`` (the titles
+    of the objectives it requires that are not right yet) are: the page says the same (web/js/results.js)."""
+    # the judge's words in a Result come with their translations here: both engines make them, and the
+    # browser's Python has no message catalog (docs/i18n.md)
+    return say("right; it counts in full once {objectives} is right",
+               zh="正确；等 {objectives} 也正确后才全部计分").format(objectives=say(", ", zh="、").join(waiting))
 
 
 def _cut(text: str) -> str:

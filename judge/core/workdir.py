@@ -19,12 +19,13 @@ from pathlib import Path
 
 from .problem import Problem
 from .scoring import MARKER_HELP, OBJECTIVE_MARKER_HELP
+from .titles import TITLE_MARKER_HELP
 
 # Helper modules of tests/public and tests/secret are importable from every test file by name:
 # pytest puts both folders on sys.path for the session (the `pythonpath` setting).
 PYTEST_INI = ("[pytest]\npython_files = test_*.py\npython_functions = test_*\naddopts =\n"
               "pythonpath = tests/public tests/secret\n"
-              f"markers =\n    {MARKER_HELP}\n    {OBJECTIVE_MARKER_HELP}\n")
+              f"markers =\n    {MARKER_HELP}\n    {OBJECTIVE_MARKER_HELP}\n    {TITLE_MARKER_HELP}\n")
 
 
 def make_workdir(problem: Problem, include_secret: bool, root: str | Path | None = None) -> Path:

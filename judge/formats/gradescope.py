@@ -14,7 +14,8 @@ import json
 from typing import Any
 
 from ..core.result import Result
-from ..i18n import N_, _, ngettext
+from ..core.titles import problem_title
+from ..i18n import N_, _, current_language, ngettext
 from . import FormatContext, points
 from ._platform import Row, fence, outcome_word, rows, total
 from .objectives import objective_lines
@@ -34,7 +35,8 @@ def render(results: list[Result], context: FormatContext) -> str:
         all_rows += problem_rows
         tests += [_test(row, f"{number}.{index}", secret_visibility)
                   for index, row in enumerate(problem_rows, start=1)]
-        summary.append(_summary(result, problem_rows, secret_visibility, problem.title if problem else ""))
+        title = problem_title(problem, current_language()) if problem else ""
+        summary.append(_summary(result, problem_rows, secret_visibility, title))
     score = total(all_rows)[0]
     output = "\n".join(summary)
     if context.submission_error:

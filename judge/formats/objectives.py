@@ -11,6 +11,11 @@ from ..core.result import ObjectiveResult, Result
 from .points import text
 
 
+def objective_right(objective: ObjectiveResult) -> bool:
+    """Whether the objective is right: earned in full, or its tests all pass (it then waits for others)."""
+    return objective.points >= objective.max_points or 0 < objective.total <= objective.passed
+
+
 def objective_line(objective: ObjectiveResult, with_note: bool = True) -> str:
     """``title earned / worth`` and, when points were lost, ``: note``."""
     line = f"{objective.title} {text(objective.points)} / {text(objective.max_points)}"

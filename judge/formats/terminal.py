@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from ..artifacts import EXPECTED, TIMELINE, first_difference, first_timing_difference, render_timeline_text
 from ..core.result import Frame, Result, TestResult
 from ..i18n import N_, _, ngettext
+from .objectives import objective_right
 
 _COLOURS = {"passed": "32", "failed": "31", "error": "31", "timeout": "33", "skipped": "33", "dim": "2",
             "bold": "1"}
@@ -94,16 +95,23 @@ def _status_line(result: Result, paint: Painter, keyword: str | None) -> str:
 
 def _pad(text: str, width: int) -> str:
     """``text`` padded to ``width`` terminal columns (a wide character, as in 通过, takes two)."""
-    columns = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-    return text + " " * max(0, width - columns)
+    return text + " " * max(0, width - _columns(text))
+
+
+def _columns(text: str) -> int:
+    """The terminal columns ``text`` takes."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def _objectives(result: Result, paint: Painter) -> str:
-    """Points per objective: the ones earned in full dimmed, the others with why."""
-    width = max(len(o.title) for o in result.objectives)
+    """Points per objective, each marked right (its tests pass) or not: the ones earned in full dimmed,
+    the others with why (for a right one, what it waits for)."""
+    width = max(_columns(o.title) for o in result.objectives)
     lines = []
     for objective in result.objectives:
-        points = f"{objective.title:<{width}}  {round(objective.points, 2):g} / {round(objective.max_points, 2):g}"
+        mark = "✓" if objective_right(objective) else "✗"
+        earned = f"{round(objective.points, 2):g} / {round(objective.max_points, 2):g}"
+        points = f"{mark} {_pad(objective.title, width)}  {earned}"
         if objective.points >= objective.max_points:
             lines.append(paint(f"        {points}", "dim"))
         else:

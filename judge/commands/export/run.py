@@ -38,7 +38,8 @@ from ...core.problem import Problem
 from ...core.result import Result
 from ...core.scoring import rescore
 from ...formats.points import add, text
-from ...i18n import _, use_language
+from ...i18n import _, current_language, use_language
+from ...lang import tests_language
 from ...sandbox.levels import Sandbox
 from ..cli import sandbox_options
 from ..grade.submissions import Submission, read_submission
@@ -71,7 +72,8 @@ def grade(bundle: Bundle, submission_path: Path, sandbox: Sandbox | None = None,
     for problem in bundle.problems:
         result = judged.get(problem.id) or Result.error(problem.id, _why_not_judged(submission, problem.id))
         canonical = bundle.canonical[problem.id]
-        result = rescore(result, canonical, problem)
+        with tests_language(current_language()):  # titles and notes in the learner's language
+            result = rescore(result, canonical, problem)
         result.max_points = canonical.max_points
         results.append(result)
     return Graded(results, _unreadable(submission), time.monotonic() - started)

@@ -32,6 +32,8 @@ from ...core.problem import Problem
 from ...core.result import Result
 from ...core.scoring import rescore
 from ...engines import Job
+from ...i18n import current_language
+from ...lang import tests_language
 from .layouts import entry_of, is_lms_name
 from .model import ClassGrades, Graded, Options, write_atomic
 from .submissions import Submission, discover, read_entry
@@ -170,7 +172,8 @@ def _not_judged(problem: Problem, submission: Submission) -> Result:
 
 def _score(result: Result, canonical: Result, problems: list[Problem]) -> Result:
     problem = next(p for p in problems if p.id == result.problem)
-    scored = rescore(result, canonical, problem)
+    with tests_language(current_language()):  # titles and notes in the learner's language
+        scored = rescore(result, canonical, problem)
     scored.max_points = canonical.max_points
     return scored
 
@@ -217,8 +220,6 @@ def _previous_results(out_dir: Path, item: Graded) -> list[Result] | None:
 def _problem_set_digest(problems: list[Problem], options: Options) -> str:
     """sha256 of every file of every problem, the judge's version and the options that change Results (the
     language too: the tests' messages may follow it, judge.lang)."""
-    from ...i18n import current_language
-
     hasher = hashlib.sha256(f"{__version__}\0{options.timeout}\0{current_language()}\0".encode())
     for problem in problems:
         for path in sorted(p for p in problem.path.rglob("*") if p.is_file() and "__pycache__" not in p.parts):

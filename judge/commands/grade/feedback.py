@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from ...core.problem import Problem
 from ...core.result import Result, TestResult
+from ...core.titles import problem_title
 from ...formats.objectives import objective_lines
 from ...formats.points import text
 from ...formats.secret_code import secret_code_lines, secret_names, without_code
-from ...i18n import N_, _, ngettext
+from ...i18n import N_, _, current_language, ngettext
 from .model import ClassGrades, Graded
 
 FAILURES_SHOWN = 5  # failing tests with their messages, per problem
@@ -82,7 +83,7 @@ def _needing_details(item: Graded, pairs: list[tuple[Problem, Result]]) -> list[
 
 
 def _details(problem: Problem, result: Result, level: str) -> list[str]:
-    lines = [f"## {problem.id}: {problem.title}", ""]
+    lines = [f"## {problem.id}: {problem_title(problem, current_language())}", ""]
     if result.message:
         lines += [_fenced(result.message), ""]
     if result.objectives:

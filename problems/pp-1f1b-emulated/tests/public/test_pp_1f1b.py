@@ -11,18 +11,21 @@ from judge.lang import say
 CASES = [(1, 1), (1, 3), (2, 1), (2, 4), (3, 2), (3, 5), (4, 8)]
 
 
+@pytest.mark.title(zh="梯度与整个批次一次算出的相同")
 @pytest.mark.parametrize("p,M", CASES)
 def test_gradients_match_full_batch(p: int, M: int) -> None:
     import pp_1f1b
     h.assert_gradients(h.good_run(pp_1f1b.stage_loop, p, M))
 
 
+@pytest.mark.title(zh="损失是整个批次的均方误差")
 @pytest.mark.parametrize("p,M", CASES)
 def test_loss_is_full_batch_mse(p: int, M: int) -> None:
     import pp_1f1b
     h.assert_loss(h.good_run(pp_1f1b.stage_loop, p, M))
 
 
+@pytest.mark.title(zh="执行顺序是 1F1B")
 @pytest.mark.parametrize("p,M", [(2, 4), (3, 2), (4, 8)])
 def test_order_is_1f1b(p: int, M: int, record_property) -> None:
     import pp_1f1b
@@ -31,12 +34,14 @@ def test_order_is_1f1b(p: int, M: int, record_property) -> None:
     h.assert_order(h.good_run(pp_1f1b.stage_loop, p, M))
 
 
+@pytest.mark.title(zh="激活显存")
 @pytest.mark.parametrize("p,M", [(2, 4), (3, 5), (4, 8)])
 def test_activation_memory(p: int, M: int) -> None:
     import pp_1f1b
     h.assert_memory(h.good_run(pp_1f1b.stage_loop, p, M))
 
 
+@pytest.mark.title(zh="题面：blocking=False 时每次发送都用 isend，handle 在最后统一等待")
 @pytest.mark.parametrize("p,M", [(2, 4), (3, 5), (4, 8)])
 def test_isend_and_wait_at_the_end(p: int, M: int) -> None:
     """The statement: with blocking=False every send is an isend, and the handles are waited for at the end."""
@@ -44,6 +49,7 @@ def test_isend_and_wait_at_the_end(p: int, M: int) -> None:
     h.assert_communication(h.good_run(pp_1f1b.stage_loop, p, M))
 
 
+@pytest.mark.title(zh="每次接收紧挨在用到它的计算之前，每次发送紧挨在产生它的计算之后")
 @pytest.mark.parametrize("p,M", [(2, 2), (2, 4), (3, 5), (4, 8)])
 def test_messages_at_their_compute(p: int, M: int) -> None:
     """Each receive right before the compute that uses it, each send right after the compute that made it.
@@ -54,12 +60,14 @@ def test_messages_at_their_compute(p: int, M: int) -> None:
     h.assert_placement(h.good_run(pp_1f1b.stage_loop, p, M))
 
 
+@pytest.mark.title(zh="阻塞发送导致死锁")
 @pytest.mark.parametrize("p,M", [(2, 2), (4, 6)])
 def test_blocking_sends_deadlock(p: int, M: int, record_property) -> None:
     import pp_1f1b
     h.assert_blocking_deadlocks(pp_1f1b.stage_loop, p, M, record_property)
 
 
+@pytest.mark.title(zh="p = 1 或 m = 1 时，blocking=True 与 blocking=False 一样能运行到底")
 @pytest.mark.parametrize("p,M", [(1, 3), (2, 1), (3, 1)])
 def test_blocking_without_a_cycle_runs_normally(p: int, M: int) -> None:
     """With p = 1 or m = 1, blocking=True runs to the end like blocking=False.
@@ -75,6 +83,7 @@ def test_blocking_without_a_cycle_runs_normally(p: int, M: int) -> None:
     h.assert_memory(run)
 
 
+@pytest.mark.title(zh="最后一个 rank 以 float 返回损失，其余 rank 都返回 None")
 @pytest.mark.parametrize("p,M", [(2, 4), (4, 2)])
 def test_other_ranks_return_none(p: int, M: int) -> None:
     """The last rank returns the loss as a float, every other rank returns None."""
@@ -96,6 +105,7 @@ def test_other_ranks_return_none(p: int, M: int) -> None:
                         f"{sorted(bad)} 返回了 {returned!r}（只有最后一个 rank 计算损失：在其他 rank 上返回 None）")
 
 
+@pytest.mark.title(zh="不传 blocking= 时，stage_loop 运行非阻塞的循环")
 def test_blocking_defaults_to_false() -> None:
     """Called without blocking=, stage_loop runs the non-blocking loop.
 

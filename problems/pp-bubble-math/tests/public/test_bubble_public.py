@@ -50,6 +50,7 @@ def _swapped(p: int, m: int) -> bool:
         return False
 
 
+@pytest.mark.title(zh="气泡占比")
 @pytest.mark.parametrize("p,m", [(2, 1), (4, 4), (4, 12), (8, 8), (8, 32)])
 def test_bubble_fraction(p, m):
     import bubble_math
@@ -69,6 +70,7 @@ def test_bubble_fraction(p, m):
     ])
 
 
+@pytest.mark.title(zh="气泡与理想时间之比")
 @pytest.mark.parametrize("p,m", [(2, 1), (4, 4), (4, 12), (8, 8), (8, 2)])
 def test_bubble_over_ideal(p, m):
     import bubble_math
@@ -87,6 +89,7 @@ def test_bubble_over_ideal(p, m):
 # interleaved 1F1B
 
 
+@pytest.mark.title(zh="交错调度的气泡占比")
 @pytest.mark.parametrize("p,m,v", [(4, 8, 1), (4, 8, 2), (4, 8, 4), (8, 8, 2), (8, 16, 3)])
 def test_interleaved_bubble_fraction(p, m, v):
     import bubble_math
@@ -107,6 +110,7 @@ def test_interleaved_bubble_fraction(p, m, v):
     ])
 
 
+@pytest.mark.title(zh="交错调度的气泡与理想时间之比")
 @pytest.mark.parametrize("p,m,v", [(4, 8, 1), (4, 8, 2), (8, 16, 4), (8, 8, 3)])
 def test_interleaved_bubble_over_ideal(p, m, v):
     import bubble_math
@@ -123,6 +127,7 @@ def test_interleaved_bubble_over_ideal(p, m, v):
     ])
 
 
+@pytest.mark.title(zh="每个 rank 只有一个模型块（v = 1）时，交错 1F1B 就是普通 1F1B")
 @pytest.mark.parametrize("p,m", [(2, 2), (4, 8), (8, 8)])
 def test_interleaved_with_v1_is_plain_1f1b(p, m):
     """With one chunk per rank (v = 1) interleaved 1F1B is plain 1F1B."""
@@ -144,6 +149,7 @@ ONE_STAGE = [
 ]
 
 
+@pytest.mark.title(zh="p = 1：没有等待，气泡为 0；p = 2 时则不为 0")
 @pytest.mark.parametrize("name,one,two,want", ONE_STAGE, ids=[case[0] for case in ONE_STAGE])
 def test_one_stage_has_no_bubble(name, one, two, want):
     """p = 1: nothing waits, the bubble is 0; with p = 2 it is not."""
@@ -159,6 +165,7 @@ def test_one_stage_has_no_bubble(name, one, two, want):
 # peak activations
 
 
+@pytest.mark.title(zh="激活峰值")
 @pytest.mark.parametrize("kind,p,m,s,expected", [
     ("gpipe", 4, 8, 0, 8), ("gpipe", 4, 8, 3, 8), ("gpipe", 1, 5, 0, 5),
     ("1f1b", 4, 8, 0, 4), ("1f1b", 4, 8, 3, 1), ("1f1b", 4, 2, 0, 2), ("1f1b", 8, 32, 5, 3),
@@ -221,6 +228,7 @@ def _all_stages(kind: str, p: int, m: int) -> list:
 # minimum number of micro-batches
 
 
+@pytest.mark.title(zh="最少微批次数")
 @pytest.mark.parametrize("p,target,expected", [
     (4, 0.5, 3),    # exact boundary: 3 / (3 + 3) == 0.5
     (4, 0.2, 12),   # exact boundary: 3 / 15 == 0.2 (a plain math.ceil of a float gives 13)
@@ -263,6 +271,7 @@ def test_min_microbatches(p, target, expected):
 # point-to-point volume
 
 
+@pytest.mark.title(zh="点对点通信的元素个数")
 @pytest.mark.parametrize("s,b,h,v", [(1024, 1, 4096, 1), (2048, 2, 4096, 2), (16, 4, 8, 3), (1, 1, 1, 1)])
 def test_p2p_elements(s, b, h, v):
     import bubble_math
@@ -281,6 +290,7 @@ def test_p2p_elements(s, b, h, v):
     assert ok, msg
 
 
+@pytest.mark.title(zh="点对点通信量：v 默认为 1")
 def test_p2p_default_v_is_1():
     import bubble_math
 
@@ -313,6 +323,7 @@ INVALID = [
 ]
 
 
+@pytest.mark.title(zh="非法输入抛出 ValueError")
 @pytest.mark.parametrize("name,args,arg", INVALID, ids=[f"{name}{args!r} (wrong {arg})" for name, args, arg in INVALID])
 def test_invalid_input_raises_value_error(name, args, arg):
     import bubble_math
@@ -336,6 +347,7 @@ def test_invalid_input_raises_value_error(name, args, arg):
                              zh=f"{call} 应抛出 ValueError，却返回了 {result!r}"))
 
 
+@pytest.mark.title(zh="元素个数是 int（任何规模都精确），不是 float")
 @pytest.mark.parametrize("s,b,h,v", [(1024, 1, 4096, 1), (3, 5, 7, 2)])
 def test_p2p_returns_an_int(s, b, h, v):
     """A number of elements is an int (exact at any size), not a float."""
@@ -349,6 +361,7 @@ def test_p2p_returns_an_int(s, b, h, v):
            f"{type(got).__name__} 的 {got!r}（请返回 int：这是元素的个数，只用整数计算）")
 
 
+@pytest.mark.title(zh="微批次数是 int")
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
 def test_peak_activations_returns_an_int(kind):
     """A number of micro-batches is an int."""
@@ -368,6 +381,7 @@ FLOAT_CALLS = [
 ]
 
 
+@pytest.mark.title(zh="时间占比是 float，为 0 时（p = 1）也是")
 @pytest.mark.parametrize("name,args", FLOAT_CALLS, ids=[f"{name}{args!r}" for name, args in FLOAT_CALLS])
 def test_bubble_functions_return_a_float(name, args):
     """A share of time is a float, also when it is 0 (p = 1)."""
@@ -381,6 +395,7 @@ def test_bubble_functions_return_a_float(name, args):
            "（四个气泡函数都返回 float）")
 
 
+@pytest.mark.title(zh="微批次数是 int")
 @pytest.mark.parametrize("p,target", [(4, 0.2), (4, 0.5), (8, 0.25), (1, 0.1)])
 def test_min_microbatches_returns_an_int(p, target):
     """A number of micro-batches is an int."""

@@ -30,6 +30,7 @@ def _expect(what: str, got, expected: Fraction, wrong: dict[str, Fraction]) -> N
 PS = (1, 2, 3, 5, 7, 8)  # every grid test holds p = 1 (no bubble) and larger p
 
 
+@pytest.mark.title(zh="气泡：多组规模")
 @pytest.mark.parametrize("m", [1, 2, 3, 7, 16, 31, 32])
 def test_bubble_grid(m):
     import bubble_math
@@ -43,6 +44,7 @@ def test_bubble_grid(m):
                      zh="那是占总时间的比例，(p - 1) / (m + p - 1)"): frac})
 
 
+@pytest.mark.title(zh="交错调度：多组规模")
 @pytest.mark.parametrize("m", [1, 2, 3, 7, 16, 31, 32])
 def test_interleaved_grid(m):
     import bubble_math
@@ -61,6 +63,7 @@ def test_interleaved_grid(m):
                      say("that is the fraction of the total", zh="那是占总时间的比例"): ifrac})
 
 
+@pytest.mark.title(zh="与模拟器对照：更多规模")
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
 @pytest.mark.parametrize("p,m", [(5, 3), (5, 16), (8, 8), (8, 12)])
 def test_simulator_more_sizes(kind, p, m, record_property):
@@ -79,6 +82,7 @@ def test_simulator_more_sizes(kind, p, m, record_property):
             {say("that is idle / total", zh="那是 idle / total"): idle / total})
 
 
+@pytest.mark.title(zh="激活峰值与模拟器对照：更多规模")
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
 @pytest.mark.parametrize("p,m", [(5, 3), (5, 16), (8, 8), (8, 12), (1, 4)])
 def test_simulator_more_sizes_peaks(kind, p, m, record_property):
@@ -92,6 +96,7 @@ def test_simulator_more_sizes_peaks(kind, p, m, record_property):
                    zh=f"{kind} p={p} m={m}：模拟器测得各 stage 的峰值 {run.peak}，peak_activations 给出 {got}")
 
 
+@pytest.mark.title(zh="交错调度与模拟器对照：更多规模")
 @pytest.mark.parametrize("p,m,v", [(2, 6, 4), (3, 3, 3), (5, 10, 2), (8, 8, 2), (4, 12, 3)])
 def test_interleaved_simulator_more_sizes(p, m, v, record_property):
     import bubble_math
@@ -115,6 +120,7 @@ def test_interleaved_simulator_more_sizes(p, m, v, record_property):
                  say("that is idle / total", zh="那是 idle / total"): idle / total})
 
 
+@pytest.mark.title(zh="交错调度每条链路的通信量与模拟器一致")
 @pytest.mark.parametrize("p,m,v", [(2, 6, 4), (3, 3, 3), (5, 10, 2), (8, 8, 2), (4, 12, 3)])
 def test_interleaved_link_volume_matches_simulator(p, m, v, record_property):
     import bubble_math
@@ -139,6 +145,7 @@ def _defining_min(p: int, target: float) -> int:
     return m
 
 
+@pytest.mark.title(zh="最少微批次数：恰好在边界上的目标")
 @pytest.mark.parametrize("p,target", [
     (10, 0.072), (12, 0.088), (7, 0.24), (13, 0.48), (4, 0.03), (7, 0.6), (8, 0.7), (11, 0.08), (10, 0.009),
 ])
@@ -158,6 +165,7 @@ def test_min_microbatches_hard_boundaries(p, target):
                    zh=f"min_microbatches(p={p}, target={target})：预期 {expected}，实际 {got!r}{why}")
 
 
+@pytest.mark.title(zh="最少微批次数：多组规模")
 def test_min_microbatches_grid():
     import bubble_math
 
@@ -173,6 +181,7 @@ def test_min_microbatches_grid():
                               f"应是满足 (p - 1) / (m + p - 1) <= target 的最小的 m >= 1")
 
 
+@pytest.mark.title(zh="每个 stage 的激活峰值")
 def test_peak_activations_all_stages():
     import bubble_math
 
@@ -187,6 +196,7 @@ def test_peak_activations_all_stages():
                               f"{[min(p - s, m) for s in range(p)]}（stage 0 在前），实际为 {gpipe} 和 {ofob}")
 
 
+@pytest.mark.title(zh="很大的点对点通信量也精确")
 def test_p2p_large_values_exact():
     import bubble_math
 
@@ -207,6 +217,7 @@ def test_p2p_large_values_exact():
     assert ok, msg
 
 
+@pytest.mark.title(zh="超过 2**53 后 float 无法表示每个整数：只有整数运算仍然精确")
 def test_p2p_exact_beyond_float_precision():
     """Past 2**53 a float can no longer hold every integer: only integer arithmetic stays exact."""
     import bubble_math
@@ -246,6 +257,7 @@ MORE_INVALID = [
 ]
 
 
+@pytest.mark.title(zh="更多非法输入")
 @pytest.mark.parametrize("name,args,arg", MORE_INVALID, ids=[f"{name}{args!r} (wrong {arg})" for name, args, arg in MORE_INVALID])
 def test_more_invalid_input(name, args, arg):
     import bubble_math
@@ -311,6 +323,7 @@ def _swapped(fraction, over, args: tuple, of_total: float, of_busy: float) -> bo
         return False
 
 
+@pytest.mark.title(zh="气泡与模拟器一致")
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
 @pytest.mark.parametrize("p,m", [(2, 1), (2, 3), (3, 5), (4, 4), (4, 8)])
 def test_bubble_matches_simulator(kind, p, m, record_property):
@@ -337,6 +350,7 @@ def test_bubble_matches_simulator(kind, p, m, record_property):
             [(of_total, _swapped_text() if swapped else _is_fraction())])
 
 
+@pytest.mark.title(zh="交错调度与模拟器一致")
 @pytest.mark.parametrize("p,m,v", [(2, 2, 2), (2, 4, 3), (4, 4, 2), (4, 8, 2), (3, 6, 2), (4, 8, 4)])
 def test_interleaved_matches_simulator(p, m, v, record_property):
     import bubble_math
@@ -368,6 +382,7 @@ def test_interleaved_matches_simulator(p, m, v, record_property):
             [(of_total, _swapped_text() if swapped else _is_fraction())] + no_v)
 
 
+@pytest.mark.title(zh="激活峰值与模拟器一致")
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
 @pytest.mark.parametrize("p,m", [(2, 1), (4, 2), (4, 4), (4, 8)])
 def test_peak_matches_simulator(kind, p, m, record_property):
@@ -386,6 +401,7 @@ def test_peak_matches_simulator(kind, p, m, record_property):
            f"{measured}（stage 0 在前），你的 peak_activations 给出 {got}")
 
 
+@pytest.mark.title(zh="点对点通信量与模拟器一致")
 @pytest.mark.parametrize("p,v", [(2, 1), (4, 1), (2, 2), (4, 3)])
 def test_p2p_matches_simulator(p, v, record_property):
     import bubble_math
@@ -411,6 +427,7 @@ def test_p2p_matches_simulator(p, v, record_property):
 # every closed form against the same simulated schedules: one consistent model of the pipeline
 
 
+@pytest.mark.title(zh="每个闭式公式对照同一批模拟的调度")
 @pytest.mark.parametrize("p,m", [(2, 2), (2, 6), (3, 2), (3, 3), (3, 9), (4, 4), (4, 8), (5, 3), (5, 10)])
 def test_closed_forms_match_the_simulated_schedules(p, m, record_property):
     """Every closed form against the same simulated schedules

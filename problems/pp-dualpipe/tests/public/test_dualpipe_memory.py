@@ -17,6 +17,7 @@ def _peaks(sched, what):
                                     f"{H.fmt_sched(sched)}")) from None
 
 
+@pytest.mark.title(zh="手算的示例")
 @pytest.mark.parametrize("text, want", [
     ("F0s0 F0s1 F1s0&B0s1 F1s1&B0s0 B1s1 B1s0", 2),
     ("F0s0 F0s1 I0s1 F1s0 W0s1 F1s1&B0s0 B1s1 B1s0", 2),
@@ -33,6 +34,7 @@ def test_hand_examples(text, want):
                                  f"B 或 I 释放它们，W 不改变任何东西；在每个动作之后计数。" + H.memory_hint(sched, got))
 
 
+@pytest.mark.title(zh="DualPipeV 的激活峰值")
 @pytest.mark.parametrize("p,m", [(1, 2), (2, 4), (2, 5), (3, 6), (4, 8)])
 def test_dualpipev_peaks(p, m):
     sched = H.expected(p, m)
@@ -44,6 +46,7 @@ def test_dualpipev_peaks(p, m):
                                f"最后一个 rank 上为 2p + 1 = {2 * p + 1}，实际 {got}。" + H.memory_hint(sched, got))
 
 
+@pytest.mark.title(zh="对照调度的激活峰值")
 @pytest.mark.parametrize("name", ["1f1b", "zb-h1"])
 def test_baseline_peaks(name):
     p, m = 4, 8
@@ -55,6 +58,7 @@ def test_baseline_peaks(name):
                                        f"[4, 3, 2, 1]（stage s 上为 p - s），实际 {got}")
 
 
+@pytest.mark.title(zh="返回 int 的列表")
 def test_returns_a_list_of_ints():
     sched = H.expected(2, 4)
     try:

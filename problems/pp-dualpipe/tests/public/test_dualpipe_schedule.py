@@ -9,6 +9,7 @@ from judge.lang import say
 EXPECTED = H.EXPECTED
 
 
+@pytest.mark.title(zh="顺序与预期完全一致")
 @pytest.mark.parametrize("p,m", list(EXPECTED))
 def test_order_exact(p, m, record_property):
     got = H.normalize(dualpipe.dualpipev_schedule(p, m), p, f"dualpipev_schedule({p}, {m})")
@@ -19,6 +20,7 @@ def test_order_exact(p, m, record_property):
     assert not report, report
 
 
+@pytest.mark.title(zh="调度合法")
 @pytest.mark.parametrize("p", [1, 2, 3, 4, 5])
 @pytest.mark.parametrize("extra", [0, 1, 3, 6])
 def test_schedule_is_valid(p, extra):
@@ -30,6 +32,7 @@ def test_schedule_is_valid(p, extra):
                                    f"{H.fmt_sched(got)}")
 
 
+@pytest.mark.title(zh="每个 rank 每个 stage 运行 m 次前向；重叠对的个数是 2m - 3p + r + 1（最后一个 rank 是 2m - 2p - 1）")
 @pytest.mark.parametrize("p", [2, 3, 5])
 def test_phase_counts(p):
     """Every rank runs m forwards per stage; the number of pairs is 2m - 3p + r + 1 (2m - 2p - 1 on the last rank)."""
@@ -50,6 +53,7 @@ def test_phase_counts(p):
 INVALID_SIZES = [(1, 1), (2, 3), (3, 5), (4, 7), (0, 4), (-1, 6)]
 
 
+@pytest.mark.title(zh="不合法的规模抛出异常")
 @pytest.mark.parametrize("p,m", INVALID_SIZES, ids=[f"p={p}, m={m}" for p, m in INVALID_SIZES])
 def test_invalid_sizes_raise(p, m):
     try:
@@ -71,6 +75,7 @@ def test_invalid_sizes_raise(p, m):
                                 f"每个 stage 至少需要一个微批次），但它返回了 {str(got)[:120]}"))
 
 
+@pytest.mark.title(zh="m = 2p 是 DualPipeV 的最小规模，能给出调度")
 @pytest.mark.parametrize("p", [1, 2, 4])
 def test_smallest_size_m_equal_to_2p_is_accepted(p):
     """m = 2p, DualPipeV's smallest size, gives a schedule"""

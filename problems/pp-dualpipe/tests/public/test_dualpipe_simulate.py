@@ -17,6 +17,7 @@ ONE_RANK_TIMES = [("F0s0", 0.0, 1.0), ("F0s1", 1.0, 2.0), ("I0s1", 2.0, 3.5), ("
                   ("F1s1&B0s0", 5.0, 7.5), ("B1s1", 7.5, 9.5), ("B1s0", 9.5, 11.5)]
 
 
+@pytest.mark.title(zh="单个 rank 上的时长")
 def test_durations_one_rank(record_property):
     res = _sim([ONE_RANK], 1.0, 2.0, 0.5, 0.5, say("a one-rank schedule with every kind of action",
                                                     zh="一个包含每种动作的单 rank 调度"))
@@ -42,6 +43,7 @@ ONE_RANK_TIMES_NO_GAIN = [("F0s0", 0.0, 1.0), ("F0s1", 1.0, 2.0), ("I0s1", 2.0, 
                           ("W0s1", 4.5, 5.0), ("F1s1&B0s0", 5.0, 8.0), ("B1s1", 8.0, 10.0), ("B1s0", 10.0, 12.0)]
 
 
+@pytest.mark.title(zh="simulate(sched, tf, tb, tw)：gain 可省略，默认 0.0（此时一个重叠对耗时 T_F + T_B）")
 def test_gain_defaults_to_zero():
     """simulate(sched, tf, tb, tw): gain is optional, 0.0 by default (a pair then takes T_F + T_B)."""
     try:
@@ -64,6 +66,7 @@ def _as_lists(sched):
     return [[[list(x) for x in a] if isinstance(a[0], tuple) else list(a) for a in row] for row in sched]
 
 
+@pytest.mark.title(zh="时间线每项是 (action, start, end)，action 与调度中写的完全一样（list 仍是 list）")
 @pytest.mark.parametrize("written", ["tuples", "lists"])
 def test_timeline_lists_actions_as_given(written):
     """Each timeline entry is (action, start, end) with the action exactly as the schedule lists it (a list stays a list)."""
@@ -103,6 +106,7 @@ W_AFTER_I_TIMES = [
 ]
 
 
+@pytest.mark.title(zh="I 结束时就发送输入梯度：上一个 stage 的反向从不等待 W")
 def test_w_does_not_delay_its_i(record_property):
     """The input gradient of an I is sent when the I ends: the previous stage's backward never waits for the W."""
     res = _sim(W_AFTER_I, 1.0, 3.0, 2.0, 0.0, say("a two-rank schedule with I and W", zh="一个带 I 和 W 的两 rank 调度"))
@@ -150,6 +154,7 @@ TWO_RANKS_TIMES = [
 ]
 
 
+@pytest.mark.title(zh="重叠对等待它的两个输入")
 def test_pair_waits_for_both_inputs(record_property):
     res = _sim(TWO_RANKS, 1.0, 2.0, 1.0, 1.0, say("a two-rank schedule with one pair", zh="一个带一个重叠对的两 rank 调度"))
     record_property("timeline", H.to_timeline(res, 2, "your simulate: two ranks, T_F=1, T_B=2, T_W=1, gain=1"))
@@ -194,6 +199,7 @@ FORWARD_LATE_TIMES = [
 ]
 
 
+@pytest.mark.title(zh="重叠对等待它前向的输入")
 def test_pair_waits_for_its_forward_input(record_property):
     res = _sim(FORWARD_LATE, 1.0, 2.0, 1.0, 1.0, say("a two-rank schedule with one pair", zh="一个带一个重叠对的两 rank 调度"))
     record_property("timeline", H.to_timeline(res, 2, "your simulate: two ranks, T_F=1, T_B=2, T_W=1, gain=1"))
@@ -220,6 +226,7 @@ def test_pair_waits_for_its_forward_input(record_property):
 PAIRS = H.parse("F0s0 F1s0 F0s1 F1s1&B0s1 F2s0&B1s1 B0s0 F2s1 B2s1 B1s0 B2s0")
 
 
+@pytest.mark.title(zh="单个 rank、没有等待：每个重叠对耗时 T_F + T_B - gain，其他动作耗时各自的时间")
 @pytest.mark.parametrize("gain", [0.0, 0.5, 1.0])
 def test_pair_duration(gain, record_property):
     """One rank, no waiting: each pair lasts T_F + T_B - gain, every other action its own time."""
@@ -254,6 +261,7 @@ THREE_RANKS_TIMES = [
 ]
 
 
+@pytest.mark.title(zh="重叠对的两个输出在它结束时就绪")
 def test_pair_outputs_ready_at_its_end(record_property):
     res = _sim(THREE_RANKS, 1.0, 2.0, 1.0, 0.5, say("a three-rank schedule with one pair", zh="一个带一个重叠对的三 rank 调度"))
     record_property("timeline", H.to_timeline(res, None, "your simulate: three ranks, T_F=1, T_B=2, T_W=1, gain=0.5"))
@@ -285,6 +293,7 @@ def test_pair_outputs_ready_at_its_end(record_property):
                                                                    zh=f"busy：预期 [6.0, 5.5, 6.0]，实际 {res['busy']}")
 
 
+@pytest.mark.title(zh="题面：没有要运行的动作时不耗时（total 为 0，bubble_fraction 为 0）；很短的调度与长的一样计时")
 @pytest.mark.parametrize("sched, want", [
     ([], {"timeline": [], "total": 0.0, "busy": [], "bubble": [], "bubble_fraction": 0.0}),
     ([[]], {"timeline": [[]], "total": 0.0, "busy": [0.0], "bubble": [0.0], "bubble_fraction": 0.0}),
@@ -300,6 +309,7 @@ def test_empty_and_tiny_schedules(sched, want):
                             zh=f"simulate({sched!r}, tf=0.5, tb=1, tw=0.5)：\n  预期 {want}\n  实际 {got}")
 
 
+@pytest.mark.title(zh="3 个 rank 的 1F1B，每个 rank 一个 stage（不是 V 形）：bubble_fraction 是 sum(bubble) / (p * total)，p 为 rank 数")
 def test_bubble_fraction_is_over_ranks():
     """1F1B on 3 ranks, one stage each (not a V): bubble_fraction is sum(bubble) / (p * total) with p the number of ranks."""
     sched = H.baseline("1f1b", 3, 6)
@@ -355,6 +365,7 @@ WHY_ZH = {
 }
 
 
+@pytest.mark.title(zh="死锁时抛出异常")
 @pytest.mark.parametrize("sched, why", [
     ([H.parse("F0s0 W0s0 I0s0")], "W0s0 waits for I0s0, which comes after it on the same rank"),
     ([H.parse("F0s0 B0s0 W0s0")], "W0s0 after a full backward: its I never runs"),
@@ -372,6 +383,7 @@ def test_deadlock_raises(sched, why):
                                                        zh=f"simulate 在\n{H.fmt_sched(sched)}\n上"), why, WHY_ZH.get(why, ""))
 
 
+@pytest.mark.title(zh="格式错误的调度抛出异常")
 @pytest.mark.parametrize("sched, why", [
     ([[("F", 0, 0), ("X", 0, 0)]], "'X' is not a kind: F, B, I, W"),
     ([[("F", 0, 0), ("b", 0, 0)]], "'b' is not a kind: F, B, I, W"),
@@ -414,6 +426,7 @@ def _raises_value_error(sched) -> bool:
     return False
 
 
+@pytest.mark.title(zh="动作类型只能恰好是 F、B、I 或 W：由其中几个拼成的名字或空字符串都不是")
 @pytest.mark.parametrize("kind", ["FB", "IW", ""], ids=repr)
 def test_kinds_are_whole_names(kind):
     """A kind is exactly F, B, I or W: a name made of several of them, or the empty string, is no kind."""
@@ -432,6 +445,7 @@ def _formula(p, tf, tb, tw, gain):
     return (p - 1) * ((tf + tb - gain) + tb - 3 * tw)
 
 
+@pytest.mark.title(zh="T_F = T_I = 1（T_B = 1 + T_W）：尖端 rank 的气泡是 (p-1)(T_F&B + T_B - 3T_W)，rank r 的少 (p-2-r)·gain")
 @pytest.mark.parametrize("p,m", [(2, 4), (2, 5), (3, 6), (4, 8)])
 @pytest.mark.parametrize("tw,gain", [(1.0, 0.0), (1.0, 1.0), (0.5, 0.25), (0.5, 1.0)])
 def test_bubble_matches_the_published_formula(p, m, tw, gain):
@@ -453,6 +467,7 @@ def test_bubble_matches_the_published_formula(p, m, tw, gain):
            f"{float(res['total']):g}，气泡 {got}。" + H.duration_hint(res, tf, tb, tw, gain))
 
 
+@pytest.mark.title(zh="p = 4，m = 8，T_F = T_I = T_W = 1：题面中的表格")
 def test_against_1f1b_and_zb_h1(record_property):
     """p = 4, m = 8, T_F = T_I = T_W = 1: the table of the statement."""
     p, m = 4, 8
@@ -484,6 +499,7 @@ def test_against_1f1b_and_zb_h1(record_property):
                f"实际 {float(res['total']):g} 和 {got}。" + H.duration_hint(res, 1.0, 2.0, 1.0, gain))
 
 
+@pytest.mark.title(zh="你的调度在时间上的表现")
 @pytest.mark.parametrize("p,m", [(2, 4), (3, 6), (4, 8)])
 def test_your_schedule_in_time(p, m, record_property):
     sched = H.normalize(dualpipe.dualpipev_schedule(p, m), p, f"dualpipev_schedule({p}, {m})")

@@ -167,6 +167,8 @@ def _backwards_in_forward_order() -> str:
 
 FORWARD_RULE = "the k-th forward runs chunk (k mod p*v) // p on micro-batch (k // (p*v)) * p + k mod p"
 BACKWARD_RULE = "the k-th backward runs chunk v - 1 - (k mod p*v) // p on micro-batch (k // (p*v)) * p + k mod p"
+FORWARD_RULE_ZH = "第 k 个前向在微批次 (k // (p*v)) * p + k mod p 上运行模型块 (k mod p*v) // p"
+BACKWARD_RULE_ZH = "第 k 个反向在微批次 (k // (p*v)) * p + k mod p 上运行模型块 v - 1 - (k mod p*v) // p"
 
 
 def chunk_sequence(kind: str, p: int, m: int, v: int) -> list[tuple[int, str, int]]:
@@ -215,6 +217,7 @@ def order_report(kind: str, p: int, m: int, v: int, rank: int, got_ops: list) ->
     if got == want:
         return ""
     name, rule = ("forwards", FORWARD_RULE) if kind == "F" else ("backwards", BACKWARD_RULE)
+    rule_zh = FORWARD_RULE_ZH if kind == "F" else BACKWARD_RULE_ZH
     if max(len(want), len(got)) <= FULL_LIST_LIMIT:
         shown = say(f"expected {fmt(want)}\n        got      {fmt(got)}",
                     zh=f"预期 {fmt(want)}\n        实际 {fmt(got)}")
@@ -228,7 +231,7 @@ def order_report(kind: str, p: int, m: int, v: int, rank: int, got_ops: list) ->
     return (say(f"interleaved_schedule(p={p}, m={m}, v={v}), rank {rank}: its {name}, in the order it runs them, "
                 f"are not the statement's ({rule}) {NOTATION}",
                 zh=f"interleaved_schedule(p={p}, m={m}, v={v})，rank {rank}：它的{'前向' if kind == 'F' else '反向'}"
-                f"按运行顺序与题面的不同（{rule}）{NOTATION_ZH}")
+                f"按运行顺序与题面的不同（{rule_zh}）{NOTATION_ZH}")
             + f"\n        {shown}" + (f"\n        {likely(hint)}" if hint else ""))
 
 

@@ -68,11 +68,13 @@ def _check_exact(p: int, m: int, v: int, record_property) -> None:
     assert_schedule(p, m, v, _expected(p, m, v), got)
 
 
+@pytest.mark.title(zh="调度与预期完全一致")
 @pytest.mark.parametrize("p,m,v", [key for key in EXPECTED if key[2] > 1])
 def test_schedule_exact(p, m, v, record_property):
     _check_exact(p, m, v, record_property)
 
 
+@pytest.mark.title(zh="v = 1 时调度就是普通 1F1B：预热 min(p - r - 1, m) 次前向")
 @pytest.mark.parametrize("p,m,v", [key for key in EXPECTED if key[2] == 1])
 def test_v1_schedule_is_plain_1f1b(p, m, v, record_property):
     """With v = 1 the schedule is plain 1F1B: min(p - r - 1, m) warm-up forwards."""
@@ -99,11 +101,13 @@ def _check_warmups(p: int, m: int, v: int) -> None:
                          + ("\n" + "\n".join(hints) if hints else ""))
 
 
+@pytest.mark.title(zh="预热数量 num_warmup")
 @pytest.mark.parametrize("p,m,v", [key for key in WARMUPS if key[2] > 1])
 def test_num_warmup(p, m, v):
     _check_warmups(p, m, v)
 
 
+@pytest.mark.title(zh="v = 1 时 num_warmup 是普通 1F1B 的 min(p - r - 1, m)，列表也以这么多次前向开头")
 @pytest.mark.parametrize("p,m,v", [key for key in WARMUPS if key[2] == 1])
 def test_v1_num_warmup(p, m, v):
     """With v = 1, num_warmup is plain 1F1B's min(p - r - 1, m), and the list starts with that many forwards."""
@@ -122,6 +126,7 @@ def _check_leading_forwards(p: int, m: int, v: int) -> None:
             f"steady-state forward, i.e. {want} forwards before the first backward; it has {got}: {fmt(sched[r][:want + 2])} ...")
 
 
+@pytest.mark.title(zh="调度以预热开头")
 @pytest.mark.parametrize("p,m,v", [(2, 4, 2), (4, 8, 2), (3, 3, 2), (4, 4, 3)])
 def test_schedule_starts_with_the_warmup(p, m, v):
     _check_leading_forwards(p, m, v)
@@ -130,6 +135,7 @@ def test_schedule_starts_with_the_warmup(p, m, v):
 ORDER_CASES = [(2, 4, 2), (4, 8, 2), (3, 6, 3), (2, 6, 3), (4, 8, 4), (1, 2, 3)]
 
 
+@pytest.mark.title(zh="每个 rank 的前向按运行顺序，以 p 个微批次为一组依次经过各模型块")
 @pytest.mark.parametrize("p,m,v", ORDER_CASES)
 def test_forwards_visit_the_chunks_in_groups_of_p(p, m, v):
     """Each rank's forwards, in the order it runs them, go through the chunks in groups of p micro-batches.
@@ -142,6 +148,7 @@ def test_forwards_visit_the_chunks_in_groups_of_p(p, m, v):
     assert not wrong, wrong[0] + (f"\n(and {len(wrong) - 1} more rank(s) like it)" if len(wrong) > 1 else "")
 
 
+@pytest.mark.title(zh="每个 rank 的反向按运行顺序，从最后一个模型块到第一个")
 @pytest.mark.parametrize("p,m,v", ORDER_CASES)
 def test_backwards_visit_the_chunks_in_reverse(p, m, v):
     """Each rank's backwards, in the order it runs them, go through the chunks last to first.
@@ -154,6 +161,7 @@ def test_backwards_visit_the_chunks_in_reverse(p, m, v):
     assert not wrong, wrong[0] + (f"\n(and {len(wrong) - 1} more rank(s) like it)" if len(wrong) > 1 else "")
 
 
+@pytest.mark.title(zh="每个操作恰好一次")
 @pytest.mark.parametrize("p,m,v", [(2, 4, 2), (4, 8, 2), (4, 12, 4), (3, 6, 3), (1, 4, 2), (5, 7, 1)])
 def test_every_op_exactly_once(p, m, v):
     sched = normalize(interleaved.interleaved_schedule(p, m, v), p)
@@ -171,6 +179,7 @@ INVALID_SIZES = [(2, 3, 2), (4, 6, 2), (3, 4, 3), (3, 2, 2), (4, 1, 3), (0, 4, 2
     (2, 4, 0), (-1, 4, 2), (0, 4, 1), (3, 0, 1)]
 
 
+@pytest.mark.title(zh="两个函数都检查规模，v = 1 时也检查（普通 1F1B 同样要求 p、m >= 1）")
 @pytest.mark.parametrize("p,m,v", INVALID_SIZES, ids=[f"p={p}, m={m}, v={v}" for p, m, v in INVALID_SIZES])
 def test_invalid_sizes_raise(p, m, v):
     """Both functions check the sizes, also for v = 1 (plain 1F1B still needs p, m >= 1).
@@ -183,12 +192,14 @@ def test_invalid_sizes_raise(p, m, v):
 BAD_RANKS = [(2, 4, 2, -1), (2, 4, 2, 2), (3, 5, 1, 3), (3, 5, 1, -1), (1, 3, 4, 1)]
 
 
+@pytest.mark.title(zh="rank 不在 0..p-1 内时抛出 ValueError，v = 1 时也是")
 @pytest.mark.parametrize("p,m,v,rank", BAD_RANKS, ids=[f"p={p}, m={m}, v={v}, rank={rank}" for p, m, v, rank in BAD_RANKS])
 def test_num_warmup_rejects_bad_rank(p, m, v, rank):
     """A rank outside 0..p-1 raises ValueError, also for v = 1."""
     expect_value_error(interleaved, "num_warmup", p, m, v, rank)
 
 
+@pytest.mark.title(zh="v = 1 时任何 m 都可以（普通 1F1B 没有整除要求）")
 def test_v1_accepts_any_m():
     """With v = 1 any m is fine (plain 1F1B has no divisibility rule)."""
     sched = normalize(interleaved.interleaved_schedule(2, 3, 1), 2)
@@ -196,6 +207,7 @@ def test_v1_accepts_any_m():
         f"interleaved_schedule(2, 3, 1) should be plain 1F1B, got {[fmt(row) for row in sched]}")
 
 
+@pytest.mark.title(zh="调度不会死锁")
 @pytest.mark.parametrize("p,m,v", [(2, 4, 2), (4, 8, 2), (3, 6, 3), (4, 8, 4)])
 def test_schedule_has_no_deadlock(p, m, v, record_property):
     sched = normalize(interleaved.interleaved_schedule(p, m, v), p)
@@ -228,6 +240,7 @@ def _rows(rows) -> list[list[tuple[int, str, int, float, float]]]:
     return [[(int(c), str(o), int(mb), float(s), float(e)) for c, o, mb, s, e in row] for row in rows]
 
 
+@pytest.mark.title(zh="模拟：示例")
 def test_simulate_worked_example(record_property):
     sched = _expected(2, 4, 2)
     rows, total, bubble = simulate(interleaved, sched, 2, 2, _worked())
@@ -257,6 +270,7 @@ def test_simulate_worked_example(record_property):
         f"1 - (sum of op durations) / (p * total) = 1 - 24/27")
 
 
+@pytest.mark.title(zh="模拟使用 tf 和 tb")
 def test_simulate_uses_tf_and_tb():
     sched = _expected(2, 4, 2)
     rows, total, bubble = simulate(interleaved, sched, 2, 2, _worked(), tf=2.0, tb=2.0)
@@ -268,6 +282,7 @@ def test_simulate_uses_tf_and_tb():
 ANY_ORDER_STARTS = [[0.0, 0.5, 1.0, 1.5, 3.5, 4.5, 5.5, 6.5], [0.5, 1.0, 1.5, 2.0, 2.5, 3.5, 4.5, 5.5]]
 
 
+@pytest.mark.title(zh="模拟任意顺序")
 def test_simulate_any_order(record_property):
     # Not Megatron's order: every forward first (chunk by chunk), then every backward.
     sched = [[(0, "F", 0), (0, "F", 1), (1, "F", 0), (1, "F", 1), (1, "B", 0), (1, "B", 1), (0, "B", 0), (0, "B", 1)]
@@ -296,6 +311,7 @@ def test_simulate_any_order(record_property):
     assert math.isclose(float(bubble), 0.2, rel_tol=1e-9), f"bubble: expected 1 - 12/15 = 0.2, got {float(bubble)}"
 
 
+@pytest.mark.title(zh="模拟报告死锁")
 def test_simulate_reports_deadlock():
     # Rank 1 wants the backward of micro-batch 0 on its last chunk before it has run that forward.
     sched = [parse("F0c0 F1c0 F0c1 F1c1 B0c1 B1c1 B0c0 B1c0"), parse("F0c0 B0c1 F1c0 F0c1 F1c1 B1c1 B0c0 B1c0")]
@@ -303,6 +319,7 @@ def test_simulate_reports_deadlock():
         interleaved.simulate_interleaved(sched, 2, 2)
 
 
+@pytest.mark.title(zh="气泡随 v 缩小")
 @pytest.mark.parametrize("tf,tb", [(1.0, 2.0), (1.0, 1.0)])
 def test_bubble_shrinks_with_v(tf, tb, record_property):
     # Uses your interleaved_schedule and simulate_interleaved: p = 4, m = 8, v = 1, 2, 4.
@@ -328,6 +345,7 @@ def test_bubble_shrinks_with_v(tf, tb, record_property):
         f"idle time per rank should shrink by v: v=1 {idle[1]}, v=2 {idle[2]}, v=4 {idle[4]}")
 
 
+@pytest.mark.title(zh="操作不是 F 或 B 时 simulate_interleaved 抛出 ValueError")
 @pytest.mark.parametrize("op", ["W", "f", "X", "", "FB"], ids=repr)
 def test_simulate_rejects_unknown_ops(op):
     """simulate_interleaved raises ValueError for an op other than "F" or "B".
@@ -345,6 +363,7 @@ def test_simulate_rejects_unknown_ops(op):
                          f"(ops are 'F' or 'B'), but returned {str(got)[:80]}")
 
 
+@pytest.mark.title(zh="interleaved_schedule 返回列表，每个 rank 一个由 (chunk, op, mb) 元组组成的列表，v = 1 时也是")
 @pytest.mark.parametrize("p,m,v", [(2, 4, 2), (3, 5, 1)])
 def test_schedule_types(p, m, v):
     """interleaved_schedule returns a list with one list per rank of (chunk, op, mb) tuples, also for v = 1."""
@@ -369,6 +388,7 @@ def _is_time(x) -> bool:
     return type(x) in (float, int)
 
 
+@pytest.mark.title(zh="simulate_interleaved 返回题面所说的类型")
 def test_simulate_types():
     """simulate_interleaved returns the types the statement names.
 
@@ -400,6 +420,7 @@ def test_simulate_types():
                                     f"（start、end、total 和 bubble 都是 float）")
 
 
+@pytest.mark.title(zh="默认值是 tf = 1.0 和 tb = 2.0，与签名一致")
 def test_simulate_default_durations():
     """The defaults are tf = 1.0 and tb = 2.0, as in the signature."""
     sched = _expected(2, 4, 2)

@@ -35,11 +35,13 @@ def _exact(v: int) -> bool:
     return v in (1, 2, 4)
 
 
+@pytest.mark.title(zh="调度：多组规模")
 @pytest.mark.parametrize("p,v", [(p, v) for p, v in GRID if v >= 2])
 def test_grid_schedule(p, v, record_property):
     _check_grid_schedule(p, v, record_property)
 
 
+@pytest.mark.title(zh="v = 1：普通 1F1B 的预热数量和顺序，m = 1、2、3、7 以及 p 的倍数")
 @pytest.mark.parametrize("p", sorted({p for p, _ in GRID}))
 def test_grid_v1(p, record_property):
     """With v = 1: plain 1F1B's warm-up counts and orders, for m = 1, 2, 3, 7 and multiples of p."""
@@ -67,6 +69,7 @@ def _check_grid_schedule(p: int, v: int, record_property) -> None:
         pytest.fail(report + f"\n(wrong for m in {[f[0] for f in failures]} with p={p}, v={v})")
 
 
+@pytest.mark.title(zh="每个 rank 的前向和反向按运行顺序都符合题面的公式")
 @pytest.mark.parametrize("p,v", [(p, v) for p, v in GRID if v >= 2])
 def test_grid_chunk_order(p, v):
     """Every rank's forwards and backwards, each in the order it runs them, follow the statement's formulas."""
@@ -78,6 +81,7 @@ def test_grid_chunk_order(p, v):
                 assert not report, report
 
 
+@pytest.mark.title(zh="预热数量：多组规模")
 @pytest.mark.parametrize("p,v", [(p, v) for p, v in GRID if v >= 2])
 def test_grid_num_warmup(p, v):
     _check_grid_warmups(p, v)
@@ -93,6 +97,7 @@ def _check_grid_warmups(p: int, v: int) -> None:
                              f"got {got}" + (f"; likely mistake: {hints[0]}" if hints else ""))
 
 
+@pytest.mark.title(zh="大规模调度与预期一致，气泡达到理想值")
 @pytest.mark.parametrize("p,m,v", [(8, 32, 4), (8, 16, 3), (6, 12, 2), (5, 20, 4), (7, 7, 3)])
 def test_large_schedule_matches_and_has_the_ideal_bubble(p, m, v, record_property):
     got = normalize(interleaved.interleaved_schedule(p, m, v), p)
@@ -119,6 +124,7 @@ def _compare_rows(got_rows, want_rows, exact: bool, what: str) -> None:
                 f"got {o}{mb}c{c} from {s:g} to {e:g}")
 
 
+@pytest.mark.title(zh="模拟 Megatron 的顺序")
 @pytest.mark.parametrize("p,m,v,tf,tb", SIM_CASES)
 def test_simulate_megatron_order(p, m, v, tf, tb, record_property):
     sched = oracle.schedule(p, m, v)
@@ -135,6 +141,7 @@ def test_simulate_megatron_order(p, m, v, tf, tb, record_property):
     assert math.isclose(want_bubble, (p - 1) / (v * m + p - 1), rel_tol=1e-9, abs_tol=1e-12)
 
 
+@pytest.mark.title(zh="模拟其他可行的顺序")
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_simulate_other_feasible_orders(seed):
     p, m, v = [(2, 3, 2), (3, 2, 2), (2, 2, 4), (4, 3, 1)][seed]
@@ -146,6 +153,7 @@ def test_simulate_other_feasible_orders(seed):
     assert math.isclose(float(bubble), want_bubble, rel_tol=1e-9, abs_tol=1e-12)
 
 
+@pytest.mark.title(zh="模拟检测到死锁")
 @pytest.mark.parametrize("p,m,v", [(4, 8, 2), (3, 6, 3), (2, 4, 2)])
 def test_simulate_detects_deadlock(p, m, v):
     # Megatron's order without the (v-1)*p warm-up: the last rank wants a backward it cannot have yet.
@@ -163,6 +171,7 @@ def test_simulate_detects_deadlock(p, m, v):
         interleaved.simulate_interleaved(bad, p, v)
 
 
+@pytest.mark.title(zh="v = 3 时的气泡")
 @pytest.mark.parametrize("p,m,v", [(2, 4, 3), (3, 6, 3), (4, 4, 3)])
 def test_bubble_with_v3(p, m, v):
     sched = normalize(interleaved.interleaved_schedule(p, m, v), p)
@@ -173,6 +182,7 @@ def test_bubble_with_v3(p, m, v):
         f"p={p} m={m} v={v}: expected bubble {(p - 1) / (v * m + p - 1):.6f}, got {float(bubble):.6f}")
 
 
+@pytest.mark.title(zh="只有一个 rank")
 def test_single_rank():
     sched = normalize(interleaved.interleaved_schedule(1, 3, 2), 1)
     assert sched == oracle.schedule(1, 3, 2), f"p=1 m=3 v=2: expected {fmt(oracle.schedule(1, 3, 2)[0])}, got {fmt(sched[0])}"
@@ -184,6 +194,7 @@ def test_single_rank():
 MORE_INVALID_SIZES = [(2, 5, 4), (8, 12, 2), (5, 3, 2), (8, 4, 4), (3, 0, 1), (0, 0, 1), (1, 1, 0), (-2, 3, 1)]
 
 
+@pytest.mark.title(zh="更多不合法的规模")
 @pytest.mark.parametrize("p,m,v", MORE_INVALID_SIZES, ids=[f"p={p}, m={m}, v={v}" for p, m, v in MORE_INVALID_SIZES])
 def test_more_invalid_sizes(p, m, v):
     expect_value_error(interleaved, "interleaved_schedule", p, m, v)
@@ -193,18 +204,21 @@ def test_more_invalid_sizes(p, m, v):
 MORE_BAD_RANKS = [(4, 7, 1, 4), (4, 7, 1, -1), (3, 6, 3, 3), (1, 1, 1, 1)]
 
 
+@pytest.mark.title(zh="更多不合法的 rank")
 @pytest.mark.parametrize("p,m,v,rank", MORE_BAD_RANKS,
                          ids=[f"p={p}, m={m}, v={v}, rank={rank}" for p, m, v, rank in MORE_BAD_RANKS])
 def test_more_bad_ranks(p, m, v, rank):
     expect_value_error(interleaved, "num_warmup", p, m, v, rank)
 
 
+@pytest.mark.title(zh="合法的边界规模")
 @pytest.mark.parametrize("p,m,v", [(1, 5, 3), (2, 2, 4)])
 def test_valid_edge_sizes(p, m, v):
     got = normalize(interleaved.interleaved_schedule(p, m, v), p)
     assert_schedule(p, m, v, oracle.schedule(p, m, v), got)
 
 
+@pytest.mark.title(zh="v = 1 时，m 小于 p 和 m = 1 也是普通 1F1B")
 @pytest.mark.parametrize("p,m,v", [(4, 3, 1), (8, 1, 1)])
 def test_v1_edge_sizes(p, m, v):
     """With v = 1, m below p and m = 1 are plain 1F1B too."""

@@ -10,6 +10,7 @@ import pytest
 from quiz_forms import QUESTIONS, read_answer
 
 
+@pytest.mark.title(zh="答案符合题目要求的形式")
 @pytest.mark.parametrize("name", QUESTIONS)
 def test_answer_form(name):
     """The answer has the form its question asks for

@@ -9,6 +9,7 @@ from quiz_forms import QUESTIONS, read_answer
 from judge.lang import say
 
 
+@pytest.mark.title(zh="答案正确")
 @pytest.mark.parametrize("name", QUESTIONS)
 def test_answer(name):
     """The answer is right"""

@@ -14,6 +14,7 @@ def ops(text: str) -> list[tuple[str, int]]:
     return [(tok[0], int(tok[1:])) for tok in text.split()]
 
 
+@pytest.mark.title(zh="GPipe：先全部前向，再全部反向")
 def test_gpipe_all_forwards_then_all_backwards(record_property):
     got = pp_sim.schedule("gpipe", 3, 4)
     want = ops("F0 F1 F2 F3 B0 B1 B2 B3")
@@ -21,6 +22,7 @@ def test_gpipe_all_forwards_then_all_backwards(record_property):
     check_schedule(got, [want] * 3, "gpipe", 3, 4)
 
 
+@pytest.mark.title(zh="题面的示例：p = 4 个 stage，m = 6 个微批次")
 def test_1f1b_worked_example(record_property):
     """The statement's example: p = 4 stages, m = 6 micro-batches."""
     got = pp_sim.schedule("1f1b", 4, 6)
@@ -34,6 +36,7 @@ def test_1f1b_worked_example(record_property):
     check_schedule(got, want, "1f1b", 4, 6)
 
 
+@pytest.mark.title(zh="1F1B：4 个 stage，4 个微批次")
 def test_1f1b_four_stages_four_microbatches(record_property):
     got = pp_sim.schedule("1f1b", 4, 4)
     want = [
@@ -46,6 +49,7 @@ def test_1f1b_four_stages_four_microbatches(record_property):
     check_schedule(got, want, "1f1b", 4, 4)
 
 
+@pytest.mark.title(zh="m < p：预热上限为 m，所以前面的 stage 先全部前向，再全部反向")
 @pytest.mark.points(3)  # the warm-up capped at m, the public case of it
 def test_1f1b_fewer_microbatches_than_stages(record_property):
     """m < p: the warm-up is capped at m, so the first stages run all forwards, then all backwards."""
@@ -55,6 +59,7 @@ def test_1f1b_fewer_microbatches_than_stages(record_property):
     check_schedule(got, want, "1f1b", 4, 2)
 
 
+@pytest.mark.title(zh="只有一个 stage")
 @pytest.mark.parametrize("kind, want", [("gpipe", "F0 F1 F2 B0 B1 B2"), ("1f1b", "F0 B0 F1 B1 F2 B2")])
 def test_single_stage(record_property, kind, want):
     got = pp_sim.schedule(kind, 1, 3)
@@ -62,6 +67,7 @@ def test_single_stage(record_property, kind, want):
     check_schedule(got, [ops(want)], kind, 1, 3)
 
 
+@pytest.mark.title(zh="只有一个微批次")
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
 def test_single_microbatch(record_property, kind):
     got = pp_sim.schedule(kind, 3, 1)
@@ -69,6 +75,7 @@ def test_single_microbatch(record_property, kind):
     check_schedule(got, [ops("F0 B0")] * 3, kind, 3, 1)
 
 
+@pytest.mark.title(zh="操作是 (str, int) 元组")
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
 def test_operations_are_tuples_of_str_and_int(record_property, kind):
     got = pp_sim.schedule(kind, 2, 3)
@@ -84,6 +91,7 @@ def test_operations_are_tuples_of_str_and_int(record_property, kind):
                 zh=f"stage {s}：一个操作是（'F' 或 'B'，int 微批次编号），实际得到 {op!r}")
 
 
+@pytest.mark.title(zh="1F1B 的要点：stage s 同时持有的未反向微批次从不超过 min(p - s, m) 个")
 def test_1f1b_keeps_at_most_p_minus_s_microbatches_in_flight(record_property):
     """The point of 1F1B: stage s never holds more than min(p - s, m) un-backpropagated micro-batches."""
     p, m = 4, 8
@@ -102,6 +110,7 @@ def test_1f1b_keeps_at_most_p_minus_s_microbatches_in_flight(record_property):
                f"你的顺序达到了 {peak} 个：{fmt(as_ops(stage))}")
 
 
+@pytest.mark.title(zh="未知的调度类型抛出 ValueError")
 @pytest.mark.parametrize("kind", ["GPipe", "interleaved", "", None], ids=lambda kind: shown(kind=kind))
 def test_unknown_kind_raises_value_error(kind):
     expect_value_error(kind, 4, 4, say('kind must be "gpipe" or "1f1b"', zh='kind 必须是 "gpipe" 或 "1f1b"'))
@@ -110,6 +119,7 @@ def test_unknown_kind_raises_value_error(kind):
 SIZES_BELOW_ONE = [(kind, p, m) for p, m in [(0, 4), (4, 0), (-1, 4), (4, -3)] for kind in ("gpipe", "1f1b")]
 
 
+@pytest.mark.title(zh="两种调度都一样：空流水线（p = 0）或没有微批次（m = 0）是错误，而不是返回 []")
 @pytest.mark.parametrize("kind, p, m", SIZES_BELOW_ONE, ids=[f"{kind}, p={p}, m={m}" for kind, p, m in SIZES_BELOW_ONE])
 def test_sizes_below_one_raise_value_error(kind, p, m):
     """For both kinds: an empty pipeline (p = 0) or no micro-batches (m = 0) is an error, not []."""
@@ -121,6 +131,7 @@ def test_sizes_below_one_raise_value_error(kind, p, m):
 NON_INT_SIZES = [(4.0, 4), (4, 2.5), ("4", 4), (4, None)]
 
 
+@pytest.mark.title(zh="不是 int 的规模抛出 ValueError")
 @pytest.mark.parametrize("p, m", NON_INT_SIZES, ids=[shown(p=p, m=m) for p, m in NON_INT_SIZES])
 def test_non_int_sizes_raise_value_error(p, m):
     expect_value_error("gpipe", p, m, say("p and m must be ints", zh="p 和 m 必须是 int"))

@@ -32,6 +32,7 @@ CASES = [(1, 1), (1, 5), (2, 1), (2, 2), (2, 7), (3, 2), (3, 3), (3, 10), (4, 1)
          (4, 16), (5, 32), (6, 4), (7, 3), (8, 8), (8, 9), (8, 64)]
 
 
+@pytest.mark.title(zh="与预期顺序一致")
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
 @pytest.mark.parametrize("p, m", CASES)
 def test_matches_expected_order(record_property, kind, p, m):
@@ -42,6 +43,7 @@ def test_matches_expected_order(record_property, kind, p, m):
 
 # The whole order, for every size: half of each order's objective (docs/grading.md, what mistakes cost),
 # so an order right only for the common sizes (a 1F1B warm-up never capped at m) loses much of it.
+@pytest.mark.title(zh="最多 8 个 stage 的每种规模")
 @pytest.mark.points(24)
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
 def test_every_size_up_to_eight_stages(record_property, kind):
@@ -54,6 +56,7 @@ def test_every_size_up_to_eight_stages(record_property, kind):
             check_schedule(got, want, kind, p, m)
 
 
+@pytest.mark.title(zh="更多未知的调度类型")
 @pytest.mark.parametrize("kind", ["1F1B", "gpipe ", 3, ("gpipe",)], ids=lambda kind: shown(kind=kind))
 def test_more_unknown_kinds(kind):
     expect_value_error(kind, 2, 2, say('kind must be exactly "gpipe" or "1f1b"', zh='kind 必须恰好是 "gpipe" 或 "1f1b"'))
@@ -63,6 +66,7 @@ MORE_INVALID_SIZES = [(0, 0), (-5, -5), (1.0, 1), (2, "8"), ([2], 2), (True, 2),
                       (2, False), (3, 1.0), ("3", 1)]
 
 
+@pytest.mark.title(zh="更多不合法的规模")
 @pytest.mark.parametrize("p, m", MORE_INVALID_SIZES, ids=[shown(p=p, m=m) for p, m in MORE_INVALID_SIZES])
 def test_more_invalid_sizes(p, m):
     # the same value as the other size, with a valid size beside it: p and m are checked alike

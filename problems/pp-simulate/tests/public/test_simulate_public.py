@@ -25,6 +25,7 @@ from simulate_helpers import (
 from judge.lang import say
 
 
+@pytest.mark.title(zh="两个 stage 的 1F1B 时间线")
 def test_two_stage_1f1b_timeline(record_property):
     sched = build("1f1b", 2, 2)  # stage 0: F0 F1 B0 B1, stage 1: F0 B0 F1 B1
     sim = run(record_property, sched, 1.0, 2.0, "1F1B, p=2, m=2")
@@ -38,6 +39,7 @@ def test_two_stage_1f1b_timeline(record_property):
     check_total(sim, 9.0, "1F1B p=2 m=2")
 
 
+@pytest.mark.title(zh="两个 stage 的 GPipe 时间线")
 def test_two_stage_gpipe_timeline(record_property):
     sched = build("gpipe", 2, 2)  # both stages: F0 F1 B0 B1
     sim = run(record_property, sched, 1.0, 2.0, "GPipe, p=2, m=2")
@@ -51,6 +53,7 @@ def test_two_stage_gpipe_timeline(record_property):
     check_total(sim, 9.0, "GPipe p=2 m=2")
 
 
+@pytest.mark.title(zh="p = 4，1F1B：F0 走完所有 stage、B0 再传回来之后，B0 才到达 stage 0（10 到 12）")
 def test_first_backward_of_stage_zero_waits_for_the_whole_pipeline(record_property):
     """p = 4, 1F1B: B0 reaches stage 0 only after F0 crossed all stages and B0 came back (10 to 12)."""
     sched = build("1f1b", 4, 6)
@@ -64,6 +67,7 @@ def test_first_backward_of_stage_zero_waits_for_the_whole_pipeline(record_proper
            f"2），实际从 {b0[2]:g} 到 {b0[3]:g}")
 
 
+@pytest.mark.title(zh="题面的练习：p = 4 时 (p - 1) / (m + p - 1) = 42.9 %、27.3 %、15.8 %、8.6 %")
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
 @pytest.mark.parametrize("m", [4, 8, 16, 32])
 def test_exercise_bubble_p4(record_property, kind, m):
@@ -77,6 +81,7 @@ def test_exercise_bubble_p4(record_property, kind, m):
     check_bubble(sim, (p - 1) / (m + p - 1), f"{kind} p={p} m={m}")
 
 
+@pytest.mark.title(zh="气泡占比与 tb/tf 无关")
 @pytest.mark.parametrize("tf, tb", [(1.0, 1.0), (1.0, 3.5), (0.25, 2.0)])
 def test_bubble_does_not_depend_on_tb_over_tf(record_property, tf, tb):
     p, m = 4, 8
@@ -86,6 +91,7 @@ def test_bubble_does_not_depend_on_tb_over_tf(record_property, tf, tb):
     check_bubble(sim, 3 / 11, f"1F1B p={p} m={m} tf={tf:g} tb={tb:g}")
 
 
+@pytest.mark.title(zh="GPipe 在每个 stage 上持有全部 m 个微批次；1F1B 在 stage s 上最多 min(p - s, m) 个")
 @pytest.mark.parametrize("kind, p, m, want", [
     ("gpipe", 4, 8, [8, 8, 8, 8]),
     ("1f1b", 4, 8, [4, 3, 2, 1]),
@@ -100,6 +106,7 @@ def test_peak_activations(record_property, kind, p, m, want):
     check_peaks(sim, sched, f"{kind} p={p} m={m}", want)
 
 
+@pytest.mark.title(zh="只有一个 stage 时没有气泡")
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
 def test_single_stage_has_no_bubble(record_property, kind):
     sched = build(kind, 1, 3)
@@ -110,6 +117,7 @@ def test_single_stage_has_no_bubble(record_property, kind):
                                                              zh=f"{kind} p=1：预期 bubble 0，实际 {sim.bubble:g}")
 
 
+@pytest.mark.title(zh="时长为 float")
 def test_float_durations(record_property):
     sched = build("1f1b", 3, 4)
     sim = run(record_property, sched, 0.5, 1.25, "1F1B, p=3, m=4")
@@ -119,6 +127,7 @@ def test_float_durations(record_property):
     check_bubble(sim, 2 / 6, "1F1B p=3 m=4 tf=0.5 tb=1.25")
 
 
+@pytest.mark.title(zh="最后一个 stage 的反向要等它自己的前向")
 def test_last_stage_backward_waits_for_its_own_forward():
     """The last stage's backward waits for its own forward
 
@@ -143,6 +152,7 @@ def test_last_stage_backward_waits_for_its_own_forward():
                                 f"而 F0 排在它之后，所以这个调度会死锁），却返回了一个 timeline。{hint}"))
 
 
+@pytest.mark.title(zh="既不是 GPipe 也不是 1F1B 的顺序的气泡")
 @pytest.mark.parametrize("sched, total, bubble", [
     ("F0 B0 F1 B1 | F0 B0 F1 B1", 12.0, 0.5),
     ("F0 F1 B0 B1 F2 B2 | F0 B0 F1 B1 F2 B2", 15.0, 0.4),
@@ -166,6 +176,7 @@ def test_bubble_is_measured_from_the_timeline(record_property, sched, total, bub
     check_bubble(sim, bubble, sched)
 
 
+@pytest.mark.title(zh="会死锁的顺序抛出 ValueError；同样的操作换成能运行的顺序则不会")
 def test_deadlock_raises_value_error():
     """Orders that deadlock raise ValueError; the same operations in an order that can run do not."""
     runs = [ops("F0 B0 F1 B1"), ops("F0 B0 F1 B1")]  # the same operations, in an order that can run
@@ -188,6 +199,7 @@ def test_deadlock_raises_value_error():
                            zh="最后一个 stage 的 B0 等待它自己的 F0，而 F0 排在它之后"))
 
 
+@pytest.mark.title(zh="画出两个 stage")
 def test_render_two_stages():
     res = pp_sim.SimResult(
         timeline=[[("F", 0, 0.0, 1.0), ("F", 1, 1.0, 2.0), ("B", 0, 4.0, 6.0), ("B", 1, 7.0, 9.0)],
@@ -202,6 +214,7 @@ def test_render_two_stages():
                                f"预期\n{want}\n实际\n{got}")
 
 
+@pytest.mark.title(zh="微批次编号达到 10 及以上时，每格宽 3 个字符：'F10'、'B3 '、'...'")
 def test_render_more_than_ten_microbatches():
     """With micro-batch 10 or more, every cell is 3 characters wide: 'F10', 'B3 ', '...'."""
     blocks = [("F", 9, 0.0, 1.0), ("F", 10, 1.0, 2.0), ("B", 9, 3.0, 4.0), ("B", 10, 4.0, 5.0)]
@@ -214,6 +227,7 @@ def test_render_more_than_ten_microbatches():
                                f"（每格宽 W = 1 + len(str(10)) = 3 个字符，标签左对齐）")
 
 
+@pytest.mark.title(zh="按时间单位画出")
 def test_render_with_a_time_unit():
     res = pp_sim.SimResult(
         timeline=[[("F", 0, 0.0, 0.5), ("F", 1, 0.5, 1.0), ("B", 0, 2.0, 3.0), ("B", 1, 3.5, 4.5)],
@@ -229,6 +243,7 @@ def test_render_with_a_time_unit():
 BAD_DURATIONS = [(True, 2.0), (1.0, float("inf")), (float("nan"), 1.0), ("1", 2.0), (0, 2.0)]
 
 
+@pytest.mark.title(zh="时长是有限且 > 0 的 int 或 float：不能是 bool、无穷大、NaN 或字符串")
 @pytest.mark.parametrize("tf, tb", BAD_DURATIONS, ids=[shown(tf=tf, tb=tb) for tf, tb in BAD_DURATIONS])
 def test_durations_must_be_positive_finite_numbers(tf, tb):
     """A duration is an int or float, finite and > 0: not a bool, an infinity, NaN or a string."""
@@ -238,6 +253,7 @@ def test_durations_must_be_positive_finite_numbers(tf, tb):
                            zh="tf 和 tb 必须是正的、有限的 int 或 float 值，不能是 bool"))
 
 
+@pytest.mark.title(zh="画图的时间单位必须是有限的正数")
 @pytest.mark.parametrize("unit", [0, -1.0, True, float("inf"), "1"], ids=lambda unit: shown(unit=unit))
 def test_render_unit_must_be_a_positive_finite_number(unit):
     res = pp_sim.SimResult(timeline=[[("F", 0, 0.0, 1.0), ("B", 0, 1.0, 3.0)]], total=3.0, bubble=0.0,
@@ -247,6 +263,7 @@ def test_render_unit_must_be_a_positive_finite_number(unit):
                            zh="unit 必须是正的、有限的 int 或 float，不能是 bool"))
 
 
+@pytest.mark.title(zh="只有 (\"F\", i) 和 (\"B\", i)（i 为 >= 0 的 int）是操作：不能小写，不能是 W，i 不能是 bool 或 str")
 @pytest.mark.parametrize("bad", [("f", 0), ("W", 0), ("F", True), ("F", "0")], ids=repr)
 def test_unknown_operations_raise_value_error(bad):
     """Only ("F", i) and ("B", i) with an int i >= 0 are operations: no lowercase, no W, no bool or str i."""
@@ -255,6 +272,7 @@ def test_unknown_operations_raise_value_error(bad):
                        say(f"{bad!r} is not an operation of this problem", zh=f"{bad!r} 不是本题的操作"))
 
 
+@pytest.mark.title(zh="题面：说出哪个 stage 卡在哪个操作")
 def test_deadlock_message_names_the_stuck_stage_and_operation():
     """The statement: say which stage is stuck at which operation."""
     try:
@@ -275,6 +293,7 @@ def test_deadlock_message_names_the_stuck_stage_and_operation():
            f"（说明哪个 stage 卡住了）")
 
 
+@pytest.mark.title(zh="simulate 返回题面所说的类型")
 @pytest.mark.parametrize("kind, p, m, tf, tb", [("1f1b", 2, 2, 1, 2), ("gpipe", 1, 3, 1.0, 2.0)])
 def test_types_of_the_result(kind, p, m, tf, tb):
     """simulate returns the types the statement names.

@@ -55,6 +55,7 @@ def random_orders(count: int = 60):
         yield case, sched, text, oracle_simulate(sched, 1.0, 2.0)
 
 
+@pytest.mark.title(zh="标准调度与参考模拟一致")
 @pytest.mark.parametrize("kind, p, m, tf, tb", STANDARD)
 def test_standard_schedules_match_oracle(record_property, kind, p, m, tf, tb):
     sched = build(kind, p, m)
@@ -62,6 +63,7 @@ def test_standard_schedules_match_oracle(record_property, kind, p, m, tf, tb):
     check_against_oracle(sim, sched, tf, tb, f"{kind} p={p} m={m} tf={tf:g} tb={tb:g}")
 
 
+@pytest.mark.title(zh="从时间线测出的气泡：GPipe、1F1B 和随机顺序")
 def test_bubble_matches_oracle_on_standard_and_random_orders():
     """The bubble measured from the timeline, on GPipe, 1F1B and random orders"""
     for kind, p, m, tf, tb in STANDARD:
@@ -72,6 +74,7 @@ def test_bubble_matches_oracle_on_standard_and_random_orders():
             check_bubble(read(pp_sim.simulate(sched, tf=1.0, tb=2.0)), want[2], f"random order #{case} [{text}]")
 
 
+@pytest.mark.title(zh="激活峰值：GPipe、1F1B（多组规模）和随机顺序")
 def test_peak_activations_match_oracle_on_standard_and_random_orders():
     """Peak activations on GPipe, 1F1B (a grid of sizes) and random orders"""
     for kind, p, m, tf, tb in STANDARD:
@@ -88,6 +91,7 @@ def test_peak_activations_match_oracle_on_standard_and_random_orders():
             check_peaks(read(pp_sim.simulate(sched, tf=1.0, tb=2.0)), sched, f"random order #{case} [{text}]")
 
 
+@pytest.mark.title(zh="各 stage 相同时：总时间 (m + p - 1)(tf + tb)，气泡占比 (p - 1)/(m + p - 1)，与 tb/tf 无关")
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
 def test_closed_forms_on_a_grid(record_property, kind):
     """Equal stages: total (m + p - 1)(tf + tb), bubble (p - 1)/(m + p - 1), whatever tb/tf."""
@@ -103,6 +107,7 @@ def test_closed_forms_on_a_grid(record_property, kind):
             check_bubble(sim, (p - 1) / (m + p - 1), where)
 
 
+@pytest.mark.title(zh="stage 1 先 F1 后 F0、先 B1 后 B0：模拟器必须按列表顺序，而不是挑已就绪的操作")
 def test_each_stage_follows_its_own_list_order(record_property):
     """Stage 1 runs F1 before F0 and B1 before B0: a simulator must follow the list, not pick what is ready."""
     sched = [ops("F0 F1 B0 B1"), ops("F1 F0 B1 B0")]
@@ -111,6 +116,7 @@ def test_each_stage_follows_its_own_list_order(record_property):
     check_total(sim, 12.0, "stage 1 order F1 F0 B1 B0")
 
 
+@pytest.mark.title(zh="随机顺序能否运行（或死锁）与参考模拟一致")
 def test_random_orders_run_or_deadlock_like_the_oracle(record_property):
     ran = stuck = 0
     for case, sched, text, want in random_orders():
@@ -164,6 +170,7 @@ MALFORMED_ZH = {  # the reasons above in Chinese (the English ones are the test 
 }
 
 
+@pytest.mark.title(zh="格式错误的调度抛出 ValueError")
 @pytest.mark.parametrize("sched, why", MALFORMED, ids=[why for _, why in MALFORMED])
 def test_malformed_schedules_raise_value_error(sched, why):
     diagnoses = {
@@ -190,6 +197,7 @@ BAD_DURATIONS = [
 ]
 
 
+@pytest.mark.title(zh="tf 和 tb 的检查相同：每个坏值都分别在两者上试（另一个取默认值）")
 @pytest.mark.parametrize("which, value", BAD_DURATIONS,
                          ids=[shown(**{which: value}) for which, value in BAD_DURATIONS])
 def test_bad_durations_raise_value_error(which, value):
@@ -214,6 +222,7 @@ def _result(kind, p, m, tf=1.0, tb=2.0):
     return pp_sim.SimResult(timeline=timeline, total=total, bubble=bubble, peak_activations=peaks), timeline, total
 
 
+@pytest.mark.title(zh="画出的时间线符合约定的格式")
 @pytest.mark.parametrize("kind, p, m, tf, tb, unit", [
     ("1f1b", 4, 6, 1.0, 2.0, 1.0),     # the chapter's picture
     ("1f1b", 3, 10, 1.0, 2.0, 1.0),    # micro-batches 0..9: width 2
@@ -281,6 +290,7 @@ def _diagnose_render(got, timeline, total, unit, kind, p, m):
                                     f"stage 编号 p - 1 = {len(timeline) - 1} 的位数补齐）"))
 
 
+@pytest.mark.title(zh="画图拒绝非正的时间单位")
 @pytest.mark.parametrize("unit", [0.0, -1.0, float("nan"), float("-inf")])
 def test_render_rejects_a_non_positive_unit(unit):
     res, _, _ = _result("1f1b", 2, 2)
@@ -307,6 +317,7 @@ def _raises_value_error(call) -> bool:
     return False
 
 
+@pytest.mark.title(zh="m = 12 时的 render(simulate(...))：读回的格与时间线一致")
 def test_render_of_simulate_round_trip(record_property):
     """render(simulate(...)) for m = 12: the cells read back as the timeline."""
     sched = build("1f1b", 3, 12)

@@ -13,6 +13,7 @@ def _max_err(a, b) -> float:
     return float(np.max(np.abs(np.asarray(a, dtype=np.float64) - b)))
 
 
+@pytest.mark.title(zh="输入梯度（B）")
 def test_backward_input():
     rng = np.random.default_rng(1)
     x = rng.normal(size=(3, 5))
@@ -31,6 +32,7 @@ def test_backward_input():
                             zh=f"backward_input：最大绝对误差 {err:.3g}；对 z = x @ W + b，输入梯度是 grad_z @ W.T")
 
 
+@pytest.mark.title(zh="参数梯度（W）")
 def test_backward_weight():
     rng = np.random.default_rng(2)
     x = rng.normal(size=(3, 5))
@@ -52,6 +54,7 @@ def test_backward_weight():
                               zh=f"grad_bias：最大绝对误差 {err_b:.3g}；它是 grad_z 对各行求和")
 
 
+@pytest.mark.title(zh="一个 stage 的 B 和 W")
 def test_stage_backward_b_and_w():
     stages, xs, targets = H.make_problem(seed=3, p=1, m=1, width=4, rows=3, layers_per_stage=3)
     out, saved = zb_mlp.stage_forward(stages[0], xs[0])
@@ -77,6 +80,7 @@ def test_stage_backward_b_and_w():
                                 zh=f"stage_backward_w(stage_backward_b(...)[1]) 给出的参数梯度不对：{problem}")
 
 
+@pytest.mark.title(zh="run_schedule：融合的顺序与反向传播一致")
 def test_run_schedule_fused_order_matches_backprop():
     p, m = 3, 4
     stages, xs, targets = H.make_problem(seed=4, p=p, m=m)
@@ -92,6 +96,7 @@ def test_run_schedule_fused_order_matches_backprop():
                                 zh=f"每个 B 之后紧跟 W 的 1F1B 给出的梯度不对：{problem}。" + hint)
 
 
+@pytest.mark.title(zh="推迟的 W 不改变梯度")
 @pytest.mark.parametrize("name", ["zb-h1", "all W at the end"])
 def test_deferred_w_leaves_gradients_unchanged(name):
     p, m = 3, 4
@@ -112,6 +117,7 @@ def test_deferred_w_leaves_gradients_unchanged(name):
                                                              zh="损失不应取决于 W 何时运行")
 
 
+@pytest.mark.title(zh="只靠 B 就能把梯度传给上一个 stage")
 def test_b_alone_feeds_the_previous_stage():
     # GPipe-like order with every W after every B of its stage: stage s-1's B's all run before stage
     # s runs any W, so the gradient sent back must come from B alone.
@@ -127,6 +133,7 @@ def test_b_alone_feeds_the_previous_stage():
                                 zh=f"每个 stage 上先全部 F，再全部 B，再全部 W，给出的梯度不对：{problem}。" + hint)
 
 
+@pytest.mark.title(zh="任何合法顺序都得到反向传播的梯度：每个 stage 按列表顺序运行操作，输入一就绪就运行")
 @pytest.mark.parametrize("p,m,seed", [(1, 5, 0), (2, 4, 1), (3, 3, 2), (4, 3, 8)])
 def test_run_schedule_random_orders(p, m, seed):
     """Any valid order gives backprop's gradients: each stage runs its ops in list order, as soon as their inputs are ready."""
@@ -183,6 +190,7 @@ WHY_ZH = {
 }
 
 
+@pytest.mark.title(zh="题面：所有操作运行完之前没有 stage 能前进时，抛出 ValueError")
 @pytest.mark.parametrize("sched, why", [
     ([[("F", 0), ("W", 0), ("B", 0)], [("F", 0), ("B", 0), ("W", 0)]], "stage 0's W0 waits for its B0, listed after it"),
     ([[("F", 0), ("B", 0), ("F", 1), ("B", 1), ("W", 0), ("W", 1)], [("F", 1), ("F", 0), ("B", 0), ("B", 1), ("W", 0), ("W", 1)]],
@@ -198,6 +206,7 @@ def test_run_schedule_rejects_deadlock(sched, why):
 FULL = [("F", 0), ("B", 0), ("W", 0), ("F", 1), ("B", 1), ("W", 1)]
 
 
+@pytest.mark.title(zh="题面：每个 stage 必须对每个微批次 i 恰好列出一次 F i、B i 和 W i，不能有别的，否则抛出 ValueError")
 @pytest.mark.parametrize("sched, why", [
     ([FULL, [("F", 0), ("B", 0), ("W", 0), ("F", 1), ("W", 1)]], "stage 1 has no B1: the schedule is incomplete"),
     ([FULL, [("F", 0), ("B", 0), ("W", 0), ("F", 1), ("B", 1)]], "stage 1 has no W1: its weight gradient would be missing"),
@@ -218,6 +227,7 @@ def test_run_schedule_rejects_malformed(sched, why):
     _expect_value_error(sched, 2, why, WHY_ZH.get(why, ""))
 
 
+@pytest.mark.title(zh="每个参数梯度在调度走到它的 W 时才计算，而不是在它的 B 时")
 def test_w_runs_when_listed(monkeypatch):
     """Each weight pass runs when the schedule reaches its W, not at its B.
 

@@ -19,6 +19,7 @@ def _sim(sched, tf, tb, tw, label):
     return H.simulate_named(sched, tf, tb, tw, label)
 
 
+@pytest.mark.title(zh="p = 4，m = 8 的顺序")
 def test_order_p4_m8(record_property):
     got = zero_bubble.zb_h1_schedule(4, 8)
     H.attach(record_property, got, "ZB-H1, p=4, m=8", H.parse(EXPECTED_P4_M8))
@@ -47,6 +48,7 @@ SMALL = {
 }
 
 
+@pytest.mark.title(zh="一个 stage、微批次少于 stage（m < p：预热减为 m）、m 略大于 p")
 @pytest.mark.parametrize("p,m", list(SMALL), ids=[f"p{p}-m{m}" for p, m in SMALL])
 def test_order_small_sizes(p, m, record_property):
     """One stage, fewer micro-batches than stages (m < p: the warm-up is cut to m), and m just above p."""
@@ -64,6 +66,7 @@ def test_order_small_sizes(p, m, record_property):
                + H.order_hint(p, s, m, got[s], want))
 
 
+@pytest.mark.title(zh="p 取 1、2、3、5，m 取 1、2、4、7：每个操作一次，F 在 B 前、B 在 W 前，所有 stage 都能完成")
 def test_schedule_is_valid():
     """For p in 1, 2, 3, 5 and m in 1, 2, 4, 7: every op once, F before B before W, and the stages can all finish."""
     for p in (1, 2, 3, 5):
@@ -74,6 +77,7 @@ def test_schedule_is_valid():
                                         zh=f"zb_h1_schedule({p}, {m}) 不是一个有效的调度：{problem}\n{H.fmt_sched(got)}")
 
 
+@pytest.mark.title(zh="p = 4，m = 8 的时间线上的气泡")
 def test_bubble_p4_m8_timeline(record_property):
     p, m = 4, 8
     sched = zero_bubble.zb_h1_schedule(p, m)
@@ -87,6 +91,7 @@ def test_bubble_p4_m8_timeline(record_property):
                                              zh=f"每个 stage 的气泡：预期 {[float(p - 1)] * p}，实际 {bubble}")
 
 
+@pytest.mark.title(zh="单位时长下 ZB-H1 每个 stage 空闲 p - 1；反向融合的 1F1B 空闲 3(p - 1)")
 @pytest.mark.parametrize("p,m", [(2, 2), (3, 6), (4, 4), (6, 9)])
 def test_bubble_is_a_third_of_1f1b(p, m, record_property):
     """With unit times ZB-H1 idles p - 1 per stage; 1F1B with a fused backward idles 3(p - 1)."""
@@ -104,6 +109,7 @@ def test_bubble_is_a_third_of_1f1b(p, m, record_property):
            f"实际 {got}。{hint}")
 
 
+@pytest.mark.title(zh="显存与 1F1B 相同")
 @pytest.mark.parametrize("p,m", [(4, 8), (3, 2), (5, 5), (2, 5), (3, 7)])
 def test_memory_matches_1f1b(p, m):
     sched = zero_bubble.zb_h1_schedule(p, m)

@@ -12,6 +12,7 @@ def _rows(res):
     return [[(str(op), int(i), float(a), float(b)) for op, i, a, b in row] for row in res["timeline"]]
 
 
+@pytest.mark.title(zh="手算的示例")
 def test_hand_example(record_property):
     sched = [[("F", 0), ("F", 1), ("B", 0), ("W", 0), ("B", 1), ("W", 1)],
              [("F", 0), ("B", 0), ("F", 1), ("B", 1), ("W", 0), ("W", 1)]]
@@ -39,6 +40,7 @@ def test_hand_example(record_property):
                                                zh=f"bubble_fraction：预期 sum(bubble) / (p * total) = 5/19，实际 {frac}")
 
 
+@pytest.mark.title(zh="B 等待下一个 stage 的 B，而不是 W")
 def test_b_waits_for_next_stage_b_not_w():
     # Stage 1 runs W0 late; stage 0's B0 may start as soon as stage 1's B0 is done.
     sched = [[("F", 0), ("B", 0), ("W", 0)], [("F", 0), ("B", 0), ("W", 0)]]
@@ -53,6 +55,7 @@ def test_b_waits_for_next_stage_b_not_w():
                                            zh=f"total：预期 7.0（stage 0 的 W0 在 7 结束），实际 {float(res['total'])}")
 
 
+@pytest.mark.title(zh="W 只等待它自己的 B")
 def test_w_waits_for_its_own_b_only():
     sched = [[("F", 0), ("F", 1), ("B", 0), ("B", 1), ("W", 0), ("W", 1)]]
     res = zero_bubble.simulate(sched, 1.0, 1.0, 1.0)
@@ -61,6 +64,7 @@ def test_w_waits_for_its_own_b_only():
         zh=f"一个 stage，连续六个单位时间的操作：预期 total 6 和 bubble [0.0]，实际 {float(res['total'])} 和 {res['bubble']}")
 
 
+@pytest.mark.title(zh="按列表顺序运行操作")
 def test_runs_ops_in_list_order():
     # W0 is listed before F1 on stage 0, so F1 (and stage 1's F1) must wait for it.
     sched = [[("F", 0), ("B", 0), ("W", 0), ("F", 1), ("B", 1), ("W", 1)], [("F", 0), ("B", 0), ("W", 0), ("F", 1), ("B", 1), ("W", 1)]]
@@ -72,6 +76,7 @@ def test_runs_ops_in_list_order():
                                             zh=f"total：预期 10.0，实际 {float(res['total'])}")
 
 
+@pytest.mark.title(zh="题面：没有要运行的操作时不耗时（total 为 0，bubble_fraction 为 0）；很短的调度与长的一样计时")
 @pytest.mark.parametrize("sched, want", [
     ([], {"timeline": [], "total": 0.0, "busy": [], "bubble": [], "bubble_fraction": 0.0}),
     ([[]], {"timeline": [[]], "total": 0.0, "busy": [0.0], "bubble": [0.0], "bubble_fraction": 0.0}),
@@ -87,6 +92,7 @@ def test_empty_and_tiny_schedules(sched, want):
                             zh=f"simulate({sched!r}, tf=0.5, tb=1, tw=1)：\n  预期 {want}\n  实际 {got}")
 
 
+@pytest.mark.title(zh="死锁时抛出异常")
 @pytest.mark.parametrize("sched", [
     [[("F", 0), ("W", 0), ("B", 0)]],
     [[("F", 0), ("B", 0), ("W", 0)], [("B", 0), ("F", 0), ("W", 0)]],
@@ -96,6 +102,7 @@ def test_deadlock_raises(sched):
         zero_bubble.simulate(sched, 1.0, 1.0, 1.0)
 
 
+@pytest.mark.title(zh="融合反向的 1F1B 的气泡")
 @pytest.mark.parametrize("p,m", [(2, 4), (4, 8)])
 def test_fused_1f1b_bubble(p, m):
     res = H.simulate_named(H.one_f_one_b(p, m), 1.0, 2.0, 1.0,
@@ -109,6 +116,7 @@ def test_fused_1f1b_bubble(p, m):
            f"{3 * (p - 1)}，实际 {got}")
 
 
+@pytest.mark.title(zh="每个 B 之后紧跟 W 的 1F1B：B 不再把 W 带回流水线上游，气泡是 (p - 1)(T_F + T_B)")
 @pytest.mark.parametrize("p,m", [(2, 4), (4, 8)])
 def test_split_1f1b_bubble(p, m):
     """1F1B with W right after each B: B no longer carries W back up the pipeline, so the bubble is (p - 1)(T_F + T_B)."""
@@ -123,6 +131,7 @@ def test_split_1f1b_bubble(p, m):
            f"{2 * (p - 1)}，实际 {got}")
 
 
+@pytest.mark.title(zh="测试中写出的 ZB-H1 顺序（包括题面的示例）计时：每个 stage 空闲 p - 1")
 @pytest.mark.parametrize("p,m", list(H.ZB_H1), ids=[f"p{p}-m{m}" for p, m in H.ZB_H1])
 def test_given_zb_h1_bubble(p, m, record_property):
     """The ZB-H1 orders written out in the tests (the statement's worked example among them), timed: p - 1 per stage."""
@@ -148,6 +157,7 @@ def _why_zh(why: str) -> str:
     return why
 
 
+@pytest.mark.title(zh="题面：操作名不是 F、B、W，或同一 stage 上一个操作列出两次时，抛出 ValueError")
 @pytest.mark.parametrize("sched, why", [
     ([[("F", 0), ("B", 0), ("w", 0)]], "'w' is not an op name: ops are 'F', 'B' and 'W'"),
     ([[("F", 0), ("X", 0), ("B", 0)]], "'X' is not an op name: ops are 'F', 'B' and 'W'"),
@@ -188,6 +198,7 @@ def _raises_value_error(sched) -> tuple[bool, str]:
                       zh=f"返回了一个 total 为 {got.get('total') if isinstance(got, dict) else got!r} 的结果")
 
 
+@pytest.mark.title(zh="题面：操作名不是 F、B 或 W 时抛出 ValueError，由其中几个拼成的名字也是")
 @pytest.mark.parametrize("name", ["FB", "BW", ""], ids=repr)
 def test_op_names_are_whole_names(name):
     """The statement: ValueError if an op name is not F, B or W, so also for a name made of several of them."""
@@ -207,6 +218,7 @@ def test_op_names_are_whole_names(name):
                                 f"不是一个操作名：操作是 'F'、'B' 和 'W'），但它{what}。{hint}"))
 
 
+@pytest.mark.title(zh="题面：有操作永远无法开始时抛出 ValueError，它等待的操作不在调度中时也是")
 @pytest.mark.parametrize("sched, op, dep", [
     ([[("F", 0), ("B", 0), ("W", 0)], [("F", 0)]], ("B", 0, 0), ("B", 1, 0)),
     ([[("B", 0), ("W", 0)], [("F", 0), ("B", 0), ("W", 0)]], ("F", 1, 0), ("F", 0, 0)),

@@ -10,6 +10,7 @@ from judge.artifacts import timeline
 from judge.lang import say
 
 
+@pytest.mark.title(zh="顺序：多组规模")
 @pytest.mark.parametrize("p", range(1, 9))
 def test_order_grid(p):
     for m in range(1, 17):
@@ -26,6 +27,7 @@ def test_order_grid(p):
                    + H.order_hint(p, s, m, got[s], want[s]))
 
 
+@pytest.mark.title(zh="气泡公式")
 @pytest.mark.parametrize("times", [(1.0, 1.0, 1.0), (1.0, 2.0, 1.0), (2.0, 2.0, 1.0), (1.0, 1.0, 0.5), (2.0, 3.0, 1.5)],
                          ids=lambda t: f"T_F={t[0]:g}, T_B={t[1]:g}, T_W={t[2]:g}")
 def test_bubble_formula(times):
@@ -70,6 +72,7 @@ def _compare_sim(sched, times, label):
         zh=f"{label}：bubble_fraction 预期 {frac:.6g}，实际 {float(res['bubble_fraction'])}")
 
 
+@pytest.mark.title(zh="模拟结果等于最长路径")
 @pytest.mark.parametrize("times", [(1.0, 2.0, 0.5), (3.0, 1.0, 2.0), (1.0, 1.0, 1.0)],
                          ids=lambda t: f"T_F={t[0]:g}, T_B={t[1]:g}, T_W={t[2]:g}")
 def test_simulate_matches_longest_path(times):
@@ -80,6 +83,7 @@ def test_simulate_matches_longest_path(times):
             _compare_sim(sched, times, say(f"{label} p={p} m={m} times={times}", zh=f"{label_zh} p={p} m={m} times={times}"))
 
 
+@pytest.mark.title(zh="模拟随机调度")
 def test_simulate_random_schedules():
     for seed in range(12):
         p, m = 2 + seed % 4, 1 + seed % 5
@@ -88,6 +92,7 @@ def test_simulate_random_schedules():
                                                  zh=f"随机调度（seed {seed}）：\n{H.fmt_sched(sched)}\n"))
 
 
+@pytest.mark.title(zh="模拟跨 stage 的死锁")
 def test_simulate_cross_stage_deadlock():
     # stage 1 wants F1 first, which stage 0 runs only after B0, which needs stage 1's B0: a cycle
     sched = [[("F", 0), ("B", 0), ("F", 1), ("B", 1), ("W", 0), ("W", 1)],
@@ -97,6 +102,7 @@ def test_simulate_cross_stage_deadlock():
         zero_bubble.simulate(sched, 1.0, 1.0, 1.0)
 
 
+@pytest.mark.title(zh="m < p 时的时间线")
 def test_m_less_than_p_timeline(record_property):
     p, m = 6, 3
     sched = zero_bubble.zb_h1_schedule(p, m)
@@ -107,6 +113,7 @@ def test_m_less_than_p_timeline(record_property):
                                                   zh=f"ZB-H1 p={p}、m={m}：total 预期 {want_total:g}，实际 {float(res['total'])}")
 
 
+@pytest.mark.title(zh="run_schedule：更大的模型")
 def test_run_schedule_bigger_model():
     p, m = 4, 6
     stages, xs, targets = H.make_problem(seed=11, p=p, m=m, width=5, rows=2, layers_per_stage=3)
@@ -125,6 +132,7 @@ def test_run_schedule_bigger_model():
                                                          zh=f"{label_zh}：损失预期 {want_loss:.12g}，实际 {float(loss):.12g}")
 
 
+@pytest.mark.title(zh="run_schedule：只有一个 stage")
 def test_run_schedule_single_stage():
     stages, xs, targets = H.make_problem(seed=12, p=1, m=2, width=3, rows=4, layers_per_stage=1)
     want, _, _ = H.reference_grads(stages, xs, targets)
@@ -137,6 +145,7 @@ def test_run_schedule_single_stage():
                                 zh=f"一个 stage、一层，B 和 W 不按微批次顺序：{problem}。" + hint)
 
 
+@pytest.mark.title(zh="run_schedule 不修改参数")
 def test_run_schedule_does_not_modify_parameters():
     stages, xs, targets = H.make_problem(seed=13, p=2, m=2)
     before = [[(w.copy(), b.copy()) for w, b in st] for st in stages]
