@@ -94,7 +94,7 @@ TARGETS = {
     "throttled_bytes_vs_issue": 0.7,        # 10 Mbit/s first visit: bytes until Run is usable / 23.6 MB
     "ready_cold_vs_floor": 0.35,            # app ready, cold / floor imported, cold
     "ready_repeat_vs_floor_repeat": 0.2,    # app ready on a repeat visit / floor on a repeat visit (issue 24; was 0.3)
-    "first_verdict_numpy_vs_rerun": 2.0,    # first verdict of the numpy problem, numpy loaded / its warm re-run
+    "first_verdict_numpy_vs_rerun": 2.0,    # first verdict of the numpy problem, numpy loaded / a learner's re-run
     "rerun_vs_bare_pytest": 1.0,            # pp-schedule: warm re-run / bare pytest.main, same tests, same engine
     "repeat_pyodide_bytes": 0,              # network bytes for Pyodide files on a repeat visit
     "first_visit_bytes_vs_before": 1.0,     # all bytes of a first visit / the same without the snapshot
