@@ -64,6 +64,7 @@ def test_bench_run_measures_native_and_browser_on_a_tiny_case(tmp_path: Path) ->
         assert m[key] > 0, key
     assert m["verdict_at_ready_repeat_ms"]["fx-add"] > 0
     assert m["first_verdict_ms"]["fx-add"] > 0 and m["rerun_median_ms"]["fx-add"] > 0
+    assert m["learner_rerun_ms"]["fx-add"] > 0  # a re-run in a settled spare that never ran these tests
     # the yardstick of warm re-runs: bare pytest.main on the same tests in the same engine
     assert m["bare_pytest_rerun_ms"]["fx-add"] > 0 and m["bare_pytest_inside_ms"]["fx-add"] > 0
     assert m["rerun_vs_bare_pytest"]["fx-add"] > 0 and m["rerun_engine_ms"]["fx-add"] > 0

@@ -18,7 +18,8 @@
  *                   {type: "numpy", state: "loading" | "ready" | "failed", ms?, message?}
  *                                                     numpy, loaded in the background after a restore
  *                   {type: "boot-error", message}
- *                   {type: "image-kept"}              the restored image is on disk for the next boot
+ *                   {type: "image-kept", kept}        the restored image is on disk for the next boot
+ *                                                     (kept false: it could not be written)
  *   page -> worker  {type: "run", runId, problem: {id, entry, files, wheels}, source, micropip, lang}
  *                     (lang: the page's language, which the tests' messages follow: judge.lang)
  *                     (files only with the problem's first run or bare run in this worker)
@@ -274,6 +275,7 @@ async function syncHandle(file) {
 }
 
 async function keepImage(sha256, image) {
+  let kept = false;
   let handle = null;
   try {
     const folder = await imageFolder();
@@ -291,7 +293,7 @@ async function keepImage(sha256, image) {
       }
       handle.flush();
     } // else kept already (by the other engine)
-    post({ type: "image-kept" });
+    kept = true;
   } catch (err) {
     // kept in memory for this boot only
   } finally {
@@ -300,6 +302,8 @@ async function keepImage(sha256, image) {
     } catch (err) {
       // closed already
     }
+    // after the handle is closed: the page starts the spare engine, which reads the file, on this
+    post({ type: "image-kept", kept });
   }
 }
 
@@ -609,6 +613,12 @@ function startPreparing() {
   const next = () => {
     if (paused) {
       preparing = false; // "resume" starts again
+      return;
+    }
+    if (keeping) {
+      // the image first: each of its file-system steps would otherwise wait behind a problem's
+      // preparing (seconds on a busy machine), and the spare engine waits for it
+      keeping.then(() => setTimeout(next, 0));
       return;
     }
     const problem = toPrepare.shift();

@@ -59,7 +59,10 @@ def shots(app: App, name: str, widths: tuple[int, ...] = SCREENS, show: str | No
             if width < 700 and app.page.is_visible("#tab-code"):
                 app.page.click("#tab-code")
             if show:
-                app.page.locator(show).first.scroll_into_view_if_needed()
+                target = app.page.locator(show).first
+                if not target.is_visible() and app.page.is_visible("#tab-statement"):
+                    app.page.click("#tab-statement")  # (what to show is in the statement: hints)
+                target.scroll_into_view_if_needed()
             app.page.wait_for_timeout(300)
             app.screenshot(f"{name}-{width}")
             if width < 700 and app.page.is_visible("#tab-statement"):

@@ -13,8 +13,11 @@
 
 const N_ = (message) => message; // marks the status words; the page translates them (js/i18n.js)
 const SPARE_DELAY_MS = 300; // every run ends its engine: the next one should be ready soon
+const IMAGE_WAIT_MS = 10000; // the spare waits that long at most for the first engine to keep its image
 
 let engineCounter = 0;
+// the messages that report an engine's own work (its boot, numpy, the kept image), traced for tests
+const BACKGROUND_STEPS = new Set(["progress", "ready", "numpy", "image-kept", "prepared"]);
 
 /** A new worker, told to boot at once. */
 function startWorker(config, id, interrupt) {
@@ -78,11 +81,13 @@ class Engine {
     this.mode = null; // "snapshot" (restored from the memory snapshot) or "plain"
     this.imageSource = null; // after a restore: "kept" (the worker's copy in the origin private file system) or "site"
     this.imageKept = false; // the worker has the restored image on disk for the next boot
+    this.imageSettled = false; // the worker has tried to keep it (imageKept says whether it could)
     this.snapshotError = null; // why the memory snapshot was not used, when it was not
     this.numpy = null; // "loading" | "ready" | "failed" (after a restore, numpy loads in the background)
     this.bareWaiters = new Map();
     this.sentProblems = new Set(); // problem ids whose files this worker has
     this.handlers = null; // handlers of the run in progress
+    this.trace = []; // the boot's and the background's steps as they were reported: {type, text, at} (tests)
     this.interrupt = early ? early.interrupt : newInterruptBuffer();
     this.shared = Boolean(this.interrupt);
     this.startedAt = early ? early.startedAt : performance.now();
@@ -106,6 +111,9 @@ class Engine {
   }
 
   onMessage(msg) {
+    if (BACKGROUND_STEPS.has(msg.type) && this.trace.length < 200) {
+      this.trace.push({ type: msg.type, text: msg.text || msg.state || "", at: performance.now() });
+    }
     if (msg.type === "progress") {
       this.progress = msg.text;
       this.progressValues = msg.values || null; // the {placeholders} of a marked message
@@ -113,6 +121,7 @@ class Engine {
       this.pool.changed();
     } else if (msg.type === "ready") {
       this.state = "ready";
+      this.readyAt = performance.now();
       this.timings = msg.timings;
       this.mode = msg.mode;
       this.imageSource = msg.imageSource || null;
@@ -120,7 +129,8 @@ class Engine {
       this.numpy = msg.mode === "plain" ? "ready" : this.numpy;
       this.pool.engineReady(this);
     } else if (msg.type === "image-kept") {
-      this.imageKept = true;
+      this.imageKept = msg.kept !== false;
+      this.imageSettled = true;
     } else if (msg.type === "prepared") {
       this.preparedAll = true;
     } else if (msg.type === "bare-done") {
@@ -391,13 +401,23 @@ export class EnginePool {
   scheduleSpare() {
     if (this.noSpare || this.spare || this.spareTimer || this.bootFailures >= 3) return;
     // Boot the spare while no run is in progress: on a small machine a booting engine would slow
-    // the learner's run down (and that time counts against the time limit).
+    // the learner's run down (and that time counts against the time limit). And once the primary
+    // has written the memory image it restored from the site's file (a first visit): the spare then
+    // reads that copy instead of fetching, checking and decompressing the site's file again.
     this.spareTimer = setTimeout(() => {
       this.spareTimer = null;
       if (this.spare) return;
-      if (this.current) this.scheduleSpare();
+      if (this.current || this.keepingImage()) this.scheduleSpare();
       else this.spare = new Engine(this.config, this);
     }, SPARE_DELAY_MS);
+  }
+
+  /** Whether the primary is still writing the image it restored from the site's file (a few
+   * tenths of a second; not longer than IMAGE_WAIT_MS after it was ready). */
+  keepingImage() {
+    const p = this.primary;
+    if (!p || p.state === "dead" || p.mode !== "snapshot" || p.imageSource !== "site" || p.imageSettled) return false;
+    return performance.now() - (p.readyAt || 0) < IMAGE_WAIT_MS;
   }
 
   /** Resolve when the primary engine is ready for a run. */

@@ -1,0 +1,139 @@
+"""The page on a busy machine (issues 32 and 35): with a busy loop on every core, a correct solution of
+a heavier problem keeps full marks and a first run pressed the moment Python is ready is not a
+time-out blamed on the learner; and the page's own background work (the spare engine's boot, numpy,
+the offline copy) pauses when a run starts even while it is mid-way. Real Chromium, no mocks, no
+timing asserted.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.browser.conftest import BOOT_TIMEOUT_MS, App, Served
+from tests.browser.test_page import LOOP, _reference
+
+SUMMARY = "[data-testid=result-summary]"
+HEAVY = "pp-1f1b-emulated"  # numpy, emulated ranks, a 30 s limit: the heaviest bundled run
+SPIN = "while True:\n    pass\n"
+
+
+@contextmanager
+def every_core_busy() -> Iterator[None]:
+    """A busy loop on every core for as long as the block runs (the loops are killed on the way out)."""
+    loops = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(os.cpu_count() or 1)]
+    try:
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+        for loop in loops:
+            loop.wait()
+
+
+@contextmanager
+def first_visit(browser, served: Served, problem_id: str) -> Iterator[App]:
+    """A fresh browser context (no HTTP cache, no kept image, no service worker) on a problem."""
+    context = browser.new_context(viewport={"width": 1366, "height": 800})
+    try:
+        app = App(context.new_page(), served.url)
+        app.open(problem_id)
+        yield app
+    finally:
+        context.close()
+
+
+def test_a_correct_solution_keeps_full_marks_with_every_core_busy(browser, served: Served,
+                                                                   problems_root: Path) -> None:
+    """Run pressed the moment Python is ready on a first visit, every core busy: the heavier
+    problem's reference passes with full points at the first try (no time-out, no second try), and
+    the untouched starter of a 10 s problem gets its failures, not a time-out."""
+    with every_core_busy():
+        with first_visit(browser, served, HEAVY) as app:
+            app.set_code(_reference(problems_root, HEAVY))
+            app.wait_ready()
+            run = app.click_run()
+            assert app.wait_verdict(run, timeout=BOOT_TIMEOUT_MS) == "passed", app.page.inner_text(SUMMARY)
+            result = app.result(HEAVY)
+            assert result["points"] == result["max_points"] > 0, result
+            assert app.page.locator("[data-testid=retried-note]").count() == 0
+            assert not app.errors, app.errors
+        with first_visit(browser, served, "pp-schedule") as app:
+            app.wait_ready()  # the starter, untouched
+            run = app.click_run()
+            assert app.wait_verdict(run, timeout=BOOT_TIMEOUT_MS) == "failed", app.page.inner_text(SUMMARY)
+            assert app.page.locator("[data-testid=retried-note]").count() == 0
+            assert not app.errors, app.errors
+
+
+# Press Run and watch until its first attempt is over (a verdict, or the second try of a first run
+# that timed out while the page warmed up): the spare engine's reported steps (engine.trace) and the
+# number of files in the offline copy and what the page says of it, sampled, with the page's clock.
+COUNT_FILES = """() => caches.keys()
+    .then((keys) => Promise.all(keys.map((k) => caches.open(k).then((c) => c.keys()))))
+    .then((lists) => lists.reduce((n, l) => n + l.length, 0))"""
+WATCH_RUN = """() => new Promise((resolve) => {
+    const spare = window.ppJudge.pool.spare;
+    const summary = document.querySelector('[data-testid=result-summary]');
+    const count = COUNT;
+    const sizes = [];
+    const timer = setInterval(() => {
+        const precache = window.ppJudge.background().precache;
+        count().then((n) => sizes.push([performance.now(), n, precache]));
+    }, 200);
+    const over = () => summary.dataset.retry || (summary.dataset.status && summary.dataset.status !== 'running');
+    const watch = new MutationObserver(() => {
+        if (!over()) return;
+        const ended = performance.now();
+        watch.disconnect();
+        clearInterval(timer);
+        resolve({started, ended, trace: spare ? spare.trace : [], sizes});
+    });
+    const started = performance.now();
+    document.querySelector('[data-testid=run]').click();
+    watch.observe(summary, {attributes: true});
+})""".replace("COUNT", COUNT_FILES)
+
+
+def stored_during(seen: dict) -> set[int]:
+    """How many files the offline copy held, sampled from a second into the run (a file already
+    being copied when the run started may still be stored in that second) to its end."""
+    return {n for at, n, _ in seen["sizes"] if seen["started"] + 1000 < at < seen["ended"]}
+
+
+def test_background_work_mid_way_pauses_when_a_run_starts(browser, served: Served) -> None:
+    """A first visit with numpy wanted. Run is pressed while the spare engine is mid-way through its
+    boot (restoring its image, its next steps still to come): until the run's first attempt is over
+    (a time-out, tried again since the page was warming up) the spare takes no further step and
+    starts no numpy; afterwards it finishes and loads numpy. Then Run is pressed while the offline
+    copy is mid-way: it stores no more files until the run is over, and is made afterwards."""
+    with first_visit(browser, served, "bt-limits") as app:
+        app.set_code(LOOP)
+        app.wait_ready()
+        app.page.evaluate("window.ppJudge.pool.wantNumpy()")
+        app.page.wait_for_function("""() => { const s = window.ppJudge.pool.spare;
+            return s && s.state === 'booting' && /Restoring/.test(s.progress || ''); }""",
+                                   timeout=BOOT_TIMEOUT_MS, polling=10)
+        seen = app.page.evaluate(WATCH_RUN)
+        assert [t for t in seen["trace"] if seen["started"] < t["at"] < seen["ended"]] == [], seen
+        assert app.page.get_attribute(SUMMARY, "data-retry") == "warming"
+        assert app.wait_verdict(app.run_count(), timeout=BOOT_TIMEOUT_MS) == "timeout"
+        # the offline copy starts once the page is idle: Run again while it is mid-way
+        app.page.wait_for_function("window.ppJudge.background().precache === 'running'", timeout=BOOT_TIMEOUT_MS,
+                                   polling=10)
+        seen = app.page.evaluate(WATCH_RUN)
+        assert {p for _, _, p in seen["sizes"]} <= {"paused", "done"}, seen["sizes"]
+        assert len(stored_during(seen)) <= 1, seen["sizes"]
+        assert app.page.get_attribute(SUMMARY, "data-status") == "timeout"
+        # afterwards the spare finishes its boot and loads numpy, and the offline copy is made
+        app.page.wait_for_function("""() => { const p = window.ppJudge.pool;
+            return [p.primary, p.spare].some((e) => e && e.state === 'ready' && e.numpy === 'ready'); }""",
+                                   timeout=BOOT_TIMEOUT_MS)
+        app.page.wait_for_selector("html[data-offline-ready=true]", timeout=BOOT_TIMEOUT_MS)
+        after = app.page.evaluate(COUNT_FILES)
+        assert stored_during(seen) and after > max(stored_during(seen)), (after, seen["sizes"])  # it was mid-way
+        assert not app.errors, app.errors
