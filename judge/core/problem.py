@@ -16,6 +16,7 @@ from typing import Any
 
 from ..i18n import _
 from .errors import JudgeError
+from .kinds import OBJECTIVE_KINDS, POLICIES, ObjectiveKind, Policy
 
 FORMAT_VERSION = 1
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -56,8 +57,7 @@ class EquivalentMutant:
     number: int = 0  # its position in the file (1-based), to name it in messages
 
 
-OBJECTIVE_KINDS = ("concept", "checks", "types")  # checks and types together: at most DETAIL_SHARE
-DETAIL_SHARE = 0.2  # of a problem's points, for argument checks and return-type details
+DETAIL_SHARE = 0.2  # of a problem's points, for argument checks and return-type details (kinds checks, types)
 _OBJECTIVE_KEYS = {"id": str, "title": str, "points": (int, float), "tests": list, "kind": str,
                    "requires": list, "scoring": str}
 
@@ -79,9 +79,9 @@ class Objective:
     title: str
     points: float
     tests: list[str] = field(default_factory=list)
-    kind: str = "concept"
+    kind: ObjectiveKind = "concept"
     requires: list[str] = field(default_factory=list)
-    scoring: str = "proportional"
+    scoring: Policy = "proportional"
 
 
 @dataclass
@@ -125,7 +125,7 @@ class Problem:
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     packages: list[str] = field(default_factory=list)
     points: float | None = None  # what the problem is worth; None: the sum of its tests' weights
-    scoring: str = "proportional"  # or "all-or-nothing" (judge.core.scoring)
+    scoring: Policy = "proportional"  # judge.core.scoring
     test_time_limit: float | None = None  # per test; None: min(DEFAULT_TEST_TIME_LIMIT, time_limit)
     gradescope_secret_visibility: str = "after_due_date"  # when Gradescope shows the secret tests
     public_test_files: list[Path] = field(default_factory=list)
@@ -391,9 +391,9 @@ def _value_errors(meta: dict[str, Any], folder: Path) -> Iterator[str]:
             value=meta["memory_limit"])
     if "points" in meta and not 0 < meta["points"] <= 10000:
         yield "field 'points': " + _("{value} must be more than 0 and at most 10000").format(value=meta["points"])
-    if meta.get("scoring", "proportional") not in ("proportional", "all-or-nothing"):
+    if meta.get("scoring", "proportional") not in POLICIES:
         yield "field 'scoring': " + _("{value!r} is not one of {allowed}").format(
-            value=meta["scoring"], allowed="proportional, all-or-nothing")
+            value=meta["scoring"], allowed=", ".join(POLICIES))
     if "test_time_limit" in meta and not 0 < meta["test_time_limit"] <= meta["time_limit"]:
         yield "field 'test_time_limit': " + _("{value} must be more than 0 and at most time_limit ({limit})").format(
             value=meta["test_time_limit"], limit=meta["time_limit"])
@@ -459,8 +459,8 @@ def _objective_errors(tables: list[Any], points: Any) -> Iterator[str]:
             yield f"{name}: points must be more than 0"
         if table.get("kind", "concept") not in OBJECTIVE_KINDS:
             yield f"{name}: kind {table.get('kind')!r} is not one of {', '.join(OBJECTIVE_KINDS)}"
-        if table.get("scoring", "proportional") not in ("proportional", "all-or-nothing"):
-            yield f"{name}: scoring {table.get('scoring')!r} is not one of proportional, all-or-nothing"
+        if table.get("scoring", "proportional") not in POLICIES:
+            yield f"{name}: scoring {table.get('scoring')!r} is not one of {', '.join(POLICIES)}"
         if not all(isinstance(p, str) for p in table.get("tests", [])):
             yield f"{name}: tests must be a list of patterns"
     yield from _requirement_errors(tables, ids)
