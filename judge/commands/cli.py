@@ -355,7 +355,7 @@ def _load_problems(folder: Path | None, published: bool = False) -> list[Problem
     for error in errors:
         print(_("warning: skipping a broken problem folder: {error}").format(error=error), file=sys.stderr)
     if not problems:
-        raise ProblemError(_("{folder}: no valid problem folders found").format(folder=root))
+        raise ProblemError(_("{folder}: no valid problem folders found").format(folder=root), "no-problems-folder")
     return problems
 
 
