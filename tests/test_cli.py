@@ -280,11 +280,11 @@ REQUIRED = {"judge": ["practice"], "build": ["site"], "grade": ["subs", "-o", "o
 
 def test_no_command_takes_an_abbreviated_option(capsys):
     """argparse would read --problem as --problems, --out as --out-dir...: every parser refuses a prefix."""
-    from judge.commands import cli
+    from judge.commands import COMMANDS, cli
     from judge.commands.export import run
 
-    parsers = cli._parsers()
-    assert set(parsers) == {"judge", *cli._COMMANDS}
+    parsers = cli.parsers()
+    assert set(parsers) == set(COMMANDS)
     for name, parser in parsers.items():
         assert parser.allow_abbrev is False, name
         options = _long_options(parser)

@@ -17,8 +17,10 @@ reported and the others still checked.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import difflib
+import os
 import re
 import sys
 import tempfile
@@ -39,6 +41,7 @@ from ..engines import Job, get_engine
 from ..formats.terminal import Painter, use_colour
 from ..i18n import _
 from .hints import unmet_hints
+from .options import PROBLEMS_SOURCE, default_problems_dir, language_option, positive, sandbox_options
 from .statements import DEFAULT_LANGUAGE, signatures, translations
 
 TIME_BUDGET = 0.5  # the reference may use at most this fraction of the time limit
@@ -48,6 +51,42 @@ FILL_IN = "FILL IN (instructor)"  # what `judge new` marks for the instructor to
 MESSAGE_WIDTH = 150  # characters of a test's message shown without -v
 FAILURES_SHOWN = 5  # failing reference tests listed without -v
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+DESCRIPTION = ("Verify problem folders: nothing left to FILL IN, the statement's links and images resolve, the "
+               "reference passes every public and secret test, the starter and every wrong/ solution fail.")
+EPILOG = PROBLEMS_SOURCE
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``judge check``'s options: the folders, how much to show, Pyodide and mutants, the sandbox."""
+    parser.add_argument("paths", nargs="*", type=Path, metavar="PROBLEMS", help="problems folders or problem "
+                        "folders, one or more (default: $JUDGE_PROBLEMS, else ./problems if it holds problems, "
+                        "else the bundled set)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="show every failing test of every solution, with whole messages")
+    parser.add_argument("-j", dest="parallel", type=positive, default=os.cpu_count() or 1, metavar="N",
+                        help="run N solutions at a time (default: one per CPU core)")
+    parser.add_argument("--pyodide", action="store_true",
+                        help="also run every solution inside Pyodide (Node.js) and compare the Results")
+    parser.add_argument("--mutants", action="store_true", help="also mutation-test the tests: judge mutants of "
+                        "each reference and list those no test kills (accepted ones: "
+                        "reference/equivalent-mutants.toml)")
+    parser.add_argument("--mutants-budget", type=float, metavar="SECONDS",
+                        help="with --mutants: stop judging mutants after SECONDS (the rest is reported as not judged)")
+    sandbox_options(parser)
+    language_option(parser, "the errors and the tests' messages")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the problem folders, and with --pyodide and --mutants more."""
+    roots = args.paths or [default_problems_dir()]
+    code = check_problems(roots, args.parallel, verbose=args.verbose)
+    if args.pyodide:
+        from ..engines.pyodide import check_parity
+        code = max(code, check_parity(roots, args.parallel))
+    if args.mutants:
+        from .mutants import check_mutants
+        code = max(code, check_mutants(roots, args.parallel, budget=args.mutants_budget, verbose=args.verbose))
+    return code
 
 
 @dataclass

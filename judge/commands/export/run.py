@@ -40,8 +40,8 @@ from ...core.scoring import rescore
 from ...formats.points import add, text
 from ...i18n import _, use_language
 from ...sandbox.levels import Sandbox
-from ..cli import sandbox_options
 from ..grade.submissions import Submission, read_submission
+from ..options import sandbox_options
 from .bundle import Bundle, read_bundle
 
 FORMATS = ("gradescope", "prairielearn", "github-classroom")
