@@ -320,3 +320,34 @@ def test_grade_problem_is_not_taken_for_problems(tmp_path):
     wrong = run_cli("grade", str(subs), "-o", str(tmp_path / "out2"), "--problems", str(problems),
                     "--problem", "fx-thre")
     assert wrong.returncode == 2 and "--problem: unknown problem(s) fx-thre" in wrong.stderr
+
+
+def test_a_command_is_its_module_and_one_registry_line(monkeypatch, capsys):
+    """cli.py assembles whatever COMMANDS names: a new module's arguments, handler and errors just work."""
+    import argparse
+    import sys
+    import types
+
+    from judge.commands import COMMANDS, Command, cli
+    from judge.core.errors import UsageError
+
+    module = types.ModuleType("judge.commands.lint_for_test")
+    module.DESCRIPTION = "Lint problem folders."
+
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("name")
+
+    def run(args: argparse.Namespace) -> int:
+        if args.name == "bad":
+            raise UsageError("bad: no such folder")
+        print(f"linted {args.name}")
+        return 0
+
+    module.add_arguments, module.run = add_arguments, run
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setitem(COMMANDS, "lint", Command("lint", "lint_for_test", "lint problem folders"))
+    assert cli.main(["lint", "fx"]) == 0
+    assert capsys.readouterr().out == "linted fx\n"
+    assert cli.main(["lint", "bad"]) == 2
+    assert capsys.readouterr().err == "error: bad: no such folder\n"
+    assert "lint" in cli.parsers()
