@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
 import types
 from collections.abc import Callable, Generator, Iterator, MappingView, Sequence
 from dataclasses import dataclass, field
@@ -475,20 +474,6 @@ class StandInModule(types.ModuleType):
         except codec.NotPlain as exc:
             raise protocol.ValueRefused(exc.explain(f"the test set {self.__name__}.{name} to")) from None
         side.outcome(side.request(protocol.SetattrRequest(op="setattr", name=name, value=tree)), f"setting {name}")
-
-
-def install(side: TestSide) -> Callable[[], None]:
-    """Put the stand-in into ``sys.modules`` under the learner's module name; returns the undo."""
-    previous = sys.modules.get(side.module_name)
-    sys.modules[side.module_name] = side.module
-
-    def undo() -> None:
-        if previous is None:
-            sys.modules.pop(side.module_name, None)
-        else:
-            sys.modules[side.module_name] = previous
-
-    return undo
 
 
 def session(problem: Problem, source: str, workdir: Path,
