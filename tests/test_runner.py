@@ -48,3 +48,13 @@ def test_a_timeline_stuck_before_anything_ran_still_names_its_stuck_rows():
     assert render_timeline_text(art).splitlines() == ["stuck at once", "stage 0 ||  stuck: waits for B0",
                                                       "stage 1 ||  stuck: waits for F0"]
     assert render_timeline_text(timeline([[]], "nothing")).splitlines() == ["nothing", "(empty timeline)"]
+
+
+def test_control_characters_in_a_learners_words_are_shown_not_obeyed():
+    """Escape codes in a message or the output would rewrite the terminal (or the feedback file in it)
+    that shows them; tab and newline are the learner's layout and stay."""
+    from judge.core.result import visible_controls
+
+    forged = "\x1b[2K\r\x1b[1Aall passed\x07\r\nnext\tcolumn\x7f\x9b"
+    assert visible_controls(forged) == "\u241b[2K\u240d\u241b[1Aall passed\u2407\nnext\tcolumn\u2421\ufffd"
+    assert not any(ord(c) < 32 and c not in "\t\n" for c in visible_controls("".join(map(chr, range(160)))))

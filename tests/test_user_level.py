@@ -16,6 +16,7 @@ keeps its owner and content, and nothing of a job survives: no process of a sand
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import shutil
@@ -71,6 +72,23 @@ def marked_problems(tmp_path):
     shutil.rmtree(elsewhere, ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def _clear_pool_leftovers():
+    """After each test (which has asserted on them already): what a sandbox identity left behind is
+    removed, so one test's failure does not become the next test's."""
+    yield
+    for task in _pool_tasks():
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(task.split()[1]), signal.SIGKILL)
+    for item in _pool_ipc():
+        kind, ident = item.split()[1:3]
+        subprocess.run(["ipcrm", {"shm": "-m", "msg": "-q", "sem": "-s"}[kind], ident], capture_output=True,
+                       check=False)
+    for path in _pool_files():
+        with contextlib.suppress(OSError):
+            shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
+
+
 @pytest.fixture
 def private_tmp():
     """The graded runs' temporary folder (TMPDIR): passable by the identities, and the judge's alone, so
@@ -100,11 +118,67 @@ def grade_with(python: str, subs: Path, out: Path, problems: Path, level: str,
         return {row["student"]: row for row in csv.DictReader(handle)}
 
 
+def _pool_tasks() -> list[str]:
+    """Every live thread of a sandbox identity, read task by task: a process whose main thread has
+    exited shows ``State: Z`` in /proc/<pid>/status though its other threads still run."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            tasks = os.listdir(f"/proc/{name}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                fields = dict(line.split(":", 1) for line in Path(f"/proc/{name}/task/{task}/status").read_text(
+                    errors="replace").splitlines() if ":" in line)
+            except OSError:
+                continue
+            uids = {int(u) for u in fields.get("Uid", "").split()}
+            if uids & set(POOL) and not fields.get("State", "").strip().startswith("Z"):
+                found.append(f"pid {name} (thread {task}) of uid {sorted(uids & set(POOL))[0]}")
+    return found
+
+
+def _pool_ipc() -> list[str]:
+    """SysV shared memory, message queues and semaphores a sandbox identity owns (no path, no process)."""
+    found = []
+    for kind in ("shm", "msg", "sem"):
+        try:
+            header, *rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
+        except OSError:
+            continue
+        column = header.split().index("uid")
+        found += [f"SysV {kind} {row.split()[1]} of uid {row.split()[column]}" for row in rows
+                  if int(row.split()[column]) in POOL]
+    return found
+
+
+def _pool_files() -> list[str]:
+    """Files a sandbox identity left in the machine's shared temporary folders."""
+    found = []
+    for folder in ("/tmp", "/var/tmp", "/dev/shm"):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            try:
+                if os.lstat(os.path.join(folder, name)).st_uid in POOL:
+                    found.append(os.path.join(folder, name))
+            except OSError:
+                continue
+    return found
+
+
 def nothing_left_behind(tmp: Path) -> list[str]:
-    """Processes of any sandbox identity, and the judge's folders (jobs, tests, learners, its runtime),
-    that outlived the run whose temporary folder is ``tmp``."""
+    """Processes (any live thread) of any sandbox identity, what they own outside any process (SysV IPC,
+    files in the shared temporary folders), and the judge's folders (jobs, tests, learners, its
+    runtime), that outlived the run whose temporary folder is ``tmp``."""
     left = [f"pid {pid} of uid {uid}" for uid in POOL for pid in identities.processes_of(uid)]
-    return left + [str(p) for p in tmp.glob("judge-*")]
+    left += [task for task in _pool_tasks() if task.split(" (")[0] not in {x.split(" of")[0] for x in left}]
+    return left + _pool_ipc() + _pool_files() + [str(p) for p in tmp.glob("judge-*")]
 
 
 def assert_held(rows: dict[str, dict[str, str]], out: Path, marker: str, tmp: Path) -> None:
@@ -114,6 +188,8 @@ def assert_held(rows: dict[str, dict[str, str]], out: Path, marker: str, tmp: Pa
         "honest-1": "4", "honest-2": "4", "honest-3": "4"}, "an honest classmate graded beside the attacks lost marks"
     leaked = [str(p) for p in out.rglob("*") if p.is_file() and marker in p.read_text(errors="replace")]
     assert leaked == [], f"the secret test reached {leaked}"
+    escaped = [str(p) for p in out.rglob("*") if p.is_file() and b"\x1b" in p.read_bytes()]
+    assert escaped == [], f"the learner's escape codes reached {escaped}"
     info = ROOT_CANARY.lstat()
     assert (info.st_uid, ROOT_CANARY.is_symlink(), ROOT_CANARY.read_text()) == (0, False, "root's own file\n")
     assert nothing_left_behind(tmp) == []
@@ -151,6 +227,68 @@ def test_at_the_user_level_no_attack_earns_and_classmates_keep_full_marks(user_p
     assert_held(rows, tmp_path / "out", marker, private_tmp)
 
 
+#: what the level without Landlock cannot hold, said so in docs/hostile-input.md ("as good as the files'
+#: permissions"): the world-readable copy of the course the marked_problems fixture makes on purpose
+WITHOUT_LANDLOCK_KNOWN = {"world_readable_copy"}
+
+
+@needs_root
+def test_without_landlock_no_attack_earns_and_classmates_keep_full_marks(user_python, marked_problems, tmp_path,
+                                                                       private_tmp):
+    """JUDGE_CONFINE=seccomp: the user level on a kernel without Landlock. A submissions folder others
+    can read, as a grader's unpacked LMS download usually is (umask 022), is refused with the fix
+    (the judge's command line in /proc names it to the learner's code); made private, it is graded."""
+    problems, marker = marked_problems
+    shared = Path(tempfile.mkdtemp(prefix="pp-subs-", dir="/var/tmp"))
+    try:
+        shared.chmod(0o755)
+        names = [n for n in USER_ATTACKS if n not in WITHOUT_LANDLOCK_KNOWN]
+        subs = submissions(shared / "subs", [*names, "honest-1", "honest-2", "honest-3"])
+        for path in [subs, *subs.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        out = tmp_path / "out"
+        command = [user_python, "-m", "judge", "grade", str(subs), "-o", str(out), "--problems", str(problems),
+                   "--sandbox", "user", "-j", "2"]
+        env = clean_env(TMPDIR=str(private_tmp), JUDGE_CONFINE="seccomp")
+        refused = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT, check=False)
+        assert refused.returncode not in (0, 1) and not out.exists(), refused.stdout + refused.stderr
+        assert f"chmod -R o-rwx {subs}" in refused.stderr and "Landlock" in refused.stderr, refused.stderr
+        subprocess.run(["chmod", "-R", "o-rwx", str(subs)], check=True)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env, cwd=ROOT, check=False)
+        assert done.returncode in (0, 1), done.stdout + done.stderr
+        assert "Landlock is not available" in done.stderr
+        with (out / "grades.csv").open() as handle:
+            rows = {row["student"]: row for row in csv.DictReader(handle)}
+        earned = {name: rows[name]["total"] for name in names if float(rows[name]["total"]) > 0}
+        assert earned == {}, f"these attacks earned points without Landlock: {earned}"
+        assert {n: rows[n]["total"] for n in rows if n.startswith("honest")} == {
+            "honest-1": "4", "honest-2": "4", "honest-3": "4"}
+        assert nothing_left_behind(private_tmp) == []
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+@needs_root
+def test_a_daemon_whose_main_thread_exited_does_not_outlive_its_job(user_python, tmp_path, private_tmp):
+    """zombie_leader graded first, then honest classmates one at a time (-j 1): each is given the uid
+    the attack's job had, which its surviving thread would SIGKILL."""
+    subs = submissions(tmp_path / "subs", ["honest-1", "honest-2", "honest-3"])
+    attack = tmp_path / "subs" / "a-zombie_leader" / "fx-add" / "adder.py"
+    attack.parent.mkdir(parents=True)
+    attack.write_text((ATTACKS / "zombie_leader.py").read_text())
+    done = subprocess.run([user_python, "-m", "judge", "grade", str(subs), "-o", str(tmp_path / "out"), "--problems",
+                           str(FIXTURE_PROBLEMS), "--sandbox", "user", "-j", "1"], capture_output=True, text=True,
+                          timeout=600, env=clean_env(TMPDIR=str(private_tmp)), cwd=ROOT, check=False)
+    survivors = _pool_tasks()
+    for pid in {int(t.split()[1]) for t in survivors}:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)  # the test's own clean-up: it must not haunt later tests
+    with (tmp_path / "out" / "grades.csv").open() as handle:
+        rows = {row["student"]: row["total"] for row in csv.DictReader(handle)}
+    assert (rows, survivors) == ({"a-zombie_leader": "0", "honest-1": "4", "honest-2": "4", "honest-3": "4"}, []), \
+        done.stderr
+
+
 @needs_root
 @needs_bwrap
 def test_under_bubblewrap_no_attack_earns_and_classmates_keep_full_marks(marked_problems, tmp_path, private_tmp):
@@ -162,7 +300,7 @@ def test_under_bubblewrap_no_attack_earns_and_classmates_keep_full_marks(marked_
 
 @pytest.mark.slow  # builds and runs the Gradescope bundle end to end
 @needs_root
-@pytest.mark.parametrize("attack", ["plant_symlinks", "daemon", "kill_everyone"])
+@pytest.mark.parametrize("attack", ["plant_symlinks", "daemon", "kill_everyone", "zombie_leader"])
 def test_the_gradescope_bundle_at_the_user_level_keeps_its_score(gradescope, attack, private_tmp):  # noqa: F811
     _, root, user = gradescope
     if not user:
@@ -181,8 +319,9 @@ def test_the_gradescope_bundle_at_the_user_level_keeps_its_score(gradescope, att
 
 @needs_root
 def test_a_timed_out_or_interrupted_run_leaves_nothing_behind(user_python, tmp_path, private_tmp):
-    loop = "import os, sys\nsys.modules['judge.sandbox.guard'].release()\nif os.fork() == 0:\n    os.setsid()\n" \
-           "while True:\n    pass\n\ndef add(a, b):\n    return a + b\n"
+    loop = ("import os, sys\nsys.modules['judge.sandbox.guard'].release()\ntry:\n    if os.fork() == 0:\n"
+            "        os.setsid()\nexcept OSError:\n    pass  # seccomp refuses new processes where it is offered\n"
+            "while True:\n    pass\n\ndef add(a, b):\n    return a + b\n")
     subs = tmp_path / "subs" / "looper" / "fx-add" / "adder.py"
     subs.parent.mkdir(parents=True)
     subs.write_text(loop)

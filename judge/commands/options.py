@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -75,14 +76,17 @@ def sandbox_options(parser: argparse.ArgumentParser) -> None:
                         f"(default {DEFAULT_USER})")
 
 
-def native_engine(args: argparse.Namespace, problems: list[Problem], grading: bool) -> Engine:
+def native_engine(args: argparse.Namespace, problems: list[Problem], grading: bool,
+                  private: Sequence[Path] = ()) -> Engine:
     """The native engine at the sandbox level the arguments ask for, probed once; grading says which
-    level it got, and warns when the learner's code can read the grader's files."""
+    level it got, and warns when the learner's code can read the grader's files. ``private``: folders
+    the learner's code must not read (other students' submissions), refused if it could."""
     from ..engines import get_engine
-    from ..sandbox.levels import choose
+    from ..sandbox.levels import choose, refuse_exposed
 
     sandbox = choose(getattr(args, "sandbox", "auto"), user=getattr(args, "sandbox_user", None), grading=grading,
                      grader_paths=[p.path for p in problems], packages=[d for p in problems for d in p.packages])
+    refuse_exposed(sandbox, private)
     if grading:
         print(f"Sandbox: {sandbox.summary}" + (f" [{sandbox.note}]" if sandbox.note else ""), file=sys.stderr)
         if sandbox.warning:

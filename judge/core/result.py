@@ -184,6 +184,17 @@ def _test_from_dict(data: dict[str, Any], status: str) -> TestResult:
     return TestResult(**data)
 
 
+#: control characters shown as Unicode's pictures of them (tab and newline kept): a learner's escape
+#: codes then rewrite no grader's terminal, feedback file or spreadsheet cell that shows its words
+_CONTROL_PICTURES = {**{code: 0x2400 + code for code in range(32) if code not in (9, 10)}, 127: 0x2421,
+                     **dict.fromkeys(range(0x80, 0xA0), 0xFFFD)}
+
+
+def visible_controls(text: str) -> str:
+    """``text`` with every control character but tab and newline made visible (``\r\n`` is a newline)."""
+    return text.replace("\r\n", "\n").translate(_CONTROL_PICTURES)
+
+
 def cap_output(text: str, limit: int = OUTPUT_CAP) -> str:
     """Keep the first ``limit`` characters of captured output and say how much was dropped."""
     if len(text) <= limit:

@@ -28,7 +28,7 @@ from ..lang import tests_language
 from .collector import Collector
 from .problem import Objective, Problem, load_problem
 from .protocol import BoundaryError, StartTimedOut
-from .result import Result, TestResult, cap_output
+from .result import Result, TestResult, cap_output, visible_controls
 from .scoring import score_result
 from .workdir import make_workdir, remove_workdir
 
@@ -152,7 +152,7 @@ def _run_pytest(workdir: Path, test_names: list[str], keyword: str | None,
 
 def _build_result(problem: Problem, collector: Collector, exit_code: int, workdir: Path,
                   keyword: str | None) -> Result:
-    tests: list[TestResult] = list(collector.collect_errors)
+    tests: list[TestResult] = [_relative(error, workdir) for error in collector.collect_errors]
     for nodeid in collector.collected:
         tests.append(_relative(collector.result_for(nodeid), workdir))
     result = Result(problem=problem.id, status="passed", tests=tests)
@@ -179,11 +179,14 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 def _relative(test: TestResult, workdir: Path) -> TestResult:
-    """Remove the work directory's absolute path from messages and output (engine-independent)."""
+    """Remove the work directory's absolute path from messages and output (engine-independent), and
+    show their control characters (:func:`visible_controls`)."""
     prefix = str(workdir) + os.sep
-    test.message = _ADDRESS.sub(" at 0x...", test.message.replace(prefix, ""))
-    test.stdout = cap_output(test.stdout.replace(prefix, ""))
-    test.stderr = cap_output(test.stderr.replace(prefix, ""))
+    test.message = visible_controls(_ADDRESS.sub(" at 0x...", test.message.replace(prefix, "")))
+    test.stdout = cap_output(visible_controls(test.stdout.replace(prefix, "")))
+    test.stderr = cap_output(visible_controls(test.stderr.replace(prefix, "")))
+    for frame in test.traceback:
+        frame.code = visible_controls(frame.code)
     return test
 
 

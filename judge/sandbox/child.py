@@ -24,6 +24,7 @@ from . import guard
 from . import learner as endpoint
 
 OUTPUT_FILE_LIMIT = 16 * 1024 * 1024  # bytes the output files (and any file) may reach
+OPEN_FILES_LIMIT = 256  # descriptors at once: bounds what files with no name could hold beside the memory limit
 OUTPUT_PER_MESSAGE = 4 << 20  # bytes of output sent with one message (the rest is dropped, and said so)
 def main() -> None:
     """Run the learner's side until the test side closes the channel."""
@@ -100,7 +101,7 @@ class _Output:
 
 
 def _set_limits(memory_mib: int, processes: int = 0) -> None:
-    """The address space, core files, file sizes, and (``processes`` > 0: run as an identity of the
+    """The address space, core files, file sizes, open files, and (``processes`` > 0: run as an identity of the
     job's own, whose processes this counts) how many processes the learner's code may have."""
     try:
         import resource
@@ -110,7 +111,8 @@ def _set_limits(memory_mib: int, processes: int = 0) -> None:
 
     # headroom on top of what the interpreter maps already, as for every level
     address_space = _mapped_bytes() + memory_mib * 1024 * 1024 + 256 * 1024 * 1024
-    limits = [("RLIMIT_AS", address_space), ("RLIMIT_CORE", 0), ("RLIMIT_FSIZE", OUTPUT_FILE_LIMIT)]
+    limits = [("RLIMIT_AS", address_space), ("RLIMIT_CORE", 0), ("RLIMIT_FSIZE", OUTPUT_FILE_LIMIT),
+              ("RLIMIT_NOFILE", OPEN_FILES_LIMIT)]
     if processes > 0:
         limits.append(("RLIMIT_NPROC", processes))
     for name, value in limits:

@@ -10,8 +10,13 @@ allows Landlock's system calls), the learner process is also confined before it 
   standard library without its site-packages), the system's shared libraries, the judge's learner
   runtime (numpy among it) and its own folder; it may write only its own folder. Whatever else is
   world-readable stays out of reach.
-- **seccomp** (libseccomp, the ``pyseccomp`` package): no ptrace, no other process's memory, no
-  sockets, no new namespaces or mounts, no io_uring (which would go around the filter), no BPF.
+- **seccomp** (libseccomp, the ``pyseccomp`` package): no new processes (threads only: a process
+  the kernel reaps by itself would take its CPU time out of every count), no ptrace, no other
+  process's memory, no sockets, no new namespaces or mounts, no io_uring (which would go around the
+  filter), no BPF, no SysV or POSIX IPC and no memfd (memory outside the address-space limit, or
+  left behind after the job). bubblewrap loads the same filter (``--seccomp``).
+- Landlock's scopes (ABI 6 and later): no signal to a process outside the learner's own, no abstract
+  unix socket of another domain.
 
 The rules are built in the test process (as root: opening a path for a rule reads nothing) and put
 in force in the learner process between ``fork`` and ``exec`` (:meth:`Confinement.enter`), so they
@@ -36,10 +41,17 @@ REFUSED_SYSCALLS = ("ptrace", "process_vm_readv", "process_vm_writev", "socket",
                     "setns", "mount", "umount2", "pivot_root", "chroot", "keyctl", "add_key", "request_key", "bpf",
                     "perf_event_open", "userfaultfd", "kcmp", "open_by_handle_at", "name_to_handle_at",
                     "io_uring_setup", "io_uring_enter", "io_uring_register", "fanotify_init", "mount_setattr",
-                    "move_mount", "open_tree", "fsopen", "fsmount", "fspick")
+                    "move_mount", "open_tree", "fsopen", "fsmount", "fspick", "fork", "vfork", "pidfd_getfd",
+                    "process_madvise", "shmget", "shmat", "msgget", "semget", "mq_open", "memfd_create",
+                    "memfd_secret")
+#: clone is allowed for threads only (CLONE_THREAD set); clone3 is answered "not implemented", so
+#: the C library falls back to clone, whose flags a filter can see (clone3's are behind a pointer)
+_CLONE_THREAD = 0x00010000
+_LANDLOCK_SCOPES = 0x1 | 0x2  # LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL
 #: a readable path ending so may be listed, not read (a folder whose entries are allowed one by one)
 _LIST_ONLY = "/*list*"
 _PR_SET_NO_NEW_PRIVS = 38
+_SYS_LANDLOCK_CREATE_RULESET = 444  # the same number on every architecture
 _SYS_LANDLOCK_RESTRICT_SELF = 446
 #: files outside the runtime a Python process reads on its way (the loader's cache, time zones)
 _SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/usr/share/zoneinfo", "/dev/null", "/dev/urandom",
@@ -149,16 +161,33 @@ class Confinement:
             self._ruleset_fd = -1
 
 
+class _RulesetAttr(ctypes.Structure):
+    """``struct landlock_ruleset_attr`` as of ABI 6 (the kernel takes a prefix of it on older ABIs)."""
+
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+def _ruleset_attr(handled: int, abi: int) -> tuple[_RulesetAttr, int]:
+    """The attribute and the size of it this ABI knows: scopes from ABI 6, the network field from 4."""
+    if abi >= 6:
+        return _RulesetAttr(handled, 0, _LANDLOCK_SCOPES), ctypes.sizeof(_RulesetAttr)
+    return _RulesetAttr(handled, 0, 0), 16 if abi >= 4 else 8
+
+
 def _landlock_ruleset(readable: Iterable[str], writable: str) -> int:
     import landlock
-    from landlock.plumbing import PathBeneathAttr, RulesetAttr, get_add_rule, get_create_ruleset
+    from landlock.plumbing import PathBeneathAttr, get_add_rule
 
     access = landlock.FSAccess
     handled = access.all()
     read_dir = access.READ_DIR | access.READ_FILE | access.EXECUTE
     read_file = access.READ_FILE | access.EXECUTE
-    attr = RulesetAttr(handled)
-    ruleset = get_create_ruleset()(ctypes.byref(attr), ctypes.sizeof(attr), 0)
+    attr, size = _ruleset_attr(int(handled), landlock.landlock_abi_version())
+    libc = ctypes.CDLL(None, use_errno=True)
+    ruleset = libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     os.set_inheritable(ruleset, False)
     add_rule = get_add_rule()
 
@@ -189,12 +218,32 @@ def _seccomp_filter() -> Any:  # a pyseccomp.SyscallFilter
     import pyseccomp
 
     refused = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
-    for name in REFUSED_SYSCALLS:
+    rules: list[tuple[str, int, tuple[Any, ...]]] = [(name, errno.EPERM, ()) for name in REFUSED_SYSCALLS]
+    rules += [("clone", errno.EPERM, (pyseccomp.Arg(0, pyseccomp.MASKED_EQ, _CLONE_THREAD, 0),)),
+              ("clone3", errno.ENOSYS, ())]
+    for name, error, conditions in rules:
         try:
-            refused.add_rule(pyseccomp.ERRNO(errno.EPERM), name)
+            refused.add_rule(pyseccomp.ERRNO(error), name, *conditions)
         except (OSError, ValueError):
             continue  # a system call this architecture or libseccomp does not know
     return refused
+
+
+@functools.lru_cache(maxsize=1)
+def seccomp_program() -> bytes:
+    """The filter as a compiled BPF program, for ``bwrap --seccomp FD`` (loaded just before exec)."""
+    with os.fdopen(os.memfd_create("seccomp-bpf", os.MFD_CLOEXEC), "w+b") as program:
+        _seccomp_filter().export_bpf(program)
+        program.seek(0)
+        return program.read()
+
+
+def seccomp_program_fd() -> int:
+    """A new file with no name holding :func:`seccomp_program`, at its start (the caller closes it)."""
+    fd = os.memfd_create("seccomp-bpf", os.MFD_CLOEXEC)
+    os.write(fd, seccomp_program())
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def runtime_paths(python: str, extra: Iterable[str] = ()) -> list[str]:

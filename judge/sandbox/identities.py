@@ -17,11 +17,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 import signal
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 #: the pool: uids with no account, inside the 16 bits a container's user namespace usually maps
@@ -112,54 +113,130 @@ def release(identity: Identity) -> None:
 
 
 def processes_of(uid: int) -> list[int]:
-    """The pids of every live process whose real, effective or saved uid is ``uid`` (a zombie has
-    ended: it runs nothing and holds nothing, and only its parent can make it go)."""
+    """The pids of every process of ``uid`` (real, effective or saved) with a thread still alive. A
+    zombie has ended and holds nothing, but a process whose main thread exited also shows ``State: Z``
+    while its other threads run: its threads are looked at one by one."""
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
-        try:
-            with open(f"/proc/{name}/status", "rb") as handle:
-                for line in handle:
-                    if line.startswith(b"State:") and line.split()[1:2] == [b"Z"]:
-                        break
-                    if line.startswith(b"Uid:"):
-                        if str(uid).encode() in line.split()[1:4]:
-                            found.append(int(name))
-                        break
-        except OSError:
-            continue  # exited meanwhile
+        state, uids = _status(f"/proc/{name}/status")
+        if uid not in uids:
+            continue
+        if state != b"Z" or _has_live_thread(name):
+            found.append(int(name))
     return found
 
 
+def _status(path: str) -> tuple[bytes, tuple[int, ...]]:
+    """The state letter and the real, effective and saved uids in a /proc status file (empty if gone)."""
+    uids: tuple[int, ...]
+    state, uids = b"", ()
+    try:
+        with open(path, "rb") as handle:
+            for line in handle:
+                if line.startswith(b"State:"):
+                    state = line.split()[1]
+                elif line.startswith(b"Uid:"):
+                    uids = tuple(int(u) for u in line.split()[1:4])
+                    break
+    except (OSError, ValueError):
+        return b"", ()  # exited meanwhile
+    return state, uids
+
+
+def _has_live_thread(pid: str) -> bool:
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    return any(_status(f"/proc/{pid}/task/{task}/status")[0] not in (b"", b"Z", b"X") for task in tasks)
+
+
 def end_processes(uid: int) -> None:
-    """Kill every process of ``uid`` and check that none is left; :class:`IdentityError` if some
-    survive :data:`END_TIMEOUT` seconds of trying (the identity must not be used again then)."""
+    """Kill every process of ``uid``, check that none is left, and remove what the identity owns
+    outside any process (:func:`_clear_as`); :class:`IdentityError` if processes survive
+    :data:`END_TIMEOUT` seconds of trying (the identity must not be used again then)."""
     deadline = time.monotonic() + END_TIMEOUT
+    _as_identity(uid, _kill_all)  # always, once: what no listing shows must not outlive the job either
     while True:
         left = processes_of(uid)
         if not left:
-            return
-        _kill_all_as(uid)
+            break
+        _as_identity(uid, _kill_all)
         for pid in left:  # also what kill(-1) as the uid cannot reach (a process that changed its real uid)
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         if time.monotonic() > deadline:
             raise IdentityError(f"processes of the sandbox identity {uid} survived being killed: {left[:5]}")
         time.sleep(0.01)
+    _as_identity(uid, _clear_owned)
 
 
-def _kill_all_as(uid: int) -> None:
-    """``kill(-1, SIGKILL)`` from a child that has become ``uid``: every process of that uid at once,
-    in one system call, so a fork bomb cannot outrun a pid-by-pid kill."""
+def _as_identity(uid: int, action: Callable[[int], None]) -> None:
+    """Run ``action(uid)`` in a child that has become ``uid`` (no groups): it can do no more than the
+    identity could, so root never follows a path the learner made. The parent waits for it."""
     pid = os.fork()
     if pid == 0:
         try:
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
-            os.kill(-1, signal.SIGKILL)
+            action(uid)
         except BaseException:  # noqa: BLE001 - the parent checks the outcome by listing what is left
             os._exit(1)
         os._exit(0)
     os.waitpid(pid, 0)
+
+
+def _kill_all(uid: int) -> None:
+    """``kill(-1, SIGKILL)`` as the identity: every process of that uid at once, in one system call,
+    so a fork bomb cannot outrun a pid-by-pid kill."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(-1, signal.SIGKILL)
+
+
+#: world-writable folders where a learner process without Landlock could leave files for a later job
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+_IPC_REMOVERS = {"shm": "shmctl", "msg": "msgctl", "sem": "semctl"}
+_IPC_RMID = 0
+
+
+def _clear_owned(uid: int) -> None:
+    """As the identity: remove its SysV shared memory, message queues and semaphores (they have no
+    path and outlive every process), and its files in the machine's shared temporary folders."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for kind, remover in _IPC_REMOVERS.items():
+        for ident in _ipc_owned(kind, uid):
+            args = (ident, 0, _IPC_RMID) if kind == "sem" else (ident, _IPC_RMID, None)
+            getattr(libc, remover)(*args)
+    for folder in (tempfile.gettempdir(), *SHARED_FOLDERS):
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            for entry in entries:
+                with contextlib.suppress(OSError):
+                    _remove_if_owned(entry, uid)
+
+
+def _remove_if_owned(entry: os.DirEntry[str], uid: int) -> None:
+    if entry.stat(follow_symlinks=False).st_uid != uid:
+        return
+    if entry.is_dir(follow_symlinks=False):
+        shutil.rmtree(entry.path, ignore_errors=True)
+    else:
+        os.unlink(entry.path)
+
+
+def _ipc_owned(kind: str, uid: int) -> list[int]:
+    """The ids of the SysV IPC objects of ``kind`` (shm, msg, sem) that ``uid`` owns or made (an owner
+    may hand an object to another uid; its creator can still remove it)."""
+    try:
+        with open(f"/proc/sysvipc/{kind}", encoding="ascii") as handle:
+            header, *rows = handle.read().splitlines()
+    except (OSError, ValueError):
+        return []
+    columns = header.split()
+    owners = (columns.index("uid"), columns.index("cuid"))
+    ident = columns.index({"shm": "shmid", "msg": "msqid", "sem": "semid"}[kind])
+    return [int(row.split()[ident]) for row in rows if uid in {int(row.split()[i]) for i in owners}]

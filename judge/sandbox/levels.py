@@ -85,7 +85,7 @@ class Sandbox:
     warning: str = ""  # what a grader must know (plain level)
     packages: dict[str, str] = field(default_factory=dict)  # import name -> folder shown to the learner
     as_identity: bool = False  # bubblewrap started as the job's identity (its user maps to that uid)
-    confinement: tuple[str, ...] = ()  # "landlock", "seccomp": entered by user-level learner processes
+    confinement: tuple[str, ...] = ()  # "landlock", "seccomp" (user level); "seccomp" (bwrap loads it)
     readable: tuple[str, ...] = ()  # what Landlock lets the learner process read
     bwrap: str = "bwrap"  # the bubblewrap found on the judge's PATH when the level was chosen
 
@@ -111,20 +111,23 @@ class Sandbox:
                    "plain": "no sandbox: the learner's code runs as the grader and can read the grader's files"}
         return f"{self.level} ({meaning[self.level]})"
 
-    def command(self, folder: str, config: dict[str, object]) -> list[str]:
-        """The command line that starts a learner process on ``folder`` (which holds ``work/``)."""
+    def command(self, folder: str, config: dict[str, object], seccomp_fd: int | None = None) -> list[str]:
+        """The command line that starts a learner process on ``folder`` (which holds ``work/``);
+        ``seccomp_fd``: bubblewrap loads that compiled filter just before it starts Python."""
         work = os.path.join(folder, "work")
         if self.level != "bubblewrap":
             site = os.path.join(self.runtime, "site")
             return [self.python, "-I", "-S", "-B", "-c", BOOT, work, self.runtime, site,
                     json.dumps(dict(config, root=work))]
         inside = [SANDBOX_WORK, SANDBOX_RUNTIME, SANDBOX_SITE, json.dumps(dict(config, root=SANDBOX_WORK))]
-        return [*self._bwrap(work), "--", self.python, "-I", "-S", "-B", "-c", BOOT, *inside]
+        return [*self._bwrap(work, seccomp_fd), "--", self.python, "-I", "-S", "-B", "-c", BOOT, *inside]
 
-    def _bwrap(self, work: str) -> list[str]:
+    def _bwrap(self, work: str, seccomp_fd: int | None) -> list[str]:
         # --as-pid-1: the learner's Python is the namespace's first process, so when it is killed it is
         # adopted and reaped by the test process with its CPU time, not reaped unaccounted by bwrap's init
         args = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL"]
+        if seccomp_fd is not None:
+            args += ["--seccomp", str(seccomp_fd)]
         if os.geteuid() == 0 or self.as_identity:  # inside, nobody: outside, the job's identity (or root)
             args += ["--unshare-user", "--uid", "65534", "--gid", "65534"]
         for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/usr"):
@@ -196,7 +199,9 @@ def _try(level: Level, python: str, runtime: str, packages: dict[str, str], user
         if bwrap is None:
             raise SandboxError("bubblewrap: bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
         hidden = tuple(_hidden_paths(python, grader_paths))
-        sandbox = Sandbox("bubblewrap", python, runtime, hidden=hidden, packages=packages, bwrap=bwrap)
+        seccomp = ("seccomp",) if confine.offered().seccomp else ()
+        sandbox = Sandbox("bubblewrap", python, runtime, hidden=hidden, packages=packages, bwrap=bwrap,
+                          confinement=seccomp)
         if os.geteuid() != 0:
             _probe(sandbox, ())
             return sandbox
@@ -381,6 +386,23 @@ def _link_packages(runtime: str, packages: dict[str, str]) -> dict[str, str]:
             _share_copy(path, str(entry))
         shown[name] = str(entry)
     return shown
+
+
+def refuse_exposed(sandbox: Sandbox, folders: Sequence[Path]) -> None:
+    """At the user level without Landlock the learner's code reads what file permissions let every
+    user read, and the judge's command line (in /proc) names the folders it grades: a
+    :class:`SandboxError` if a file in ``folders`` (other students' submissions, earlier results)
+    is readable by others there."""
+    if sandbox.level != "user" or "landlock" in sandbox.confinement:
+        return
+    exposed = [str(path) for folder in folders if folder.exists()
+               for path in (folder, *sorted(folder.rglob("*"))) if path.is_file() and _reachable_by_others(str(path))]
+    if exposed:
+        shown = ", ".join(exposed[:3]) + (f" and {len(exposed) - 3} more" if len(exposed) > 3 else "")
+        folders_shown = " ".join(str(f) for f in folders if f.exists())
+        raise SandboxError(f"user: without Landlock the learner's code can read what every user may read, and "
+                           f"other users can read {shown}; make them unreadable to others (chmod -R o-rwx "
+                           f"{folders_shown}) or grade where Landlock or bubblewrap is available")
 
 
 def _reachable_by_others(path: str) -> bool:

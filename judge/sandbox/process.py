@@ -116,15 +116,18 @@ class ProcessLearner:
         out = os.memfd_create("learner-stdout", os.MFD_CLOEXEC)
         err = os.memfd_create("learner-stderr", os.MFD_CLOEXEC)
         confinement = self.space.confine(self.sandbox)
+        seccomp_fd = (confine.seccomp_program_fd()
+                      if self.sandbox.level == "bubblewrap" and "seccomp" in self.sandbox.confinement else None)
+        passed = (to_child_r, from_child_w) + ((seccomp_fd,) if seccomp_fd is not None else ())
         try:
             self._process = subprocess.Popen(
-                self.sandbox.command(self.folder, config), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                pass_fds=(to_child_r, from_child_w), cwd=work, env=self.sandbox.environment(work),
+                self.sandbox.command(self.folder, config, seccomp_fd), stdin=subprocess.DEVNULL, stdout=out,
+                stderr=err, pass_fds=passed, cwd=work, env=self.sandbox.environment(work),
                 start_new_session=True, preexec_fn=functools.partial(_enter, confinement),
                 user=user[0] if user else None, group=user[1] if user else None,
                 extra_groups=[] if user else None)
         finally:
-            for fd in (to_child_r, from_child_w, out):
+            for fd in (*passed, out):
                 os.close(fd)
             self._stderr = err
         self.connection = protocol.PipeConnection(side.handle, from_child_r, to_child_w, on_receive=_print_output,

@@ -106,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
                       assignment=assignment.column if assignment else (args.assignment or "judge"),
                       zero_unreadable=args.zero_unreadable, moodle_worksheet=args.moodle_worksheet,
                       objective_threshold=args.objective_threshold, note=args.note, times=times,
-                      engine=native_engine(args, problems, grading=True))
+                      engine=native_engine(args, problems, grading=True,
+                                           private=[args.submissions, args.out_dir]))
     if assignment is not None:
         due = f", due {assignment.deadline:%Y-%m-%d %H:%M} ({penalty:g} % off per started day late)" if deadline else ""
         print(f"Assignment {assignment.name}: {', '.join(p.id for p in problems)}{due}.", file=sys.stderr)
