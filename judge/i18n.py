@@ -18,6 +18,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "judge"
@@ -37,7 +38,20 @@ def translation(lang: str | None = None) -> gettext.NullTranslations:
     """The catalog for ``lang`` (``zh``, ``zh-CN``, ``zh_CN.UTF-8``); without one, the environment's
     (``$LANGUAGE``, ``$LC_ALL``, ``$LC_MESSAGES``, ``$LANG``); English when none matches."""
     languages = [lang.replace("-", "_")] if lang else None
-    return gettext.translation(DOMAIN, str(LOCALE_DIR), languages=languages, fallback=True)
+    found = gettext.translation(DOMAIN, str(LOCALE_DIR), languages=languages, fallback=True)
+    _drop_untranslated(found)
+    return found
+
+
+def _drop_untranslated(found: gettext.NullTranslations) -> None:
+    """A partial catalog's untranslated plurals read in English, by English's plural rule, as its
+    untranslated singulars do. Babel's compiler writes an untranslated plural with the English forms as
+    its translation, which would follow the catalog's plural rule (French would say "0 test passed")
+    and reach the page as a translation: such a plural (its first form the English singular) is dropped."""
+    catalog: dict[Any, str] = vars(found).get("_catalog", {})
+    english = {key[0] for key, text in catalog.items() if isinstance(key, tuple) and key[1] == 0 and text == key[0]}
+    for key in [key for key in catalog if isinstance(key, tuple) and key[0] in english]:
+        del catalog[key]
 
 
 def requested_language() -> str | None:

@@ -9,8 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from judge.commands.check import MESSAGE_WIDTH, ProblemCheck, check_files, check_problems, practice_paths
+from judge.commands.check import (
+    MESSAGE_WIDTH,
+    ProblemCheck,
+    check_and_report,
+    check_files,
+    check_problems,
+    practice_paths,
+)
 from judge.commands.practice import create_practice
+from judge.core.findings import Finding, kinds
 from judge.core.problem import load_problem
 from judge.core.wrong import WrongSolutionError, apply_unified_diff, load_wrong, parse_expectation
 from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS, run_cli
@@ -41,6 +49,19 @@ def check(folder: Path, verbose: bool = False) -> tuple[int, str]:
     out = io.StringIO()
     code = check_problems(folder.parent, parallel=2, stream=out, verbose=verbose)
     return code, out.getvalue()
+
+
+def checked(folder: Path) -> tuple[int, str, ProblemCheck]:
+    """The exit code, the printed report and the findings of ``check`` on the one problem ``folder``."""
+    out = io.StringIO()
+    code, checks = check_and_report(folder.parent, parallel=2, stream=out)
+    assert len(checks) == 1, out.getvalue()
+    return code, out.getvalue(), checks[0]
+
+
+def about(findings: list[Finding], path: str) -> list[str]:
+    """The kinds of the findings about ``path`` (a wrong solution's label, a file of the problem)."""
+    return [f.kind for f in findings if f.path == path]
 
 
 def findings(folder: Path) -> ProblemCheck:
@@ -132,31 +153,33 @@ def test_check_accepts_wrong_solutions_that_fail_as_declared(tmp_path: Path) -> 
         "no_module.py": '"""Imports what is not there."""\n# judge: expect status=error\nimport no_such_module\n',
         "multiplies.py": "def add(a, b):\n    return a * b\n",
     })
-    code, out = check(folder)
+    code, out, found = checked(folder)
     assert code == 0, out
     assert "OK      fx-add" in out
+    assert found.failures == []
+    assert kinds(found.notes).count("fails-as-expected") == 4  # the starter and the three wrong solutions
+    # how a note reads: status, tests failed, points kept, the first failing test and its message
     assert "wrong/subtracts.diff fails as it should (status failed): 3 of 4 tests failed, keeps 25% of the points; "\
            "test_small (public): " \
            "add(1, 2): expected 3, got -1" in out
-    assert "wrong/no_module.py fails as it should (status error)" in out
 
 
 def test_check_rejects_a_wrong_solution_that_is_only_a_syntax_error(tmp_path: Path) -> None:
     folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF, "typo.py": "def add(a, b)\n    return a - b\n"})
-    code, out = check(folder)
+    code, out, found = checked(folder)
     assert code == 1, out
     assert "FAILED  fx-add" in out
-    assert "wrong/typo.py gives status error, not failed (adder.py, line 1: SyntaxError" in out
-    assert "`# judge: expect status=error`" in out
+    assert kinds(found.failures) == ["unmet-expectation"] and found.failures[0].path == "wrong/typo.py"
+    assert "SyntaxError" in out and "`# judge: expect status=error`" in out  # the cause, and the way out
 
 
 def test_check_says_when_a_diff_no_longer_applies(tmp_path: Path) -> None:
     folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF, "multiplies.py": "def add(a, b):\n    return a * b\n"})
     reference = folder / "reference" / "adder.py"
     reference.write_text(reference.read_text().replace("return a + b", "return b + a"))
-    code, out = check(folder)
+    code, out, found = checked(folder)
     assert code == 1, out
-    assert "wrong/subtracts.diff no longer applies to reference/adder.py" in out
+    assert kinds(found.failures) == ["invalid-wrong-solution"] and "wrong/subtracts.diff" in out
     assert "wrong/multiplies.py fails as it should" in out  # the others are still judged
 
 
@@ -165,11 +188,13 @@ def test_check_holds_a_wrong_solution_to_the_tests_it_names(tmp_path: Path) -> N
         "subtracts.py": "# judge: caught-by test_zero, test_missing\ndef add(a, b):\n    return a - b\n",
         "off_by_one.py": "# judge: caught-by test_zero\ndef add(a, b):\n    return a + b + (a == 1)\n",
     })
-    code, out = check(folder)
+    code, out, found = checked(folder)
     assert code == 1, out
-    assert "wrong/subtracts.py declares it is caught by test_missing, but no test has that name" in out
-    assert "test_zero, but that test passes" not in out.split("wrong/subtracts.py", 1)[1].split("\n", 1)[0]
-    assert "wrong/off_by_one.py declares it is caught by test_zero, but that test passes" in out
+    assert about(found.failures, "wrong/subtracts.py") == ["unmet-expectation"]
+    assert about(found.failures, "wrong/off_by_one.py") == ["unmet-expectation"]
+    subtracts = next(f.message for f in found.failures if f.path == "wrong/subtracts.py")
+    assert "test_missing" in subtracts and "test_zero" not in subtracts  # it names only the test it lacks
+    assert "test_zero" in next(f.message for f in found.failures if f.path == "wrong/off_by_one.py")
 
 
 # --- messages: which tests, how many, whole with -v -----------------------------------------
@@ -177,9 +202,10 @@ def test_check_holds_a_wrong_solution_to_the_tests_it_names(tmp_path: Path) -> N
 def test_a_failing_reference_shows_its_failing_tests_public_or_secret_with_messages(tmp_path: Path) -> None:
     folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF})
     shutil.copy(SOLUTIONS / "partly_failing.py", folder / "reference" / "adder.py")  # wrong from 100 on
-    code, out = check(folder)
+    code, out, found = checked(folder)
     assert code == 1, out
-    assert "the reference does not pass (status failed): 1 of 4 tests failed (1 secret)" in out
+    assert "reference-fails" in kinds(found.failures)
+    assert "1 of 4 tests failed (1 secret)" in out
     assert "test_big (secret): add(10**6, 1) should be 1000001" in out
 
 
@@ -203,13 +229,12 @@ def test_tests_importing_another_module_than_the_entry_are_named(tmp_path: Path)
     toml.write_text(toml.read_text().replace('entry = "adder.py"', 'entry = "summer.py"'))
     for part in ("starter", "reference"):
         (folder / part / "adder.py").rename(folder / part / "summer.py")
-    code, out = check(folder)
+    code, out, found = checked(folder)
     assert code == 1, out
-    assert ("the tests cannot import `adder` (tests/public/test_add.py:5, tests/secret/test_big.py:3 import it): "
-            "it is not the entry module `summer` (entry = \"summer.py\" in problem.toml)") in out
+    assert kinds(found.failures)[:2] == ["import-failure", "reference-fails"]
+    assert "tests/public/test_add.py:5, tests/secret/test_big.py:3" in found.failures[0].message  # who imports it
     assert "write `import summer`" in out
-    assert "starter not judged: its tests fail only because they cannot import `adder`" in out
-    assert "fails as it should" not in out
+    assert "not-judged" in kinds(found.notes) and "fails-as-expected" not in kinds(found.notes)
 
 
 # --- the files: FILL IN, links, assets -------------------------------------------------------
@@ -219,7 +244,8 @@ def test_fill_in_markers_are_listed_with_what_to_do(tmp_path: Path) -> None:
     starter = folder / "starter" / "adder.py"
     starter.write_text("# FILL IN (instructor): the starter learners see\n"
                        "# FILL IN: your code (this one is for learners)\n" + starter.read_text())
-    assert findings(folder).failures == ["starter/adder.py:1: fill in: the starter learners see"]
+    assert findings(folder).failures == [Finding("fill-in", "starter/adder.py", 1, "fill in: the starter learners see")]
+    assert str(findings(folder).failures[0]) == "starter/adder.py:1: fill in: the starter learners see"
 
 
 def test_statement_links_must_resolve_in_the_practice_folder(tmp_path: Path) -> None:
@@ -231,24 +257,19 @@ def test_statement_links_must_resolve_in_the_practice_folder(tmp_path: Path) -> 
         "[a page](https://example.org/x.png), [a heading](#add) and [your file](adder.py).\n\n"
         "![remote](https://example.org/x.png)\n")
     found = findings(folder)
-    assert found.failures == [
-        "README.md:3: the image assets/figure.svg points at assets/figure.svg, which does not exist; "
-        "add it to assets/ (or fix the link)",
-        "README.md:5: the link tests/public/test_add.py points at tests/public/test_add.py, which is in the problem "
-        "folder but not in the learner's practice folder, where README.md is read (practice/fx-add/); "
-        "did you mean tests/test_add.py?",
-        "README.md:5: the link tests/secret/test_big.py points at tests/secret/test_big.py, which is never "
-        "published: learners cannot open it",
-        "README.md:5: the link notes.md points at notes.md, which does not exist; add it to assets/ (or fix the link)",
-        "README.md:5: the link ../other/README.md points outside the problem folder: put the file in assets/ "
-        "(or link a full URL)",
-    ]
-    assert [n.split(" works")[0] for n in found.notes if "works in the practice folder" in n] == [
-        "README.md:5: the link tests/test_add.py", "README.md:5: the link adder.py"]
-    assert any("the image https://example.org/x.png comes from another site" in n for n in found.notes)
+    assert [(f.kind, f.path, f.line) for f in found.failures] == [("broken-link", "README.md", 3)] + [
+        ("broken-link", "README.md", 5)] * 4
+    links = ["assets/figure.svg", "tests/public/test_add.py", "tests/secret/test_big.py", "notes.md",
+             "../other/README.md"]
+    assert [f.message.split()[2] for f in found.failures] == links  # "the image|link URL ..."
+    assert "did you mean tests/test_add.py?" in found.failures[1].message  # what the learner's folder holds
+    assert str(found.failures[0]).startswith("README.md:3: the image assets/figure.svg points at")
+    assert [(f.kind, f.message.split()[2]) for f in found.notes if f.path == "README.md"] == [
+        ("link-not-on-site", "tests/test_add.py"), ("link-not-on-site", "adder.py"),
+        ("remote-image", "https://example.org/x.png")]
     (folder / "assets").mkdir()
     (folder / "assets" / "figure.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
-    assert not [f for f in findings(folder).failures if "figure.svg" in f]
+    assert "figure.svg" not in " ".join(f.message for f in findings(folder).failures)
 
 
 def test_practice_paths_are_what_the_practice_folder_holds(tmp_path: Path) -> None:
@@ -268,9 +289,9 @@ def test_assets_that_would_leak_or_are_links_are_refused(tmp_path: Path) -> None
     shutil.copy(folder / "tests" / "secret" / "test_big.py", folder / "assets" / "notes.txt")
     (folder / "assets" / "answer.py").symlink_to(folder / "reference" / "adder.py")
     failures = findings(folder).failures
-    assert "assets/answer.py is a symbolic link: the site and the practice folder get regular files only; " \
-           "copy the file into assets/" in failures
-    assert "assets/notes.txt holds the content of tests/secret/test_big.py, which must never be published" in failures
+    assert kinds(failures) == ["unpublishable-asset", "leaking-asset"]
+    assert failures[0].message.startswith("assets/answer.py ") and failures[1].message.startswith("assets/notes.txt ")
+    assert "tests/secret/test_big.py" in failures[1].message  # what it leaks
 
 
 # --- several folders ---------------------------------------------------------------------------
@@ -307,10 +328,9 @@ def test_a_test_name_cut_mid_sentence_is_pointed_out(tmp_path: Path) -> None:
         "def test_titled():\n    \"\"\"A short title.\n\n    Then the detail.\"\"\"\n    assert add(1, 2) == 3\n",
         encoding="utf-8")
     found = findings(folder)
-    cut = [note for note in found.notes if "stops mid-sentence" in note]
-    assert cut == ["tests/public/test_titles.py:4: test_runs_on's name in reports (its docstring's first line) "
-                   "stops mid-sentence: 'Adding two numbers gives their sum, also when one of'; make that line a "
-                   "short title and put the rest after a blank line"], found.notes
+    cut = [note for note in found.notes if note.kind == "cut-test-name"]
+    assert [(n.path, n.line) for n in cut] == [("tests/public/test_titles.py", 4)], found.notes
+    assert "'Adding two numbers gives their sum, also when one of'" in cut[0].message  # the cut title
     assert not found.failures  # a note: the problem still works
 
 
@@ -321,19 +341,21 @@ def test_check_fails_a_problem_where_a_degenerate_solution_earns_points(tmp_path
     (folder / "tests" / "public" / "test_raises.py").write_text(
         "import pytest\nimport adder\n\n\ndef test_text_raises():\n"
         "    with pytest.raises(ValueError):\n        adder.add('1', 2)\n", encoding="utf-8")
-    code, out = check(folder)
+    code, out, found = checked(folder)
     assert code == 1, out
-    assert "x degenerate: raises earns" in out and "test_text_raises" in out, out
-    assert "degenerate: returns None" not in out, out
+    earning = [f.message for f in found.failures if f.kind == "degenerate-earns"]
+    assert len(earning) == 1 and earning[0].startswith("degenerate: raises ") and "test_text_raises" in earning[0]
+    assert "x degenerate: raises earns" in out, out  # printed as a failure
 
 
 def test_check_holds_a_wrong_solution_to_the_points_it_must_lose(tmp_path: Path) -> None:
     keeps_most = "# judge: loses at-least 50%\ndef add(a, b):\n    return a + b if a < 100 else 0\n"
     folder = fixture(tmp_path, {"big_numbers.py": keeps_most, "loses_enough.py": keeps_most.replace("50%", "20%")})
-    code, out = check(folder)
+    code, out, found = checked(folder)
     assert code == 1, out
-    assert "wrong/big_numbers.py" in out and "keeps 3 of 4 points (75%), but it must lose at least 50%" in out, out
-    assert "loses_enough.py fails as it should" in out, out
+    assert about(found.failures, "wrong/big_numbers.py") == ["unmet-expectation"], out
+    assert "keeps 3 of 4 points (75%)" in found.failures[0].message, out
+    assert about(found.failures, "wrong/loses_enough.py") == [], out
 
 
 def test_check_holds_a_slip_to_the_most_it_may_lose(tmp_path: Path) -> None:
@@ -341,12 +363,11 @@ def test_check_holds_a_slip_to_the_most_it_may_lose(tmp_path: Path) -> None:
     that says what it kept and what to change; declared at most 30%, it holds."""
     slip = "# judge: loses at-most 20%\ndef add(a, b):\n    return a + b if a < 100 else 0\n"
     folder = fixture(tmp_path, {"costs_too_much.py": slip, "costs_little.py": slip.replace("20%", "30%")})
-    code, out = check(folder)
+    code, out, found = checked(folder)
     assert code == 1, out
-    assert ("wrong/costs_too_much.py keeps 3 of 4 points (75%), but as a slip it may lose at most 20%: put the "
-            "detail it gets wrong in an objective of its own") in out, out
-    assert "costs_little.py fails as it should" in out, out
-    assert "costs_little.py keeps" not in out, out
+    assert about(found.failures, "wrong/costs_too_much.py") == ["unmet-expectation"], out
+    assert "at most 20%" in found.failures[0].message, out
+    assert about(found.failures, "wrong/costs_little.py") == [], out
 
 
 def test_a_secret_test_that_records_an_expected_timeline_fails_the_check(tmp_path: Path) -> None:
@@ -358,10 +379,11 @@ def test_a_secret_test_that_records_an_expected_timeline_fails_the_check(tmp_pat
         "    record_property('timeline', timeline([[('F', 0, 0, add(0, 1))]], title='yours'))\n"
         "    record_property('expected', timeline([[('F', 0, 0, 1)]], title='expected SECRET'))\n"
         "    assert add(0, 1) == 1\n", encoding="utf-8")
-    code, out = check(folder)
+    code, out, found = checked(folder)
     assert code == 1, out
-    assert ("secret test tests/secret/test_secret_order.py::test_secret_order records an expected timeline "
-            "(record_property('expected', ...), seen with the reference)") in out, out
+    assert [(f.kind, f.path) for f in found.failures] == [
+        ("secret-expected-timeline", "tests/secret/test_secret_order.py")], out
+    assert "test_secret_order" in out and "seen with the reference" in out, out
     (folder / "tests" / "secret" / "test_secret_order.py").unlink()  # the same problem without it passes
     code, out = check(folder)
     assert code == 0, out

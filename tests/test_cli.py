@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import xml.etree.ElementTree as ET
@@ -9,6 +10,7 @@ import xml.etree.ElementTree as ET
 import jsonschema
 import pytest
 
+from judge.commands.check import check_and_report
 from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, run_cli
 
 FX = ("--problems", str(FIXTURE_PROBLEMS))
@@ -113,26 +115,34 @@ def test_check_passes_on_the_fixture_problems():
     assert "OK      fx-add" in result.stdout and "of the 5 s limit" in result.stdout
 
 
-@pytest.mark.parametrize("breakage,expected", [
-    ("reference", "the reference does not pass"),
-    ("wrong", "wrong/passes.py passes every test, but it must fail at least one"),
-    ("starter", "starter passes every test"),
-    ("toml", "INVALID"),
+@pytest.mark.parametrize("breakage,kind,path", [
+    ("reference", "reference-fails", ""),
+    ("wrong", "passes-every-test", "wrong/passes.py"),
+    ("starter", "passes-every-test", ""),
 ])
-def test_check_fails_clearly(tmp_path, breakage, expected):
+def test_check_fails_clearly(tmp_path, breakage, kind, path):
     folder = tmp_path / "fx-add"
     shutil.copytree(FIXTURE_PROBLEMS / "fx-add", folder)
     if breakage == "reference":
         shutil.copy(SOLUTIONS / "partly_failing.py", folder / "reference" / "adder.py")
     elif breakage == "wrong":
         shutil.copy(SOLUTIONS / "passing.py", folder / "wrong" / "passes.py")
-    elif breakage == "starter":
-        shutil.copy(SOLUTIONS / "passing.py", folder / "starter" / "adder.py")
     else:
-        (folder / "problem.toml").write_text("format = \n")
+        shutil.copy(SOLUTIONS / "passing.py", folder / "starter" / "adder.py")
+    out = io.StringIO()
+    code, (found,) = check_and_report(tmp_path, stream=out)
+    assert code == 1, out.getvalue()
+    assert (kind, path) in [(f.kind, f.path) for f in found.failures], found.failures
+    assert "FAILED  fx-add" in out.getvalue()
+
+
+def test_check_names_a_folder_that_does_not_load(tmp_path):
+    folder = tmp_path / "fx-add"
+    shutil.copytree(FIXTURE_PROBLEMS / "fx-add", folder)
+    (folder / "problem.toml").write_text("format = \n")
     result = run_cli("check", str(tmp_path))
     assert result.returncode == 1, result.stdout
-    assert expected in result.stdout
+    assert f"INVALID {folder / 'problem.toml'}: " in result.stdout
 
 
 def test_parallel_judging_keeps_order(tmp_path):
@@ -270,11 +280,11 @@ REQUIRED = {"judge": ["practice"], "build": ["site"], "grade": ["subs", "-o", "o
 
 def test_no_command_takes_an_abbreviated_option(capsys):
     """argparse would read --problem as --problems, --out as --out-dir...: every parser refuses a prefix."""
-    from judge.commands import cli
+    from judge.commands import COMMANDS, cli
     from judge.commands.export import run
 
-    parsers = cli._parsers()
-    assert set(parsers) == {"judge", *cli._COMMANDS}
+    parsers = cli.parsers()
+    assert set(parsers) == set(COMMANDS)
     for name, parser in parsers.items():
         assert parser.allow_abbrev is False, name
         options = _long_options(parser)
@@ -310,3 +320,34 @@ def test_grade_problem_is_not_taken_for_problems(tmp_path):
     wrong = run_cli("grade", str(subs), "-o", str(tmp_path / "out2"), "--problems", str(problems),
                     "--problem", "fx-thre")
     assert wrong.returncode == 2 and "--problem: unknown problem(s) fx-thre" in wrong.stderr
+
+
+def test_a_command_is_its_module_and_one_registry_line(monkeypatch, capsys):
+    """cli.py assembles whatever COMMANDS names: a new module's arguments, handler and errors just work."""
+    import argparse
+    import sys
+    import types
+
+    from judge.commands import COMMANDS, Command, cli
+    from judge.core.errors import UsageError
+
+    module = types.ModuleType("judge.commands.lint_for_test")
+    module.DESCRIPTION = "Lint problem folders."
+
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("name")
+
+    def run(args: argparse.Namespace) -> int:
+        if args.name == "bad":
+            raise UsageError("bad: no such folder")
+        print(f"linted {args.name}")
+        return 0
+
+    module.add_arguments, module.run = add_arguments, run
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setitem(COMMANDS, "lint", Command("lint", "lint_for_test", "lint problem folders"))
+    assert cli.main(["lint", "fx"]) == 0
+    assert capsys.readouterr().out == "linted fx\n"
+    assert cli.main(["lint", "bad"]) == 2
+    assert capsys.readouterr().err == "error: bad: no such folder\n"
+    assert "lint" in cli.parsers()

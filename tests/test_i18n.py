@@ -27,18 +27,28 @@ from judge.commands.site.i18n import extract_html, site_catalogs
 from judge.core.result import Result
 from judge.core.result import TestResult as Case
 from judge.formats.terminal import ReportOptions, print_report
-from judge.i18n import LOCALE_DIR, available_languages, use_language
+from judge.i18n import LOCALE_DIR, available_languages, ngettext, use_language
 from tests.conftest import FIXTURE_PROBLEMS, ROOT
 
 # the languages with a message catalog on disk (its .po source; available_languages() reads the compiled .mo)
 LANGUAGES = sorted(p.parent.parent.name for p in LOCALE_DIR.glob("*/LC_MESSAGES/judge.po"))
 # a language that never has a catalog: ISO 639 reserves qaa-qtz for local use
 NO_CATALOG = "qaa"
+# what a catalog's header comment says when it translates only some messages (docs/i18n.md)
+PARTIAL = "partial catalog"
 
 
-def _catalog(lang: str):
-    with open(LOCALE_DIR / lang / "LC_MESSAGES" / "judge.po", "rb") as f:
+def _catalog(lang: str, locale_dir: Path = LOCALE_DIR):
+    with open(locale_dir / lang / "LC_MESSAGES" / "judge.po", "rb") as f:
         return read_po(f, locale=lang)
+
+
+def _partial(catalog) -> bool:
+    """Whether the catalog says it is partial: its untranslated messages read in English, one by one."""
+    return PARTIAL in catalog.header_comment.lower()
+
+
+COMPLETE = [lang for lang in LANGUAGES if not _partial(_catalog(lang))]
 
 
 @functools.cache
@@ -68,26 +78,38 @@ def _fields(text: str) -> set[str]:
 
 
 def test_the_languages_are_those_with_catalogs() -> None:
-    assert available_languages() == LANGUAGES and "zh" in LANGUAGES
+    assert available_languages() == LANGUAGES and "zh" in COMPLETE
     assert NO_CATALOG not in available_languages() and not (LOCALE_DIR / NO_CATALOG).exists()
+
+
+def _catalog_faults(lang: str, catalog) -> list[str]:
+    """What is wrong with a language's catalog: messages out of step with the sources, a fuzzy entry, a
+    message without translation (unless the catalog is partial), a translation whose placeholders differ."""
+    ids = {m.id if isinstance(m.id, str) else m.id[0]: m for m in catalog if m.id}
+    marked = _marked()
+    faults = [f"{lang}: marked but not in the .po (run pybabel extract and update, docs/i18n.md): {key!r}"
+              for key in sorted(marked - ids.keys())]
+    faults += [f"{lang}: in the .po but no longer marked (run pybabel update): {key!r}"
+               for key in sorted(ids.keys() - marked)]
+    for key, message in ids.items():
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        if message.fuzzy or not (all(strings) or _partial(catalog) and not any(strings)):
+            faults.append(f"{lang}: no translation of {key!r}")
+            continue
+        if isinstance(message.id, tuple):  # a plural: every form within the singular's and plural's names
+            names = _fields(message.id[0]) | _fields(message.id[1])
+            same = all(_fields(message.id[0]) <= _fields(s) <= names for s in strings if s)
+        else:
+            same = all(_fields(s) == _fields(key) for s in strings if s)
+        if not same:
+            faults.append(f"{lang}: the placeholders of {key!r} differ")
+    return faults
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_marked_message_is_translated_with_the_same_placeholders(lang: str) -> None:
-    catalog = _catalog(lang)
-    ids = {m.id if isinstance(m.id, str) else m.id[0]: m for m in catalog if m.id}
-    marked = _marked()
-    assert marked - ids.keys() == set(), "marked but not in the .po: run pybabel extract and update (docs/i18n.md)"
-    assert ids.keys() - marked == set(), "in the .po but no longer marked: run pybabel update"
-    for key, message in ids.items():
-        strings = message.string if isinstance(message.string, tuple) else (message.string,)
-        assert all(strings) and not message.fuzzy, f"{lang}: no translation of {key!r}"
-        if isinstance(message.id, tuple):  # a plural: every form within the singular's and plural's names
-            names = _fields(message.id[0]) | _fields(message.id[1])
-            same = all(_fields(message.id[0]) <= _fields(s) <= names for s in strings)
-        else:
-            same = all(_fields(s) == _fields(key) for s in strings)
-        assert same, f"{lang}: the placeholders of {key!r} differ"
+    """A partial catalog may leave messages untranslated (they read in English), never half a plural."""
+    assert _catalog_faults(lang, _catalog(lang)) == []
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -100,13 +122,24 @@ def test_the_compiled_catalog_is_that_of_the_po_file(lang: str) -> None:
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_site_carries_every_page_message_translated(lang: str) -> None:
-    """judge build's config.i18n (read from the .mo with the standard library): the page's messages."""
-    carried = site_catalogs()
-    catalog = carried["catalogs"][lang]
-    assert lang in carried["languages"] and catalog["plural"] == "0"
+    """judge build's config.i18n (read from the .mo with the standard library): the page's messages (those
+    a partial catalog translates; the page shows the others in English)."""
+    carried = site_catalogs()["catalogs"][lang]
+    source = _catalog(lang)
+    translated = {m.id if isinstance(m.id, str) else m.id[0] for m in source if m.id and all(
+        m.string if isinstance(m.string, tuple) else (m.string,))}
     for message in _marked("web/"):
-        text = catalog["messages"].get(message)
-        assert text and all(text), f"{lang}: the site lacks a translation of the page's {message!r}"
+        text = carried["messages"].get(message)
+        if message in translated or not _partial(source):
+            assert text and all(text), f"{lang}: the site lacks a translation of the page's {message!r}"
+        else:
+            assert text is None, f"{lang}: an untranslated message must be absent, read in English"
+
+
+def test_the_site_carries_the_chinese_catalog_with_its_plural_rule() -> None:
+    carried = site_catalogs()
+    catalog = carried["catalogs"]["zh"]
+    assert carried["languages"]["zh"] == "中文" and catalog["plural"] == "0"
     assert catalog["messages"]["The public test passed"] == ["全部 {n} 个公开测试通过"]  # a plural, as its forms
     assert catalog["messages"]["Run"] == "运行"
 
@@ -340,3 +373,54 @@ def test_learner_code_cannot_change_the_tests_language_or_words(tmp_path: Path, 
     run = _judge("practice/", "--problems", str(problems), "--lang", "zh", "-j", "1", cwd=tmp_path)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "未通过  fx-add" in run.stdout and "得分率 0%" in run.stdout, run.stdout
+
+
+# ten messages of a French catalog that is partial (docs/i18n.md: a language may land a few messages at a time)
+FRENCH = {"FAIL": "ÉCHEC", "fail": "échec", "error": "erreur", "TODO": "À FAIRE", "Run": "Lancer", "Stop": "Arrêter",
+          "Reset": "Réinitialiser", "passed": "réussi", "failed": "échoué",
+          "{passed} of {total} tests passed": "{passed} tests réussis sur {total}"}
+
+
+def _partial_french(locale_dir: Path, mark: bool = True) -> None:
+    """``pybabel init -l fr`` from the template, ten messages translated, compiled, beside the real catalogs."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import write_po
+
+    shutil.copytree(LOCALE_DIR, locale_dir, ignore=shutil.ignore_patterns("fr"))  # a real fr catalog too, one day
+    with open(LOCALE_DIR / "judge.pot", "rb") as f:
+        template = read_po(f)
+    comment = "# French translations for pp-judge" + (f" ({PARTIAL}: the others read in English)." if mark else ".")
+    catalog = Catalog(locale="fr", domain="judge", header_comment=comment, project="pp-judge")
+    catalog.update(template)
+    for msgid, text in FRENCH.items():
+        catalog[msgid].string = text
+    folder = locale_dir / "fr" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    with open(folder / "judge.po", "wb") as f:
+        write_po(f, catalog)
+    with open(folder / "judge.mo", "wb") as f:
+        write_mo(f, _catalog("fr", locale_dir))
+
+
+def test_a_partial_catalog_passes_the_checks_and_falls_back_to_english_per_message(tmp_path, monkeypatch) -> None:
+    import judge.i18n
+
+    _partial_french(tmp_path / "locale")
+    monkeypatch.setattr(judge.i18n, "LOCALE_DIR", tmp_path / "locale")
+    assert _catalog_faults("fr", _catalog("fr", tmp_path / "locale")) == []  # the suite's own catalog checks
+    assert available_languages() == sorted({*LANGUAGES, "fr"})
+    report = _report("fr")
+    assert report.startswith("ÉCHEC") and "    échec  test_add[1-2]\n" in report and "    erreur  test_big" in report
+    assert "Summary: 0 of 2 problems solved" in report  # not translated yet: in English, message by message
+    with use_language("fr"):  # an untranslated plural: in English, by English's plural rule (not French's)
+        assert ngettext("{passed} of {n} public test passed", "{passed} of {n} public tests passed", 0) == \
+            "{passed} of {n} public tests passed"
+    french = site_catalogs()["catalogs"]["fr"]["messages"]
+    assert {key: french[key] for key in FRENCH} == FRENCH and len(french) == len(FRENCH)
+
+
+def test_a_catalog_that_does_not_say_it_is_partial_must_translate_every_message(tmp_path) -> None:
+    _partial_french(tmp_path / "locale", mark=False)
+    faults = _catalog_faults("fr", _catalog("fr", tmp_path / "locale"))
+    assert faults and all(fault.startswith("fr: no translation of ") for fault in faults)
+    assert len(faults) == len(_marked()) - len(FRENCH)

@@ -101,6 +101,7 @@ def test_problem_toml_refuses_objectives_that_do_not_add_up(tmp_path, extra, err
     folder = _problem_with(tmp_path, extra)
     with pytest.raises(ProblemError, match="objectives") as raised:
         load_problem(folder)
+    assert {(f.kind, f.path) for f in raised.value.findings} == {("bad-objective", "problem.toml")}
     assert error in str(raised.value), str(raised.value)
 
 

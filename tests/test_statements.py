@@ -12,6 +12,7 @@ from pathlib import Path
 from judge.commands.check import ProblemCheck, check_files, check_problems, language_notes
 from judge.commands.practice import create_practice
 from judge.commands.statements import signatures, statement_file, statement_languages
+from judge.core.findings import kinds
 from judge.core.problem import load_problem
 from tests.conftest import FIXTURE_PROBLEMS
 
@@ -82,21 +83,20 @@ def test_a_faithful_translation_passes_and_the_languages_are_named(tmp_path: Pat
     folder = two_languages(tmp_path)
     found = findings(folder)
     assert found.failures == []
-    assert "statement languages: en (README.md), zh (README.zh.md)" in found.notes
+    assert kinds(found.notes) == ["statement-languages"]
     assert statement_languages(folder) == ["en", "zh"]
 
 
 def test_a_translation_is_held_to_the_defaults_rules(tmp_path: Path) -> None:
     bad = CHINESE.replace("b: int) -> int", "b: float) -> float").replace("assets/sum.svg", "assets/和.svg")
     found = findings(two_languages(tmp_path, bad + "\nTODO\n"))
-    assert "README.zh.md still contains TODO: finish the translation" in found.failures
-    assert any(f.startswith("README.zh.md:3: the image assets/%E5%92%8C.svg points at assets/和.svg, which does "
-                            "not exist") for f in found.failures), found.failures
-    assert ("README.zh.md: its code blocks' function signatures are not README.md's (missing: def add(a: int, "
-            "b: int) -> int; not in README.md: def add(a: int, b: float) -> float): a translation shows the same "
-            "code") in found.failures
-    assert ("README.zh.md links to other files than README.md (only here: assets/和.svg; only in README.md: "
-            "assets/sum.svg)") in found.notes
+    where = [(f.kind, f.path, f.line) for f in found.failures]
+    assert where == [("todo", "README.zh.md", 0), ("broken-link", "README.zh.md", 3),
+                     ("signature-mismatch", "README.zh.md", 0)], found.failures
+    assert "assets/%E5%92%8C.svg" in found.failures[1].message  # the link as written, the path decoded
+    assert "def add(a: int, b: float) -> float" in found.failures[2].message
+    assert [(f.kind, f.path) for f in found.notes if f.kind == "link-targets-differ"] == [
+        ("link-targets-differ", "README.zh.md")]
 
 
 def test_a_translated_problem_without_a_tests_title_in_its_language_fails_check(tmp_path: Path) -> None:
@@ -114,8 +114,9 @@ def test_a_missing_translation_is_a_note_and_falls_back_to_english(tmp_path: Pat
     (without / "README.zh.md").unlink()
     checks = [findings(with_zh), findings(without)]
     language_notes(checks)
-    assert checks[1].failures == [] and "no README.zh.md: readers of zh get README.md (English)" in checks[1].notes
-    assert not [n for n in checks[0].notes if n.startswith("no README")]
+    assert checks[1].failures == [] and "missing-translation" in kinds(checks[1].notes)
+    assert "zh" in next(n.message for n in checks[1].notes if n.kind == "missing-translation")
+    assert "missing-translation" not in kinds(checks[0].notes)
     assert statement_file(without, "zh") == without / "README.md"
     assert statement_file(with_zh, "zh") == with_zh / "README.zh.md"
 

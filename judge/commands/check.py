@@ -17,8 +17,10 @@ reported and the others still checked.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import difflib
+import os
 import re
 import sys
 import tempfile
@@ -31,6 +33,7 @@ from typing import TextIO
 from ..artifacts import EXPECTED
 from ..core import assets
 from ..core.degenerate import degenerate_sources
+from ..core.findings import Finding
 from ..core.problem import Problem, ProblemError, discover_in
 from ..core.result import Result, TestResult
 from ..core.titles import untranslated_objectives, untranslated_tests
@@ -39,6 +42,7 @@ from ..engines import Job, get_engine
 from ..formats.terminal import Painter, use_colour
 from ..i18n import _
 from .hints import unmet_hints
+from .options import PROBLEMS_SOURCE, default_problems_dir, language_option, positive, sandbox_options
 from .statements import DEFAULT_LANGUAGE, signatures, translations
 
 TIME_BUDGET = 0.5  # the reference may use at most this fraction of the time limit
@@ -48,18 +52,54 @@ FILL_IN = "FILL IN (instructor)"  # what `judge new` marks for the instructor to
 MESSAGE_WIDTH = 150  # characters of a test's message shown without -v
 FAILURES_SHOWN = 5  # failing reference tests listed without -v
 _NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+DESCRIPTION = ("Verify problem folders: nothing left to FILL IN, the statement's links and images resolve, the "
+               "reference passes every public and secret test, the starter and every wrong/ solution fail.")
+EPILOG = PROBLEMS_SOURCE
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``judge check``'s options: the folders, how much to show, Pyodide and mutants, the sandbox."""
+    parser.add_argument("paths", nargs="*", type=Path, metavar="PROBLEMS", help="problems folders or problem "
+                        "folders, one or more (default: $JUDGE_PROBLEMS, else ./problems if it holds problems, "
+                        "else the bundled set)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="show every failing test of every solution, with whole messages")
+    parser.add_argument("-j", dest="parallel", type=positive, default=os.cpu_count() or 1, metavar="N",
+                        help="run N solutions at a time (default: one per CPU core)")
+    parser.add_argument("--pyodide", action="store_true",
+                        help="also run every solution inside Pyodide (Node.js) and compare the Results")
+    parser.add_argument("--mutants", action="store_true", help="also mutation-test the tests: judge mutants of "
+                        "each reference and list those no test kills (accepted ones: "
+                        "reference/equivalent-mutants.toml)")
+    parser.add_argument("--mutants-budget", type=float, metavar="SECONDS",
+                        help="with --mutants: stop judging mutants after SECONDS (the rest is reported as not judged)")
+    sandbox_options(parser)
+    language_option(parser, "the errors and the tests' messages")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the problem folders, and with --pyodide and --mutants more."""
+    roots = args.paths or [default_problems_dir()]
+    code = check_problems(roots, args.parallel, verbose=args.verbose)
+    if args.pyodide:
+        from ..engines.pyodide import check_parity
+        code = max(code, check_parity(roots, args.parallel))
+    if args.mutants:
+        from .mutants import check_mutants
+        code = max(code, check_mutants(roots, args.parallel, budget=args.mutants_budget, verbose=args.verbose))
+    return code
 
 
 @dataclass
 class ProblemCheck:
     """The findings for one problem: failures make ``check`` exit 1, notes are informative.
 
-    A finding may span lines (``-v`` lists every failing test under it).
+    A finding's message may span lines (``-v`` lists every failing test under it).
     """
 
     problem: Problem
-    failures: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    failures: list[Finding] = field(default_factory=list)
+    notes: list[Finding] = field(default_factory=list)
     verbose: bool = False
     shortened: bool = False  # some message was cut short (-v shows it whole)
 
@@ -79,12 +119,18 @@ class ProblemCheck:
 def check_problems(roots: Path | Sequence[Path], parallel: int = 1, stream: TextIO = sys.stdout,
                    verbose: bool = False) -> int:
     """Check every problem under ``roots`` (problems folders or problem folders); return the exit code."""
+    return check_and_report(roots, parallel, stream, verbose)[0]
+
+
+def check_and_report(roots: Path | Sequence[Path], parallel: int = 1, stream: TextIO = sys.stdout,
+                     verbose: bool = False) -> tuple[int, list[ProblemCheck]]:
+    """:func:`check_problems`, also returning the findings of every folder that loaded."""
     paint = Painter(use_colour(stream))
     try:
         problems, errors = discover_in(roots)
     except ProblemError as exc:
         stream.write(_("error: {message}").format(message=exc) + "\n")
-        return 2
+        return 2, []
     where = ", ".join(str(root) for root in ([roots] if isinstance(roots, Path) else roots))
     stream.write(f"Checking {len(problems) + len(errors)} problem folder(s) in {where}\n")
     for error in errors:
@@ -97,15 +143,15 @@ def check_problems(roots: Path | Sequence[Path], parallel: int = 1, stream: Text
     stream.write(f"{len(checks) + len(errors) - bad} of {len(checks) + len(errors)} problem folders OK.\n")
     if any(c.shortened for c in checks):
         stream.write("Messages ending in … are cut short: `judge check -v` shows them whole, for every failing test.\n")
-    return 1 if bad else 0
+    return (1 if bad else 0), checks
 
 
 def _write_check(stream: TextIO, paint: Painter, check: ProblemCheck) -> None:
     ok = not check.failures
     stream.write(f"{paint('OK     ' if ok else 'FAILED ', 'passed' if ok else 'failed')} {check.problem.id}\n")
     for mark, lines in ((paint("x", "failed"), check.failures), ("-", check.notes)):
-        for line in lines:
-            first, *rest = line.split("\n")
+        for finding in lines:
+            first, *rest = str(finding).split("\n")
             stream.write(f"    {mark} {first}\n" + "".join(f"        {more}\n" for more in rest))
 
 
@@ -171,18 +217,19 @@ def assess(problem: Problem, results: dict[str, Result],
     if wrongs is None:
         wrongs = [_load_wrong(problem, path) for path in problem.wrong_files]
     if not wrongs:
-        check.failures.append("no wrong/ solutions: add at least one known-wrong solution per common mistake")
+        check.failures.append(Finding("no-wrong-solutions", "wrong", 0, "no wrong/ solutions: add at least one "
+                                      "known-wrong solution per common mistake"))
     solutions: list[tuple[str, Result, WrongSolution | None]] = [("starter", results["starter"], None)]
     for wrong in wrongs:
         if isinstance(wrong, WrongSolutionError):
-            check.failures.append(str(wrong))
+            check.failures.append(Finding("invalid-wrong-solution", message=str(wrong)))
         else:
             solutions.append((wrong.label, results[wrong.label], wrong))
     for label, result, wrong_solution in solutions:
         blocked = _blocked_by(result, missing)
         if blocked:
-            check.notes.append(f"{label} not judged: its tests fail only because they cannot import `{blocked}` "
-                               "(see above)")
+            check.notes.append(Finding("not-judged", message=f"{label} not judged: its tests fail only because they "
+                                       f"cannot import `{blocked}` (see above)"))
         elif wrong_solution is None:
             _expect_failure(check, label, result, "make the starter import and run but fail "
                             "(e.g. raise NotImplementedError)")
@@ -193,7 +240,7 @@ def assess(problem: Problem, results: dict[str, Result],
     return check
 
 
-def secret_expected(results: dict[str, Result]) -> list[str]:
+def secret_expected(results: dict[str, Result]) -> list[Finding]:
     """Secret tests that record an expected timeline (``record_property("expected", ...)``): their
     expected orders are not the learner's to see, and a secret test's Result reaches other outputs
     than the page and the terminal (which never draw it). One finding per test, whichever run showed it."""
@@ -202,8 +249,10 @@ def secret_expected(results: dict[str, Result]) -> list[str]:
         for test in result.tests:
             if test.visibility == "secret" and any(a.get("name") == EXPECTED for a in test.artifacts):
                 found.setdefault(test.id, label)
-    return [f"secret test {test_id} records an expected timeline (record_property({EXPECTED!r}, ...), seen with "
-            f"the {label}): record one only in public tests, whose expected order the learner has anyway"
+    return [Finding("secret-expected-timeline", test_id.split("::", 1)[0], 0,
+                    f"secret test {test_id} records an expected timeline (record_property({EXPECTED!r}, ...), "
+                    f"seen with the {label}): record one only in public tests, whose expected order the learner "
+                    "has anyway")
             for test_id, label in found.items()]
 
 
@@ -213,12 +262,13 @@ def _expect_nothing_earned(check: ProblemCheck, results: dict[str, Result]) -> N
     for label, result in earning.items():
         passing = [t.id.split("::", 1)[-1] for t in result.tests if t.outcome == "passed"]
         shown = ", ".join(passing[:3]) + (f" and {len(passing) - 3} more" if len(passing) > 3 else "")
-        check.failures.append(f"{label} earns {result.points:g} of {result.max_points:g} points: {shown} "
-                              "pass without the work (make each test check what the code produced, or put "
-                              "argument checks in an objective that requires the others)")
+        check.failures.append(Finding("degenerate-earns", message=f"{label} earns {result.points:g} of "
+                                      f"{result.max_points:g} points: {shown} pass without the work (make each test "
+                                      "check what the code produced, or put argument checks in an objective that "
+                                      "requires the others)"))
     if results and not earning:
         kinds = ", ".join(label[len(DEGENERATE):] for label in results)
-        check.notes.append(f"degenerate solutions ({kinds}) earn 0 points")
+        check.notes.append(Finding("degenerate-earns-nothing", message=f"degenerate solutions ({kinds}) earn 0 points"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -230,23 +280,26 @@ def check_files(check: ProblemCheck) -> None:
     problem = check.problem
     check.failures += fill_ins(problem.path)
     if "TODO" in problem.statement:
-        check.failures.append("README.md still contains TODO: write the statement")
+        check.failures.append(Finding("todo", "README.md", 0, "README.md still contains TODO: write the statement"))
     _check_links(check, "README.md", problem.statement)
     _check_translations(check)
-    check.failures += assets.unpublishable(problem.path) + assets.leaks(problem.path)
+    check.failures += [Finding("unpublishable-asset", message=m) for m in assets.unpublishable(problem.path)]
+    check.failures += [Finding("leaking-asset", message=m) for m in assets.leaks(problem.path)]
     check.notes += cut_test_names(problem)
     check.failures += untranslated_titles(problem)
 
 
-def untranslated_titles(problem: Problem) -> list[str]:
+def untranslated_titles(problem: Problem) -> list[Finding]:
     """Tests and objectives of a translated problem without a title in each of its statement's languages:
     the learner reading that language would see them in English (judge.core.titles)."""
     tests = [*problem.public_test_files, *problem.secret_test_files]
     languages = list(translations(problem.path))
-    return untranslated_objectives(problem.objectives, languages) + untranslated_tests(problem.path, tests, languages)
+    missing = [*untranslated_objectives(problem.objectives, languages),
+               *untranslated_tests(problem.path, tests, languages)]
+    return [Finding("untranslated-title", message=m) for m in missing]
 
 
-def cut_test_names(problem: Problem) -> list[str]:
+def cut_test_names(problem: Problem) -> list[Finding]:
     """Tests whose docstring's first line runs on into the next: reports name a test by that first
     line alone, so its name would stop mid-sentence."""
     found = []
@@ -261,13 +314,13 @@ def cut_test_names(problem: Problem) -> list[str]:
             lines = (ast.get_docstring(node) or "").splitlines()
             if len(lines) > 1 and lines[1].strip():
                 rel = path.relative_to(problem.path).as_posix()
-                found.append(f"{rel}:{node.lineno}: {node.name}'s name in reports (its docstring's first line) "
-                             f"stops mid-sentence: {lines[0].strip()!r}; make that line a short title and put "
-                             "the rest after a blank line")
+                found.append(Finding("cut-test-name", rel, node.lineno, f"{node.name}'s name in reports (its "
+                                     f"docstring's first line) stops mid-sentence: {lines[0].strip()!r}; make that "
+                                     "line a short title and put the rest after a blank line"))
     return found
 
 
-def fill_ins(folder: Path) -> list[str]:
+def fill_ins(folder: Path) -> list[Finding]:
     """Every line of the problem folder's text files that still has the FILL_IN marker, with what to do."""
     found = []
     for path in sorted(folder.rglob("*")):
@@ -281,7 +334,7 @@ def fill_ins(folder: Path) -> list[str]:
         for number, line in enumerate(lines, 1):
             if FILL_IN in line:
                 todo = line.split(FILL_IN, 1)[1].lstrip(" :").rstrip(" \"'#-")
-                found.append(f"{rel.as_posix()}:{number}: fill in: {todo or 'replace the example'}")
+                found.append(Finding("fill-in", rel.as_posix(), number, f"fill in: {todo or 'replace the example'}"))
     return found
 
 
@@ -307,33 +360,36 @@ def _check_translations(check: ProblemCheck) -> None:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            check.failures.append(f"{path.name} cannot be read as UTF-8 text: {exc}")
+            check.failures.append(Finding("unreadable-translation", path.name, 0,
+                                          f"{path.name} cannot be read as UTF-8 text: {exc}"))
             continue
         if "TODO" in text:
-            check.failures.append(f"{path.name} still contains TODO: finish the translation")
+            check.failures.append(Finding("todo", path.name, 0,
+                                          f"{path.name} still contains TODO: finish the translation"))
         _check_links(check, path.name, text)
         check.failures += _signature_differences(path.name, signatures(text), signatures(default))
         check.notes += _target_differences(path.name, _targets(text), _targets(default))
-    check.notes.append("statement languages: " + ", ".join(
-        [f"{DEFAULT_LANGUAGE} (README.md)", *(f"{lang} ({path.name})" for lang, path in found.items())]))
+    check.notes.append(Finding("statement-languages", message="statement languages: " + ", ".join(
+        [f"{DEFAULT_LANGUAGE} (README.md)", *(f"{lang} ({path.name})" for lang, path in found.items())])))
 
 
-def _signature_differences(name: str, theirs: list[str], default: list[str]) -> list[str]:
+def _signature_differences(name: str, theirs: list[str], default: list[str]) -> list[Finding]:
     if theirs == default:
         return []
     missing = [s for s in default if s not in theirs]
     extra = [s for s in theirs if s not in default]
     detail = "; ".join([*(f"missing: {s}" for s in missing), *(f"not in README.md: {s}" for s in extra)])
-    return [f"{name}: its code blocks' function signatures are not README.md's ({detail or 'another order'}): "
-            "a translation shows the same code"]
+    return [Finding("signature-mismatch", name, 0, f"{name}: its code blocks' function signatures are not "
+                    f"README.md's ({detail or 'another order'}): a translation shows the same code")]
 
 
-def _target_differences(name: str, theirs: set[str], default: set[str]) -> list[str]:
+def _target_differences(name: str, theirs: set[str], default: set[str]) -> list[Finding]:
     if theirs == default:
         return []
     only = ", ".join(sorted(theirs - default)) or "-"
     lacking = ", ".join(sorted(default - theirs)) or "-"
-    return [f"{name} links to other files than README.md (only here: {only}; only in README.md: {lacking})"]
+    return [Finding("link-targets-differ", name, 0,
+                    f"{name} links to other files than README.md (only here: {only}; only in README.md: {lacking})")]
 
 
 def _targets(text: str) -> set[str]:
@@ -347,7 +403,8 @@ def language_notes(checks: Sequence[ProblemCheck]) -> None:
     languages = {lang for c in checks for lang in translations(c.problem.path)}
     for check in checks:
         for lang in sorted(languages - translations(check.problem.path).keys()):
-            check.notes.append(f"no README.{lang}.md: readers of {lang} get README.md (English)")
+            check.notes.append(Finding("missing-translation", message=f"no README.{lang}.md: readers of {lang} get "
+                                       "README.md (English)"))
 
 
 def _check_links(check: ProblemCheck, name: str, text: str) -> None:
@@ -355,19 +412,21 @@ def _check_links(check: ProblemCheck, name: str, text: str) -> None:
 
     paths = practice_paths(check.problem)
     for link in statement_links(text):
-        where = f"{name}:{link.line}: the {link.kind} {link.url}"
+        what = f"the {link.kind} {link.url}"
         path = relative_path(link.url)
         if path is None:
             if link.kind == "image" and link.url.startswith(("http://", "https://")):
-                check.notes.append(f"{where} comes from another site: the web app (cross-origin isolated) shows "
-                                   "it only if that server sends Cross-Origin-Resource-Policy; a copy in "
-                                   "assets/ always shows")
+                check.notes.append(Finding("remote-image", name, link.line, f"{what} comes from another site: the "
+                                           "web app (cross-origin isolated) shows it only if that server sends "
+                                           "Cross-Origin-Resource-Policy; a copy in assets/ always shows"))
             continue
         if path not in paths:
-            check.failures.append(f"{where} {_why_missing(check.problem, path, paths)}")
+            check.failures.append(Finding("broken-link", name, link.line,
+                                          f"{what} {_why_missing(check.problem, path, paths)}"))
         elif not path.startswith("assets/") and path != ".":
-            check.notes.append(f"{where} works in the practice folder, but the web site serves only assets/: "
-                               "move the file there for the link to work on the site too")
+            check.notes.append(Finding("link-not-on-site", name, link.line, f"{what} works in the practice "
+                                       "folder, but the web site serves only assets/: move the file there for the "
+                                       "link to work on the site too"))
 
 
 def _why_missing(problem: Problem, path: str, paths: set[str]) -> str:
@@ -393,8 +452,9 @@ def _assess_reference(check: ProblemCheck, results: dict[str, Result]) -> set[st
     missing: set[str] = set()
     if reference.status != "passed":
         missing = _missing_modules(reference) - {problem.module_name}
-        check.failures += [_import_failure(problem, module) for module in sorted(missing)]
-        check.failures.append(_reference_failure(check, reference))
+        check.failures += [Finding("import-failure", message=_import_failure(problem, module))
+                           for module in sorted(missing)]
+        check.failures.append(Finding("reference-fails", message=_reference_failure(check, reference)))
     else:
         # the limit counts CPU time natively (docs/hostile-input.md): so does the budget, whatever the load
         used = reference.cpu_seconds or reference.duration
@@ -403,13 +463,16 @@ def _assess_reference(check: ProblemCheck, results: dict[str, Result]) -> set[st
         line = (f"reference passes {reference.passed}/{reference.total} tests in {used:.2f} s {clock}, "
                 f"{share:.0%} of the {problem.time_limit:g} s limit")
         if share > TIME_BUDGET:
-            check.failures.append(f"{line} (more than {TIME_BUDGET:.0%}: raise time_limit or speed the tests up)")
+            check.failures.append(Finding("reference-slow", message=f"{line} (more than {TIME_BUDGET:.0%}: raise "
+                                          "time_limit or speed the tests up)"))
         else:
-            check.notes.append(line)
-        check.failures += [f"objective {o.id!r} ({o.title}) has no tests: no test matches its patterns"
+            check.notes.append(Finding("reference-time", message=line))
+        check.failures += [Finding("objective-without-tests", "problem.toml", 0, f"objective {o.id!r} ({o.title}) "
+                                   "has no tests: no test matches its patterns")
                            for o in reference.objectives if o.total == 0]
     if _verdicts(reference) != _verdicts(results["reference (second run)"]):
-        check.failures.append("two runs of the reference gave different verdicts: the tests are not deterministic")
+        check.failures.append(Finding("nondeterministic", message="two runs of the reference gave different verdicts: "
+                                      "the tests are not deterministic"))
     return missing
 
 
@@ -482,10 +545,10 @@ def _blocked_by(result: Result, missing: set[str]) -> str | None:
 
 
 def _expect_wrong(check: ProblemCheck, wrong: WrongSolution, result: Result) -> None:
-    check.failures += unmet_hints(wrong.path, result)
+    check.failures += [Finding("unmet-hint", wrong.label, 0, m) for m in unmet_hints(wrong.path, result)]
     if result.status == "passed":
-        check.failures.append(f"{wrong.label} passes every test, but it must fail at least one: "
-                              "add a test that catches this mistake")
+        check.failures.append(Finding("passes-every-test", wrong.label, 0, f"{wrong.label} passes every test, but "
+                                      "it must fail at least one: add a test that catches this mistake"))
         return
     problems = unmet(wrong.expectation, result, check.excerpt)
     if not problems:
@@ -494,12 +557,13 @@ def _expect_wrong(check: ProblemCheck, wrong: WrongSolution, result: Result) -> 
     hint = ("; a wrong solution must import and run, and fail a test that catches its mistake "
             f"(or declare what it does instead: `# judge: expect status={result.status}`)"
             if result.status != wrong.expectation.status == "failed" else "")
-    check.failures.append(f"{wrong.label} " + "; ".join(problems) + hint)
+    check.failures.append(Finding("unmet-expectation", wrong.label, 0, f"{wrong.label} " + "; ".join(problems) + hint))
 
 
 def _expect_failure(check: ProblemCheck, label: str, result: Result, advice: str) -> None:
     if result.status == "passed":
-        check.failures.append(f"{label} passes every test, but it must fail at least one: {advice}")
+        check.failures.append(Finding("passes-every-test", message=f"{label} passes every test, but it must fail at "
+                                      f"least one: {advice}"))
         return
     failing = _failing(result)
     line = f"{label} fails as it should (status {result.status})"
@@ -513,7 +577,7 @@ def _expect_failure(check: ProblemCheck, label: str, result: Result, advice: str
         line += f"; {_test_line(check, failing[0])}"
     elif result.message:
         line += f": {check.excerpt(result.message)}"
-    check.notes.append(line)
+    check.notes.append(Finding("fails-as-expected", message=line))
 
 
 def _test_line(check: ProblemCheck, test: TestResult) -> str:

@@ -9,14 +9,25 @@ A folder is never created inside the judge's own package (an installed judge is 
 
 from __future__ import annotations
 
+import argparse
 import json
 import keyword
+import os
 import shutil
 import sys
 from pathlib import Path
 
+from ..core.errors import ExitCode, UsageError
 from ..core.problem import ID_PATTERN
 from ..i18n import _
+from .options import bundled_problems_dir, holds_problems, language_option
+
+DESCRIPTION = ("Scaffold a problem folder DIR/ID: a small working example (statement, assets/, starter, reference, "
+               "public and secret tests, a wrong/ solution) in which every FILL IN (instructor) line says what to "
+               "replace; `judge check` lists them.")
+EPILOG = ("DIR is --problems, else $JUDGE_PROBLEMS, else the current folder when it is a problems folder (named "
+          "problems, or holding problem folders), else ./problems (created if missing): run it in your course "
+          "folder. It never writes inside the judge's own package.")
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # the judge package (judge/)
 _SHADOWED = {"judge", "pytest", "numpy", "conftest", "_pytest", "pluggy"}  # modules the tests themselves import
@@ -220,3 +231,45 @@ def _fill(text: str, values: dict[str, str]) -> str:
     for key, value in values.items():
         text = text.replace(key, value)
     return text
+
+
+# ------------------------------------------------------------------------------------------- the command
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``judge new``'s options: the id, or --examples; the entry file, the title, where."""
+    parser.add_argument("id", nargs="?",
+                        help="the problem id (lowercase letters, digits and '-'), also the folder's name")
+    parser.add_argument("--examples", action="store_true", help="instead, copy the judge's example problems "
+                        "(with their references) into DIR, to start a course from them or beside your own")
+    parser.add_argument("--entry", default="solution.py", metavar="FILE", help="the file learners edit and the "
+                        "tests import, e.g. act_mem.py (default: solution.py)")
+    parser.add_argument("--title", metavar="TEXT", help="the title (default: from the id)")
+    parser.add_argument("--problems", type=Path, metavar="DIR", help="where to create it (default: "
+                        "$JUDGE_PROBLEMS, else ./problems)")
+    language_option(parser, "the errors")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Scaffold the problem ``args.id``, or copy the example problems."""
+    root = args.problems or Path(os.environ.get("JUDGE_PROBLEMS") or _new_problems_root())
+    if args.examples:
+        copied = copy_examples(bundled_problems_dir(), root)
+        print(f"Copied {len(copied)} example problem(s) into {root}/: {', '.join(p.name for p in copied) or 'none'}"
+              f" (those already there were left as they are). Check them: judge check {root}")
+        return ExitCode.OK
+    if not args.id:
+        raise UsageError(_("judge new: give a problem id (or --examples to copy the example problems)"))
+    try:
+        written = scaffold(root, args.id, entry=args.entry, title=args.title)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    folder = root / args.id
+    print(f"Created {folder}/:\n" + "".join(f"  {path.relative_to(folder).as_posix()}\n" for path in written)
+          + f"Every FILL IN (instructor) line says what to replace (the example is a working problem). Then run:\n"
+          f"  judge check {folder}")
+    return ExitCode.OK
+
+
+def _new_problems_root() -> Path:
+    """./problems, or the current folder when it is a problems folder (never problems/problems/ID)."""
+    here = Path.cwd()
+    return Path(".") if here.name == "problems" or holds_problems(here) else Path("problems")

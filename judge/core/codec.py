@@ -446,7 +446,6 @@ _DECODERS: dict[str, Callable[[Decoder, dict[str, Any]], Any]] = {
 
 
 # --------------------------------------------------------------------------------------------- exceptions
-_UNCROSSABLE = (KeyboardInterrupt, SystemExit, GeneratorExit)
 #: builtin exception classes by name: what a raised exception crosses as (or its nearest builtin base)
 BUILTIN_EXCEPTIONS = {name: cls for name, cls in vars(builtins).items()
                       if isinstance(cls, type) and issubclass(cls, Exception)}
@@ -506,11 +505,6 @@ def exception_from_tree(tree: Any, registry: Registry) -> Exception:
         if type(note) is str:
             exc.add_note(note)
     return exc
-
-
-def crosses_as_exception(exc: BaseException) -> bool:
-    """False for what ends a run rather than fails a call (exit, Ctrl-C, a closed generator)."""
-    return not isinstance(exc, _UNCROSSABLE)
 
 
 # --------------------------------------------------------------------------------------------- text

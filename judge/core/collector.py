@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from .kinds import Outcome, Visibility
 from .problem import Objective
 from .protocol import BoundaryError
 from .result import Frame, TestResult, cap_output
@@ -28,7 +29,7 @@ from .titles import TITLE_MARKER, test_title
 MESSAGE_CAP = 4000
 OUTPUT_LIMIT = 2**20  # characters of stdout + stderr a test may print before it fails
 _INLINED = ("<listcomp>", "<dictcomp>", "<setcomp>")  # frames Python 3.12 no longer has (PEP 709)
-_UNFINISHED = "error"  # a test's outcome until its call phase reports
+_UNFINISHED: Outcome = "error"  # a test's outcome until its call phase reports
 _INTERRUPTED = "did not finish: the test session was interrupted during or before this test"
 
 
@@ -186,7 +187,7 @@ def readable_name(item: pytest.Item) -> str:
     return f"{name} [{callspec.id}]" if callspec is not None else name
 
 
-def visibility(file: str) -> str:
+def visibility(file: str) -> Visibility:
     return "secret" if file.startswith("tests/secret/") else "public"
 
 

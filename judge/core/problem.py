@@ -16,6 +16,8 @@ from typing import Any
 
 from ..i18n import _
 from .errors import JudgeError
+from .findings import Finding, FindingKind
+from .kinds import OBJECTIVE_KINDS, POLICIES, ObjectiveKind, Policy
 
 FORMAT_VERSION = 1
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -37,7 +39,20 @@ _EQUIVALENT_KEYS = {"code": True, "mutant": True, "reason": True, "function": Fa
 
 
 class ProblemError(JudgeError):
-    """A problem folder is not valid; the message names the file and the field or line."""
+    """A problem folder is not valid; the message names the file and the field or line.
+
+    ``findings`` says what is wrong as data (:class:`judge.core.findings.Finding`): every problem of a
+    problem.toml, or the one problem the message tells of, of kind ``kind``.
+    """
+
+    def __init__(self, message: str, kind: FindingKind, findings: Sequence[Finding] = ()) -> None:
+        super().__init__(message)
+        self.findings = tuple(findings) or (Finding(kind, message=message),)
+
+
+def _toml(kind: FindingKind, message: str) -> Finding:
+    """A finding about problem.toml (its field names stay as written, in every language)."""
+    return Finding(kind, "problem.toml", 0, message)
 
 
 @dataclass(frozen=True)
@@ -56,8 +71,7 @@ class EquivalentMutant:
     number: int = 0  # its position in the file (1-based), to name it in messages
 
 
-OBJECTIVE_KINDS = ("concept", "checks", "types")  # checks and types together: at most DETAIL_SHARE
-DETAIL_SHARE = 0.2  # of a problem's points, for argument checks and return-type details
+DETAIL_SHARE = 0.2  # of a problem's points, for argument checks and return-type details (kinds checks, types)
 _OBJECTIVE_KEYS = {"id": str, "title": str, "points": (int, float), "tests": list, "kind": str,
                    "requires": list, "scoring": str, "titles": dict}
 
@@ -80,9 +94,9 @@ class Objective:
     title: str
     points: float
     tests: list[str] = field(default_factory=list)
-    kind: str = "concept"
+    kind: ObjectiveKind = "concept"
     requires: list[str] = field(default_factory=list)
-    scoring: str = "proportional"
+    scoring: Policy = "proportional"
     titles: dict[str, str] = field(default_factory=dict)
 
     def title_in(self, lang: str) -> str:
@@ -135,7 +149,7 @@ class Problem:
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     packages: list[str] = field(default_factory=list)
     points: float | None = None  # what the problem is worth; None: the sum of its tests' weights
-    scoring: str = "proportional"  # or "all-or-nothing" (judge.core.scoring)
+    scoring: Policy = "proportional"  # judge.core.scoring
     test_time_limit: float | None = None  # per test; None: min(DEFAULT_TEST_TIME_LIMIT, time_limit)
     gradescope_secret_visibility: str = "after_due_date"  # when Gradescope shows the secret tests
     public_test_files: list[Path] = field(default_factory=list)
@@ -174,7 +188,7 @@ def load_problem(path: str | Path, published: bool = False) -> Problem:
     """
     folder = Path(path).resolve()
     if not folder.is_dir():
-        raise ProblemError(_("{path}: not a folder").format(path=folder))
+        raise ProblemError(_("{path}: not a folder").format(path=folder), "not-a-folder")
     meta = _read_toml(folder / "problem.toml")
     _check_meta(meta, folder)
     entry = meta["entry"]
@@ -203,7 +217,8 @@ def load_problem(path: str | Path, published: bool = False) -> Problem:
         problem.equivalent_mutants = load_equivalent_mutants(folder / "reference" / EQUIVALENT_MUTANTS)
     elif not published:
         raise ProblemError(_("{path}: missing reference solution (reference/{entry})").format(path=reference,
-                                                                                               entry=entry))
+                                                                                               entry=entry),
+                           "missing-file")
     _check_files(problem)
     return problem
 
@@ -226,7 +241,8 @@ def load_equivalent_mutants(path: Path) -> list[EquivalentMutant]:
                for n, key in enumerate(seen, 1) if seen.index(key) + 1 != n]
     if errors:
         raise ProblemError(f"{path}: " + (errors[0] if len(errors) == 1 else
-                                          f"{len(errors)} problems:\n" + "\n".join(f"  - {e}" for e in errors)))
+                                          f"{len(errors)} problems:\n" + "\n".join(f"  - {e}" for e in errors)),
+                           "bad-equivalent-mutant")
     return [EquivalentMutant(t["code"], t["mutant"], t["reason"], t.get("function"), n)
             for n, t in enumerate(tables, 1)]
 
@@ -263,7 +279,7 @@ def discover_problems(root: str | Path, published: bool = False) -> tuple[list[P
     elif root.is_dir():
         folders = sorted(p for p in root.iterdir() if (p / "problem.toml").is_file())
     else:
-        raise ProblemError(_("{path}: no such problems folder").format(path=root))
+        raise ProblemError(_("{path}: no such problems folder").format(path=root), "no-problems-folder")
     problems: list[Problem] = []
     errors: list[ProblemError] = []
     seen: dict[str, Path] = {}
@@ -274,7 +290,7 @@ def discover_problems(root: str | Path, published: bool = False) -> tuple[list[P
             errors.append(exc)
             continue
         if problem.id in seen:
-            errors.append(ProblemError(_duplicate(folder, problem.id, seen[problem.id])))
+            errors.append(ProblemError(_duplicate(folder, problem.id, seen[problem.id]), "duplicate-id"))
             continue
         seen[problem.id] = folder
         problems.append(problem)
@@ -298,7 +314,7 @@ def discover_in(roots: str | Path | Sequence[str | Path], published: bool = Fals
         errors += [e for e in failed if str(e) not in {str(known) for known in errors}]
         for problem in found:
             if problem.id in seen and seen[problem.id].resolve() != problem.path.resolve():
-                errors.append(ProblemError(_duplicate(problem.path, problem.id, seen[problem.id])))
+                errors.append(ProblemError(_duplicate(problem.path, problem.id, seen[problem.id]), "duplicate-id"))
             elif problem.id not in seen:
                 seen[problem.id] = problem.path
                 problems.append(problem)
@@ -316,19 +332,20 @@ def _read_toml(path: Path) -> dict[str, Any]:
         with path.open("rb") as handle:
             return tomllib.load(handle)
     except FileNotFoundError:
-        raise ProblemError(_("{path}: missing (every problem folder needs a problem.toml)").format(path=path)) \
-            from None
+        raise ProblemError(_("{path}: missing (every problem folder needs a problem.toml)").format(path=path),
+                           "missing-file") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ProblemError(_("{path}: invalid TOML: {error}").format(path=path, error=exc)) from None
+        raise ProblemError(_("{path}: invalid TOML: {error}").format(path=path, error=exc), "invalid-toml") from None
 
 
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ProblemError(_("{path}: missing").format(path=path)) from None
+        raise ProblemError(_("{path}: missing").format(path=path), "missing-file") from None
     except UnicodeDecodeError as exc:
-        raise ProblemError(_("{path}: not UTF-8 text ({error})").format(path=path, error=exc)) from None
+        raise ProblemError(_("{path}: not UTF-8 text ({error})").format(path=path, error=exc),
+                           "unreadable-file") from None
 
 
 def _python_files(folder: Path, *patterns: str) -> list[Path]:
@@ -341,20 +358,23 @@ def _check_meta(meta: dict[str, Any], folder: Path) -> None:
     """Raise one ProblemError that lists every problem of problem.toml at once."""
     where = folder / "problem.toml"
     errors = _structure_errors(meta)
-    usable = {k: v for k, v in meta.items() if not any(f"field '{k}'" in e for e in errors)}
-    errors += list(_value_errors(usable, folder))
+    usable = {k: v for k, v in meta.items() if not any(f"field '{k}'" in e.message for e in errors)}
+    errors += [_toml("bad-value", message) for message in _value_errors(usable, folder)]
+    errors += [_toml("bad-boundary", message) for message in _boundary_errors(usable.get("boundary", {}))]
+    errors += [_toml("bad-objective", message)
+               for message in _objective_errors(usable.get("objectives", []), usable.get("points"))]
     if len(errors) == 1:
-        raise ProblemError(f"{where}: {errors[0]}")
+        raise ProblemError(f"{where}: {errors[0].message}", errors[0].kind, errors)
     if errors:
         raise ProblemError(_("{path}: {n} problems:").format(path=where, n=len(errors)) + "\n"
-                           + "\n".join(f"  - {e}" for e in errors))
+                           + "\n".join(f"  - {e.message}" for e in errors), errors[0].kind, errors)
 
 
 _PLACEHOLDERS = {"format": FORMAT_VERSION, "difficulty": DIFFICULTIES[0], "entry": "x.py", "title": "x",
                  "summary": "x"}  # stand in for missing fields, which are already reported
 
 
-def _structure_errors(meta: dict[str, Any]) -> list[str]:
+def _structure_errors(meta: dict[str, Any]) -> list[Finding]:
     """Unknown keys (with the likely intended one), missing fields and wrong types."""
     import difflib
 
@@ -362,18 +382,18 @@ def _structure_errors(meta: dict[str, Any]) -> list[str]:
     errors = []
     for key in sorted(set(meta) - set(allowed)):
         close = difflib.get_close_matches(key, allowed, n=1)
-        errors.append(_("unknown field(s) {key!r}").format(key=key)
-                      + (_(" (did you mean {key!r}?)").format(key=close[0]) if close else
-                         _(" (allowed: {keys})").format(keys=", ".join(allowed))))
+        errors.append(_toml("unknown-field", _("unknown field(s) {key!r}").format(key=key)
+                            + (_(" (did you mean {key!r}?)").format(key=close[0]) if close else
+                               _(" (allowed: {keys})").format(keys=", ".join(allowed)))))
     for key, kind in {**_REQUIRED, **_OPTIONAL}.items():
         if key not in meta:
             if key in _REQUIRED:
-                errors.append(_("missing field {key}").format(key=f"'{key}'"))
+                errors.append(_toml("missing-field", _("missing field {key}").format(key=f"'{key}'")))
         elif isinstance(meta[key], bool) or not isinstance(meta[key], kind):  # type: ignore[arg-type]
             names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
             # "field 'KEY'" stays as written: _check_meta recognises the fields already reported by it
-            errors.append(f"field '{key}': " + _("expected {types}, got {type} {value!r}").format(
-                types=names, type=type(meta[key]).__name__, value=meta[key]))
+            errors.append(_toml("wrong-type", f"field '{key}': " + _("expected {types}, got {type} {value!r}").format(
+                types=names, type=type(meta[key]).__name__, value=meta[key])))
     return errors
 
 
@@ -401,9 +421,9 @@ def _value_errors(meta: dict[str, Any], folder: Path) -> Iterator[str]:
             value=meta["memory_limit"])
     if "points" in meta and not 0 < meta["points"] <= 10000:
         yield "field 'points': " + _("{value} must be more than 0 and at most 10000").format(value=meta["points"])
-    if meta.get("scoring", "proportional") not in ("proportional", "all-or-nothing"):
+    if meta.get("scoring", "proportional") not in POLICIES:
         yield "field 'scoring': " + _("{value!r} is not one of {allowed}").format(
-            value=meta["scoring"], allowed="proportional, all-or-nothing")
+            value=meta["scoring"], allowed=", ".join(POLICIES))
     if "test_time_limit" in meta and not 0 < meta["test_time_limit"] <= meta["time_limit"]:
         yield "field 'test_time_limit': " + _("{value} must be more than 0 and at most time_limit ({limit})").format(
             value=meta["test_time_limit"], limit=meta["time_limit"])
@@ -413,8 +433,6 @@ def _value_errors(meta: dict[str, Any], folder: Path) -> Iterator[str]:
     for key in ("tags", "packages"):
         if not all(isinstance(item, str) for item in meta.get(key, [])):
             yield f"field '{key}': " + _("every item must be a string")
-    yield from _boundary_errors(meta.get("boundary", {}))
-    yield from _objective_errors(meta.get("objectives", []), meta.get("points"))
     for key in ("title", "summary"):
         if not meta[key].strip() or "\n" in meta[key]:
             yield f"field '{key}': " + _("must be one non-empty line")
@@ -470,8 +488,8 @@ def _objective_errors(tables: list[Any], points: Any) -> Iterator[str]:
             yield f"{name}: points must be more than 0"
         if table.get("kind", "concept") not in OBJECTIVE_KINDS:
             yield f"{name}: kind {table.get('kind')!r} is not one of {', '.join(OBJECTIVE_KINDS)}"
-        if table.get("scoring", "proportional") not in ("proportional", "all-or-nothing"):
-            yield f"{name}: scoring {table.get('scoring')!r} is not one of proportional, all-or-nothing"
+        if table.get("scoring", "proportional") not in POLICIES:
+            yield f"{name}: scoring {table.get('scoring')!r} is not one of {', '.join(POLICIES)}"
         if not all(isinstance(p, str) for p in table.get("tests", [])):
             yield f"{name}: tests must be a list of patterns"
         titles = table.get("titles", {})
@@ -522,16 +540,16 @@ def _check_files(problem: Problem) -> None:
     public = [p for p in problem.public_test_files if p.name.startswith("test_")]
     if not public:
         raise ProblemError(_("{path}: no test_*.py file (at least one public test file is required)").format(
-            path=problem.path / "tests" / "public"))
+            path=problem.path / "tests" / "public"), "no-tests")
     seen: dict[str, Path] = {}
     for path in problem.public_test_files + problem.secret_test_files + problem.support_files:
         if path.name in seen:
             raise ProblemError(_("{path}: file name clashes with {other} (test and helper module names must be "
-                                 "unique)").format(path=path, other=seen[path.name]))
+                                 "unique)").format(path=path, other=seen[path.name]), "name-clash")
         seen[path.name] = path
     if problem.entry in seen:
         raise ProblemError(_("{path}: has the same name as the entry file {entry}").format(
-            path=seen[problem.entry], entry=problem.entry))
+            path=seen[problem.entry], entry=problem.entry), "name-clash")
     for path in problem.public_test_files + problem.secret_test_files + problem.support_files:
         _check_syntax(path)
     _check_boundary(problem)
@@ -560,16 +578,18 @@ def _check_boundary(problem: Problem) -> None:
             module, _, cls = name.rpartition(".")
             if module not in classes:
                 raise ProblemError(f"{where} {kind}: {name!r} must be 'module.Class' with module one of the "
-                                   f"problem's support modules ({', '.join(sorted(classes)) or 'it has none'})")
+                                   f"problem's support modules ({', '.join(sorted(classes)) or 'it has none'})",
+                                   "bad-boundary")
             if cls not in classes[module]:
-                raise ProblemError(f"{where} {kind}: support/{module}.py defines no class {cls!r} at its top level")
+                raise ProblemError(f"{where} {kind}: support/{module}.py defines no class {cls!r} at its top level",
+                                   "bad-boundary")
     for name, members in boundary.lend.items():
         if not all(isinstance(m, str) and m.isidentifier() for m in members) or not members:
-            raise ProblemError(f"{where} lend: {name!r} must list the names of the members it lends")
+            raise ProblemError(f"{where} lend: {name!r} must list the names of the members it lends", "bad-boundary")
     for name, attributes in boundary.fixed.items():
         lent = boundary.lend.get(name)
         if lent is None or not all(isinstance(a, str) and a in lent for a in attributes):
-            raise ProblemError(f"{where} fixed: {name!r} may name only attributes its lend entry lists")
+            raise ProblemError(f"{where} fixed: {name!r} may name only attributes its lend entry lists", "bad-boundary")
 
 
 def _check_syntax(path: Path) -> None:
@@ -577,4 +597,4 @@ def _check_syntax(path: Path) -> None:
         compile(_read_text(path), str(path), "exec")
     except SyntaxError as exc:
         raise ProblemError(_("{path}:{line}: syntax error: {error}").format(path=path, line=exc.lineno,
-                                                                            error=exc.msg)) from None
+                                                                            error=exc.msg), "syntax-error") from None

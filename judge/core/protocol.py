@@ -1,8 +1,11 @@
 """The protocol between the test side and the learner side: requests, replies, nesting.
 
 Each side is an endpoint with a :class:`Connection`. A request is ``{"id": N, "op": OP, ...}``; its
-reply is ``{"re": N, KIND: value}`` with KIND one of ``ok`` (a return value), ``raise`` (an
-exception, :func:`judge.core.codec.exception_tree`), ``yield`` / ``stop`` (a generator step). While a
+reply is ``{"re": N, KIND: value}`` with KIND one of :data:`REPLY_KINDS` (``ok``, a return value;
+``raise``, an exception, :func:`judge.core.codec.exception_tree`; ``yield`` / ``stop``, a generator
+step; ...), told apart by :func:`reply_kind`. Every message is declared below, in one place: the
+learner side serves the :data:`LearnerOp` requests, the test side the :data:`TestOp` ones, each with
+one table of servers keyed by op (``judge.sandbox.learner`` and ``judge.sandbox.standin``). While a
 side waits for its reply it serves the other side's requests, so calls nest both ways: the tests
 call the learner's generator, whose code calls a method of an object the tests lent it, and so on,
 strictly last in, first out. Values in messages are codec trees (:mod:`judge.core.codec`).
@@ -23,17 +26,119 @@ from __future__ import annotations
 import os
 import select
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, TypedDict, get_args
 
 from . import codec
 
 MAX_NESTING = 100  # calls in progress at once (both directions)
 SPIN_SECONDS = float(os.environ.get("JUDGE_SPIN_US", "200")) / 1e6  # how long a side polls before it sleeps
+
+# --- the messages ------------------------------------------------------------------------------
+# Values are codec trees on the wire and arrive decoded (each side's Connection decodes them). A
+# request as received is untrusted (the learner's side may be hostile): its server checks each field.
+
+#: what the test side asks of the learner's side
+LearnerOp = Literal["getattr", "setattr", "call", "gen", "repr", "fresh"]
+#: what the learner's code asks of the test side, about an object the tests lent it (``target``)
+TestOp = Literal["method", "getattr", "repr"]
+LEARNER_OPS: tuple[LearnerOp, ...] = get_args(LearnerOp)
+TEST_OPS: tuple[TestOp, ...] = get_args(TestOp)
+
+
+class GetattrRequest(TypedDict):
+    """An attribute of the learner's module (``name``) or, with ``target``, of a lent object."""
+
+    op: Literal["getattr"]
+    name: str
+
+
+class LentGetattrRequest(GetattrRequest):
+    target: int
+
+
+class SetattrRequest(TypedDict):
+    """Set an attribute of the learner's module (a test's ``monkeypatch``)."""
+
+    op: Literal["setattr"]
+    name: str
+    value: Any
+
+
+class CallRequest(TypedDict):
+    """Call one of the learner's functions (``target``: its reference id)."""
+
+    op: Literal["call"]
+    target: int
+    args: list[Any]
+    kwargs: dict[str, Any]
+
+
+class MethodRequest(TypedDict):
+    """Call a method the tests lend (``target``: the lent object's id)."""
+
+    op: Literal["method"]
+    target: int
+    name: str
+    args: list[Any]
+    kwargs: dict[str, Any]
+
+
+class GeneratorRequest(TypedDict, total=False):
+    """One step of a learner's generator: ``send`` a value, ``throw`` an exception tree, or ``close``."""
+
+    op: Literal["gen"]
+    target: int
+    action: Literal["send", "throw", "close"]
+    value: Any
+    exc: dict[str, Any]
+
+
+class ReprRequest(TypedDict):
+    """``repr()`` of a learner's object or of a lent one."""
+
+    op: Literal["repr"]
+    target: int
+
+
+class FreshRequest(TypedDict):
+    """Import the learner's module anew, before a test."""
+
+    op: Literal["fresh"]
+
+
+class Ready(TypedDict):
+    """The learner process's first message: why its module did not import (or ""), and its functions."""
+
+    op: Literal["ready"]
+    id: Literal[0]
+    error: str
+    bound: dict[str, Any]
+
+
+Request = (GetattrRequest | LentGetattrRequest | SetattrRequest | CallRequest | MethodRequest | GeneratorRequest
+           | ReprRequest | FreshRequest)
 #: what a reply carries: a value, an exception, a generator step, a refused value (the message), a
 #: missing attribute (its name), or what ended the call without an exception (exit(), Ctrl-C)
-REPLY_KINDS = ("ok", "raise", "yield", "stop", "refused", "missing", "exit")
-Handler = Callable[[dict[str, Any]], dict[str, Any]]
+ReplyKind = Literal["ok", "raise", "yield", "stop", "refused", "missing", "exit"]
+REPLY_KINDS: tuple[ReplyKind, ...] = get_args(ReplyKind)
+#: a reply: ``{KIND: value}`` (``re`` added by the connection; the learner's side may add ``bound``,
+#: the module's functions that changed, see judge.sandbox.learner.LearnerSide.rebound)
+Reply = dict[str, Any]
+Handler = Callable[[dict[str, Any]], Reply]
+
+
+def reply(kind: ReplyKind, value: Any) -> Reply:
+    """A reply of ``kind`` carrying ``value``."""
+    return {kind: value}
+
+
+def reply_kind(message: Mapping[str, Any]) -> ReplyKind:
+    """The kind of a reply: the one of :data:`REPLY_KINDS` it carries (ProtocolViolation if not exactly one)."""
+    found = [kind for kind in REPLY_KINDS if kind in message]
+    if len(found) != 1:
+        raise ProtocolViolation("a reply that carries " + ("no value" if not found else " and ".join(found)))
+    return found[0]
 
 
 class BoundaryError(BaseException):
@@ -74,8 +179,8 @@ class Connection:
         self._next_id = 0
         self._waiting: list[int] = []
 
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Send ``message`` (with an ``op``) and return its reply (a dict with ``re`` and a KIND)."""
+    def request(self, message: Request) -> Reply:
+        """Send ``message`` and return its reply (a dict with ``re`` and one KIND of :data:`REPLY_KINDS`)."""
         if len(self._waiting) >= MAX_NESTING:
             raise BoundaryError(f"more than {MAX_NESTING} calls between the tests and the learner's code "
                                 "in progress at once (a recursion through a lent object?)")
@@ -109,9 +214,10 @@ class Connection:
             raise ProtocolViolation("a message that is not a JSON object")
         return message
 
-    def _check_reply(self, reply: dict[str, Any], ident: int) -> dict[str, Any]:
-        if reply.get("re") != ident or not any(kind in reply for kind in REPLY_KINDS):
+    def _check_reply(self, reply: Reply, ident: int) -> Reply:
+        if reply.get("re") != ident:
             raise ProtocolViolation("a reply that does not answer the call in progress")
+        reply_kind(reply)
         return reply
 
 

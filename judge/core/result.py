@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, Literal
 
 from ..i18n import N_, _
+from .kinds import OUTCOMES, SANDBOXES, STATUSES, ObjectiveKind, Outcome, Policy, SandboxLevel, Status, Visibility
+
+__all__ = ["OUTCOMES", "SANDBOXES", "STATUSES", "Frame", "ObjectiveResult", "Outcome", "Result", "Status",
+           "TestResult", "cap_output"]
 
 SCHEMA_VERSION = 1
-STATUSES = ("passed", "failed", "error", "timeout")
-OUTCOMES = ("passed", "failed", "error", "skipped")
-SANDBOXES = ("bubblewrap", "user", "plain", "browser")  # see judge.sandbox.levels; the browser's one interpreter
 OUTPUT_CAP = 8192  # characters of stdout and of stderr kept per test (and for import-time output)
 
 
@@ -37,8 +38,8 @@ class TestResult:
     id: str
     name: str
     file: str
-    visibility: str  # "public" | "secret"
-    outcome: str  # one of OUTCOMES
+    visibility: Visibility
+    outcome: Outcome
     message: str = ""
     traceback: list[Frame] = field(default_factory=list)
     stdout: str = ""
@@ -60,9 +61,9 @@ class ObjectiveResult:
     max_points: float  # what the objective is worth
     passed: int  # its tests that passed
     total: int  # its tests
-    kind: str = "concept"  # concept | checks | types
+    kind: ObjectiveKind = "concept"
     requires: list[str] = field(default_factory=list)
-    scoring: str = "proportional"
+    scoring: Policy = "proportional"
     note: str = ""  # why points were lost: the first failure's first line, or what it waits for
 
 
@@ -71,14 +72,14 @@ class Result:
     """The verdict for one problem and one piece of learner code."""
 
     problem: str
-    status: str  # one of STATUSES
+    status: Status
     message: str = ""
     tests: list[TestResult] = field(default_factory=list)
     duration: float = 0.0
     schema_version: int = SCHEMA_VERSION
     points: float = 0.0  # what the code earned for this problem (see judge.core.scoring)
     max_points: float = 0.0  # what the problem is worth; 0 when unknown (no test ran, no declared points)
-    sandbox: str = ""  # where the learner's code ran: one of SANDBOXES ("" when not recorded)
+    sandbox: SandboxLevel | Literal[""] = ""  # where the learner's code ran ("" when not recorded)
     objectives: list[ObjectiveResult] = field(default_factory=list)  # points per objective (when declared)
     # natively, the CPU seconds of the run's processes (what its time limit counts); not in the JSON
     cpu_seconds: float = field(default=0.0, compare=False, repr=False)
@@ -144,7 +145,7 @@ class Result:
         return cls.unjudged(problem, "error", message, max_points)
 
     @classmethod
-    def unjudged(cls, problem: str, status: str, message: str, max_points: float = 0.0,
+    def unjudged(cls, problem: str, status: Status, message: str, max_points: float = 0.0,
                  duration: float = 0.0) -> Result:
         """The one place that builds a Result no test run produced (timeout, stop, crash, error)."""
         return cls(problem=problem, status=status, message=message, duration=duration,

@@ -36,13 +36,14 @@ from numbers import Real
 from typing import TYPE_CHECKING
 
 from ..lang import language, say
+from .kinds import ObjectiveKind, Policy
 from .result import ObjectiveResult, Result, TestResult
 
 if TYPE_CHECKING:
     from .problem import Problem
 
-PROPORTIONAL, ALL_OR_NOTHING = "proportional", "all-or-nothing"
-POLICIES = (PROPORTIONAL, ALL_OR_NOTHING)
+PROPORTIONAL: Policy = "proportional"
+ALL_OR_NOTHING: Policy = "all-or-nothing"
 MARKER = "points"
 MARKER_HELP = "points(weight): the test's weight for scoring (default 1)"
 OBJECTIVE_MARKER = "objective"
@@ -63,9 +64,9 @@ class _Objective:
     id: str
     title: str
     points: float
-    kind: str = "concept"
+    kind: ObjectiveKind = "concept"
     requires: list[str] = field(default_factory=list)
-    scoring: str = PROPORTIONAL
+    scoring: Policy = PROPORTIONAL
 
 
 @dataclass
@@ -137,7 +138,7 @@ def _implicit(tests: dict[str, tuple[float, str]], points: float | None) -> _Pla
     return _Plan({i: (w, "") for i, (w, _) in tests.items()}, [_Objective("", "", worth)], False)
 
 
-def _apply(result: Result, plan: _Plan, policy: str) -> Result:
+def _apply(result: Result, plan: _Plan, policy: Policy) -> Result:
     ran = result.status != "timeout" and bool(result.tests)
     everything = result.status == "passed" and ran
     by_objective: dict[str, list[str]] = {}

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .problem import Problem
-from .result import Result
+from .result import Result, Status
 
-EXPECTABLE = ("failed", "error", "timeout")
+EXPECTABLE: tuple[Status, ...] = ("failed", "error", "timeout")
 _DIRECTIVE = re.compile(r"^#\s*judge:\s*(.*?)\s*$")
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -41,7 +41,7 @@ class WrongSolutionError(ValueError):
 class Expectation:
     """How a wrong solution must fail."""
 
-    status: str = "failed"
+    status: Status = "failed"
     caught_by: tuple[str, ...] = ()
     loses: float = 0.0  # the least share of the problem's points the mistake must cost (0..1)
     loses_at_most: float | None = None  # the most it may cost (0..1), None: no bound
@@ -84,7 +84,9 @@ def wrong_source(problem: Problem, path: Path) -> str:
 
 def parse_expectation(text: str, label: str = "wrong solution") -> Expectation:
     """The ``# judge:`` declarations of ``text``; unknown or malformed ones are errors."""
-    status, caught_by, loses = "failed", [], 0.0
+    status: Status = "failed"
+    caught_by: list[str] = []
+    loses = 0.0
     at_most: float | None = None
     for number, line in enumerate(text.splitlines(), 1):
         match = _DIRECTIVE.match(line)
@@ -122,12 +124,13 @@ def _share_lost(words: str, where: str) -> tuple[str, float]:
     return match.group(1), float(match.group(2)) / 100
 
 
-def _expected_status(words: str, where: str) -> str:
+def _expected_status(words: str, where: str) -> Status:
     key, _, value = words.partition("=")
-    if key.strip() != "status" or value.strip() not in EXPECTABLE:
-        raise WrongSolutionError(f"{where}: `# judge: expect {words}` must be `expect status=` followed by one of "
-                                 f"{', '.join(EXPECTABLE)}")
-    return value.strip()
+    for status in EXPECTABLE:
+        if key.strip() == "status" and value.strip() == status:
+            return status
+    raise WrongSolutionError(f"{where}: `# judge: expect {words}` must be `expect status=` followed by one of "
+                             f"{', '.join(EXPECTABLE)}")
 
 
 def unmet(expectation: Expectation, result: Result, describe: Callable[[str], str] | None = None) -> list[str]:

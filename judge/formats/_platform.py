@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from ..core.kinds import Outcome, Visibility
 from ..core.result import Result, TestResult
 from ..i18n import N_, _
 from .points import ZERO, exact, number, split
@@ -42,8 +43,8 @@ class Row:
     name: str
     points: float
     max_points: float
-    outcome: str  # passed | failed | error | skipped
-    visibility: str  # public | secret
+    outcome: Outcome
+    visibility: Visibility
     message: str = ""
     output: str = ""  # captured stdout and stderr (public tests, and secret ones at feedback "full")
     file: str = ""
@@ -120,7 +121,7 @@ def _unjudged_label(result: Result) -> str:
     return _(_UNJUDGED[result.status]) if result.status in _UNJUDGED else result.status
 
 
-def outcome_word(outcome: str) -> str:
+def outcome_word(outcome: Outcome) -> str:
     """A test's outcome (passed, failed, error, skipped) in the reader's language."""
     return _(outcome)
 

@@ -48,7 +48,8 @@ def main() -> None:
                                          on_send=output.attach, loads=side.decoder.loads if side else codec.loads)
     if side is not None:
         side.connection = connection
-    connection.send({"op": "ready", "id": 0, "error": error, "bound": side.bindings() if side else {}})
+    ready = protocol.Ready(op="ready", id=0, error=error, bound=side.bindings() if side else {})
+    connection.send(dict(ready))
     _serve(connection)
 
 

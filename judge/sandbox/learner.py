@@ -18,7 +18,7 @@ import io
 import os
 import sys
 import types
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 from ..core import codec, protocol
@@ -38,7 +38,7 @@ class Lent:
         object.__setattr__(self, "_judge_fixed", fixed or {})
 
     def __repr__(self) -> str:
-        return str(_side(self).request_lent(self, {"op": "repr"}))
+        return str(_side(self).request_lent(protocol.ReprRequest(op="repr", target=_lent_id(self))))
 
 
 _PROXY_CLASSES: dict[str, type] = {}
@@ -47,6 +47,11 @@ _SIDES: dict[int, LearnerSide] = {}
 
 def _side(proxy: Lent) -> LearnerSide:
     return _SIDES[object.__getattribute__(proxy, "_judge_ref")["conn"]]
+
+
+def _lent_id(proxy: Lent) -> int:
+    """The id the tests gave the object ``proxy`` stands for."""
+    return int(object.__getattribute__(proxy, "_judge_ref")["id"])
 
 
 def lent_class(type_name: str, methods: list[str], attributes: list[str]) -> type:
@@ -68,8 +73,8 @@ def lent_class(type_name: str, methods: list[str], attributes: list[str]) -> typ
 
     namespace["__getattr__"] = missing
     if "__iter__" in methods:
-        namespace["__iter__"] = lambda self: iter(_side(self).request_lent(self, {"op": "method", "name": "__iter__",
-                                                                                  "args": [], "kwargs": {}}))
+        namespace["__iter__"] = lambda self: iter(_side(self).request_lent(protocol.MethodRequest(
+            op="method", target=_lent_id(self), name="__iter__", args=[], kwargs={})))
     cls = type(type_name.rpartition(".")[2], (Lent,), namespace)
     _PROXY_CLASSES[key] = cls
     return cls
@@ -89,7 +94,7 @@ def _attribute(name: str) -> Any:
         fixed = object.__getattribute__(self, "_judge_fixed")
         if name in fixed:
             return fixed[name]
-        return _side(self).request_lent(self, {"op": "getattr", "name": name})
+        return _side(self).request_lent(protocol.LentGetattrRequest(op="getattr", target=_lent_id(self), name=name))
 
     return read
 
@@ -190,15 +195,15 @@ class LearnerSide:
             encoded_args, encoded_kwargs = self.encoder.encode(list(args)), self.encoder.encode(kwargs)
         except codec.NotPlain as exc:
             raise TypeError(exc.explain(f"{type(proxy).__name__}.{name}() was given")) from None
-        return self.request_lent(proxy, {"op": "method", "name": name, "args": encoded_args,
-                                         "kwargs": encoded_kwargs})
+        return self.request_lent(protocol.MethodRequest(op="method", target=_lent_id(proxy), name=name,
+                                                        args=encoded_args, kwargs=encoded_kwargs))
 
-    def request_lent(self, proxy: Lent, message: dict[str, Any]) -> Any:
+    def request_lent(self, message: protocol.Request) -> Any:
+        """Ask the test side about a lent object: the value it gives, or its exception raised here."""
         __tracebackhide__ = True
         assert self.connection is not None
-        ref = object.__getattribute__(proxy, "_judge_ref")
-        reply = self.connection.request(dict(message, target=ref["id"]))
-        if "ok" in reply:
+        reply = self.connection.request(message)
+        if protocol.reply_kind(reply) == "ok":
             return reply["ok"]
         raise codec.exception_from_tree(reply.get("raise"), self.registry)
 
@@ -212,15 +217,15 @@ class LearnerSide:
         try:
             reply = serve(self, message)
         except codec.NotPlain as exc:
-            reply = {"refused": exc.explain("")}
+            reply = protocol.reply("refused", exc.explain(""))
         except protocol.BoundaryError:
             raise
         except Exception as exc:  # noqa: BLE001 - the learner's exception, reported to the tests
-            reply = {"raise": self.exception(exc)}
+            reply = protocol.reply("raise", self.exception(exc))
         except BaseException as exc:  # exit(), Ctrl-C, pytest.skip(): never an ordinary exception there
             if isinstance(exc, KeyboardInterrupt) and self.interruptible:
                 raise  # the browser engine's Stop and time limit
-            reply = {"exit": self.exit_tree(exc)}
+            reply = protocol.reply("exit", self.exit_tree(exc))
         changes = self.rebound()
         if changes:
             reply["bound"] = changes
@@ -243,30 +248,30 @@ class LearnerSide:
         return {"type": type(exc).__qualname__, "module": type(exc).__module__, "code": code,
                 "message": message.replace(self.root, ""), "frames": learner_frames(exc, self.root)}
 
-    def _getattr(self, message: dict[str, Any]) -> dict[str, Any]:
+    def _getattr(self, message: dict[str, Any]) -> protocol.Reply:
         name = _name(message)
         try:
             value = getattr(self.module, name)
         except AttributeError:
-            return {"missing": name}
+            return protocol.reply("missing", name)
         if isinstance(value, types.ModuleType) or (isinstance(value, type) and not self.registry.record_name(value)):
             kind = "module" if isinstance(value, types.ModuleType) else "class"
-            return {"refused": f"{self.module.__name__}.{name} is a {kind}, and the tests can use only the "
-                               "functions, declared types and plain values of the learner's module"}
-        return {"ok": self.encoder.encode(value)}
+            return protocol.reply("refused", f"{self.module.__name__}.{name} is a {kind}, and the tests can use "
+                                  "only the functions, declared types and plain values of the learner's module")
+        return protocol.reply("ok", self.encoder.encode(value))
 
-    def _setattr(self, message: dict[str, Any]) -> dict[str, Any]:
+    def _setattr(self, message: dict[str, Any]) -> protocol.Reply:
         setattr(self.module, _name(message), message.get("value"))
-        return {"ok": None}
+        return protocol.reply("ok", None)
 
-    def _call(self, message: dict[str, Any]) -> dict[str, Any]:
+    def _call(self, message: dict[str, Any]) -> protocol.Reply:
         function = self._target(message, "function")
         args, kwargs = message.get("args"), message.get("kwargs")
         if type(args) is not list or type(kwargs) is not dict:
             raise protocol.ProtocolViolation("a call with malformed arguments")
-        return {"ok": self.encoder.encode(function(*args, **kwargs))}
+        return protocol.reply("ok", self.encoder.encode(function(*args, **kwargs)))
 
-    def _generator(self, message: dict[str, Any]) -> dict[str, Any]:
+    def _generator(self, message: dict[str, Any]) -> protocol.Reply:
         generator = self._target(message, "generator")
         action = message.get("action")
         try:
@@ -276,17 +281,17 @@ class LearnerSide:
                 value = generator.throw(codec.exception_from_tree(message.get("exc"), self.registry))
             elif action == "close":
                 generator.close()
-                return {"ok": None}
+                return protocol.reply("ok", None)
             else:
                 raise protocol.ProtocolViolation(f"an unknown generator action {action!r}")
         except StopIteration as stop:
-            return {"stop": self.encoder.encode(stop.value)}
-        return {"yield": self.encoder.encode(value)}
+            return protocol.reply("stop", self.encoder.encode(stop.value))
+        return protocol.reply("yield", self.encoder.encode(value))
 
-    def _repr(self, message: dict[str, Any]) -> dict[str, Any]:
-        return {"ok": repr(self._target(message, None))[:2000]}
+    def _repr(self, message: dict[str, Any]) -> protocol.Reply:
+        return protocol.reply("ok", repr(self._target(message, None))[:2000])
 
-    def _fresh(self, message: dict[str, Any]) -> dict[str, Any]:
+    def _fresh(self, message: dict[str, Any]) -> protocol.Reply:
         """The learner's module imported anew, as written: each test starts without what earlier tests
         left in its globals (the same in both engines). The problem's support modules stay: they are
         the problem's own, and the types they declare must stay the ones the codec knows."""
@@ -301,7 +306,7 @@ class LearnerSide:
         if module is None:
             raise ImportError(error)
         self.module = module
-        return {"ok": None}
+        return protocol.reply("ok", None)
 
     def _target(self, message: dict[str, Any], kind: str | None) -> Any:
         target = self.exports.get(message.get("target"))  # type: ignore[arg-type]
@@ -317,8 +322,10 @@ def _name(message: dict[str, Any]) -> str:
     return name
 
 
-_SERVERS = {"getattr": LearnerSide._getattr, "setattr": LearnerSide._setattr, "call": LearnerSide._call,
-            "gen": LearnerSide._generator, "repr": LearnerSide._repr, "fresh": LearnerSide._fresh}
+#: the learner side's one dispatch table: a server per request it serves (judge.core.protocol.LearnerOp)
+_SERVERS: dict[protocol.LearnerOp, Callable[[LearnerSide, dict[str, Any]], protocol.Reply]] = {
+    "getattr": LearnerSide._getattr, "setattr": LearnerSide._setattr, "call": LearnerSide._call,
+    "gen": LearnerSide._generator, "repr": LearnerSide._repr, "fresh": LearnerSide._fresh}
 
 
 def learner_frames(exc: BaseException, root: str) -> list[dict[str, Any]]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
 import types
 from collections.abc import Callable, Generator, Iterator, MappingView, Sequence
 from dataclasses import dataclass, field
@@ -138,7 +137,7 @@ class TestSide:
             self.learner.stop()
             self.learner = None
 
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+    def request(self, message: protocol.Request) -> protocol.Reply:
         """Send a request to the learner's side (started again if needed); any failure replaces it."""
         __tracebackhide__ = True
         if self.learner is None:
@@ -172,17 +171,19 @@ class TestSide:
         if isinstance(exc, protocol.LearnerCrashed) and how:
             exc.args = (how,)
 
-    def outcome(self, reply: dict[str, Any], context: str) -> Any:
+    def outcome(self, reply: protocol.Reply, context: str) -> Any:
         """The value of a reply, or the exception it stands for, raised."""
         __tracebackhide__ = True
-        if "ok" in reply:
-            return reply["ok"]  # values arrive decoded (the connection's loads is this side's decoder)
-        if "raise" in reply:
-            raise self.learner_exception(reply["raise"])
-        if "refused" in reply:
-            raise protocol.ValueRefused(f"{context} returned{reply['refused']}")
-        if "exit" in reply:
-            raise protocol.BoundaryError(exit_message(reply["exit"]))
+        kind = protocol.reply_kind(reply)
+        value = reply[kind]  # values arrive decoded (the connection's loads is this side's decoder)
+        if kind == "ok":
+            return value
+        if kind == "raise":
+            raise self.learner_exception(value)
+        if kind == "refused":
+            raise protocol.ValueRefused(f"{context} returned{value}")
+        if kind == "exit":
+            raise protocol.BoundaryError(exit_message(value))
         raise protocol.ProtocolViolation(f"an unexpected reply to {context}")
 
     def learner_exception(self, tree: Any) -> BaseException:
@@ -195,10 +196,10 @@ class TestSide:
         exc.__judge_frames__ = frames if type(frames) is list else []  # type: ignore[attr-defined]
         return exc
 
-    def encode_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any], context: str) -> dict[str, Any]:
+    def encode_arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any], context: str
+                         ) -> tuple[list[Any], dict[str, Any]]:
         try:
-            return {"args": self.encoder.encode(list(args)),
-                    "kwargs": self.encoder.encode(dict(kwargs))}
+            return self.encoder.encode(list(args)), self.encoder.encode(dict(kwargs))
         except codec.NotPlain as exc:
             raise protocol.ValueRefused(exc.explain(f"the test passed {context}")) from None
 
@@ -251,7 +252,7 @@ class TestSide:
         __tracebackhide__ = True
         if self.learner is None or not self._used:
             return
-        reply = self.request({"op": "fresh"})
+        reply = self.request(protocol.FreshRequest(op="fresh"))
         self._used = False
         self.outcome(reply, "importing the learner's module again for this test")
 
@@ -261,32 +262,36 @@ class TestSide:
         self._lent_ids.clear()
 
     # --- serving the learner's side ------------------------------------------------------------
-    def handle(self, message: dict[str, Any]) -> dict[str, Any]:
-        op = message.get("op")
+    def handle(self, message: dict[str, Any]) -> protocol.Reply:
+        """The reply to one request of the learner's code about an object the tests lent it."""
+        serve = _SERVERS.get(message.get("op"))  # type: ignore[arg-type]
+        if serve is None:
+            raise protocol.ProtocolViolation(f"the test side does not serve {message.get('op')!r}")
         ident = message.get("target")
         target = self._lent.get(ident) if type(ident) is int else None
         if target is None:
-            return {"raise": self._exception_tree(ReferenceError(
-                "this object was lent to the learner's code for an earlier test and is no longer available"))}
+            return protocol.reply("raise", self._exception_tree(ReferenceError(
+                "this object was lent to the learner's code for an earlier test and is no longer available")))
         members = self.lendable.get(type(target)) or Members(methods=["__call__"])
         try:
-            if op == "method":
-                return {"ok": self.encoder.encode(self._call_member(target, members, message))}
-            if op == "getattr":
-                name = message.get("name")
-                if name not in members.attributes:
-                    raise AttributeError(f"{type(target).__name__} lends no attribute {name!r} to the learner's code "
-                                         f"(it lends {', '.join(members.attributes + members.methods)})")
-                return {"ok": self.encoder.encode(getattr(target, str(name)))}
-            if op == "repr":
-                return {"ok": repr(target)[:2000]}
-            raise protocol.ProtocolViolation(f"the test side does not serve {op!r}")
+            return protocol.reply("ok", self.encoder.encode(serve(self, target, members, message)))
         except codec.NotPlain as exc:
-            return {"raise": self._exception_tree(TypeError(exc.explain(f"{type(target).__name__} gave")))}
+            refused = TypeError(exc.explain(f"{type(target).__name__} gave"))
+            return protocol.reply("raise", self._exception_tree(refused))
         except codec.Malformed as exc:
             raise protocol.ProtocolViolation(f"the learner's side sent a malformed value ({exc})") from None
         except Exception as exc:  # noqa: BLE001 - the lent object's own exception, for the learner's code
-            return {"raise": self._exception_tree(exc)}
+            return protocol.reply("raise", self._exception_tree(exc))
+
+    def _lent_attribute(self, target: Any, members: Members, message: dict[str, Any]) -> Any:
+        name = message.get("name")
+        if name not in members.attributes:
+            raise AttributeError(f"{type(target).__name__} lends no attribute {name!r} to the learner's code "
+                                 f"(it lends {', '.join(members.attributes + members.methods)})")
+        return getattr(target, str(name))
+
+    def _lent_repr(self, target: Any, members: Members, message: dict[str, Any]) -> str:  # noqa: ARG002
+        return repr(target)[:2000]
 
     def _call_member(self, target: Any, members: Members, message: dict[str, Any]) -> Any:
         name = message.get("name")
@@ -307,6 +312,12 @@ class TestSide:
         """The pytest plugin of this run: the learner's module fresh before each test, lent objects
         revoked after it."""
         return _RevokePlugin(self)
+
+
+#: the test side's one dispatch table: a server per request it serves (judge.core.protocol.TestOp), each
+#: given the lent object the request is about, what it lends, and the request
+_SERVERS: dict[protocol.TestOp, Callable[[TestSide, Any, Members, dict[str, Any]], Any]] = {
+    "method": TestSide._call_member, "getattr": TestSide._lent_attribute, "repr": TestSide._lent_repr}
 
 
 class _RevokePlugin:
@@ -372,7 +383,8 @@ class RemoteFunction(RemoteObject):
         __tracebackhide__ = True
         side = self._side
         target = self._target()
-        message = dict(side.encode_arguments(args, kwargs, f"to {self._name}()"), op="call", target=target)
+        encoded_args, encoded_kwargs = side.encode_arguments(args, kwargs, f"to {self._name}()")
+        message = protocol.CallRequest(op="call", target=target, args=encoded_args, kwargs=encoded_kwargs)
         return side.outcome(side.request(message), f"{self._name}()")
 
     def _target(self) -> int:
@@ -398,26 +410,28 @@ class RemoteGenerator(RemoteObject, Generator):
             tree = side.encoder.encode(value)
         except codec.NotPlain as exc:
             raise protocol.ValueRefused(exc.explain(f"the test sent into {self._name}")) from None
-        return self._step({"action": "send", "value": tree})
+        return self._step(protocol.GeneratorRequest(op="gen", target=self._live_id(), action="send", value=tree))
 
     def throw(self, typ: Any, value: Any = None, traceback: Any = None) -> Any:  # noqa: ARG002
         __tracebackhide__ = True
         exc = typ if isinstance(typ, BaseException) else (typ(value) if value is not None else typ())
-        return self._step({"action": "throw", "exc": codec.exception_tree(exc, self._side.encoder)})
+        tree = codec.exception_tree(exc, self._side.encoder)
+        return self._step(protocol.GeneratorRequest(op="gen", target=self._live_id(), action="throw", exc=tree))
 
     def close(self) -> None:
         if self._generation == self._side.generation and self._side.learner is not None:
-            self._side.request({"op": "gen", "target": self._id, "action": "close"})
+            self._side.request(protocol.GeneratorRequest(op="gen", target=self._id, action="close"))
 
-    def _step(self, message: dict[str, Any]) -> Any:
+    def _step(self, message: protocol.GeneratorRequest) -> Any:
         __tracebackhide__ = True
         side = self._side
-        reply = side.request(dict(message, op="gen", target=self._live_id()))
-        if "yield" in reply:
+        reply = side.request(message)
+        kind = protocol.reply_kind(reply)
+        if kind == "yield":
             return reply["yield"]
-        if "stop" in reply:
+        if kind == "stop":
             raise StopIteration(reply["stop"])
-        if "refused" in reply:
+        if kind == "refused":
             raise protocol.ValueRefused(f"{self._name} yielded or returned{reply['refused']}")
         return side.outcome(reply, self._name)
 
@@ -442,10 +456,11 @@ class StandInModule(types.ModuleType):
         known = side.functions.get(name)
         if known is not None and known._generation == side.generation:
             return known
-        reply = side.request({"op": "getattr", "name": name})
-        if "missing" in reply:
+        reply = side.request(protocol.GetattrRequest(op="getattr", name=name))
+        kind = protocol.reply_kind(reply)
+        if kind == "missing":
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}", name=name, obj=self)
-        if "refused" in reply:
+        if kind == "refused":
             raise protocol.ValueRefused(str(reply["refused"]))
         return side.outcome(reply, f"{self.__name__}.{name}")
 
@@ -458,21 +473,7 @@ class StandInModule(types.ModuleType):
             tree = side.encoder.encode(value)
         except codec.NotPlain as exc:
             raise protocol.ValueRefused(exc.explain(f"the test set {self.__name__}.{name} to")) from None
-        side.outcome(side.request({"op": "setattr", "name": name, "value": tree}), f"setting {name}")
-
-
-def install(side: TestSide) -> Callable[[], None]:
-    """Put the stand-in into ``sys.modules`` under the learner's module name; returns the undo."""
-    previous = sys.modules.get(side.module_name)
-    sys.modules[side.module_name] = side.module
-
-    def undo() -> None:
-        if previous is None:
-            sys.modules.pop(side.module_name, None)
-        else:
-            sys.modules[side.module_name] = previous
-
-    return undo
+        side.outcome(side.request(protocol.SetattrRequest(op="setattr", name=name, value=tree)), f"setting {name}")
 
 
 def session(problem: Problem, source: str, workdir: Path,

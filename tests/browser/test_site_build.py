@@ -365,7 +365,7 @@ def test_github_pages_workflow(tmp_path: Path) -> None:
     import yaml
 
     from judge import __version__
-    from judge.commands.cli import _parsers
+    from judge.commands.cli import parsers
     from judge.commands.export.wheels import check_judge_wheel
     from tests.conftest import run_cli
 
@@ -390,7 +390,7 @@ def test_github_pages_workflow(tmp_path: Path) -> None:
     assert check == ["judge", "check"]
     command = shlex.split(steps["Build the site"]["run"])
     assert command[:2] == ["judge", "build"]
-    args = _parsers()["build"].parse_args(command[2:])  # the judge's own parser accepts the step's command
+    args = parsers()["build"].parse_args(command[2:])  # the judge's own parser accepts the step's command
     assert (args.site_dir, args.pyodide, args.problems) == (Path("site"), "cdn", None)
     assert steps["Upload the site"]["uses"].startswith("actions/upload-pages-artifact@")
     assert steps["Upload the site"]["with"]["path"] == "site"

@@ -41,8 +41,8 @@ from ...formats.points import add, text
 from ...i18n import _, current_language, use_language
 from ...lang import tests_language
 from ...sandbox.levels import Sandbox
-from ..cli import sandbox_options
 from ..grade.submissions import Submission, read_submission
+from ..options import sandbox_options
 from .bundle import Bundle, read_bundle
 
 FORMATS = ("gradescope", "prairielearn", "github-classroom")

@@ -42,6 +42,7 @@ was made by this function (it holds the marker file ``.pp-judge-site``).
 
 from __future__ import annotations
 
+import argparse
 import base64
 import functools
 import hashlib
@@ -58,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core import assets as problem_assets
-from ...core.errors import JudgeError
+from ...core.errors import ExitCode, JudgeError, UsageError
 from ...core.problem import Problem, ProblemError, discover_problems
 from ...engines import pyodide_dist
 from ...engines.pyodide_files import (
@@ -68,6 +69,15 @@ from ...engines.pyodide_files import (
     hashed_name,
     web_source_dir,
     write_engine,
+)
+from ...i18n import _
+from ..options import (
+    PROBLEMS_HELP,
+    PROBLEMS_SOURCE,
+    assignment_problems,
+    default_problems_dir,
+    language_option,
+    load_problems,
 )
 from ..statements import translations
 from .compress import write_twins
@@ -408,3 +418,93 @@ def _replace(staging: Path, site_dir: Path) -> None:
         os.rename(site_dir, trash / "site")
         shutil.rmtree(trash, ignore_errors=True)
     os.rename(staging, site_dir)
+
+
+# ------------------------------------------------------------------------------------------- the command
+DESCRIPTION = "Write the static web site into SITE_DIR, with a _headers file for Netlify and Cloudflare Pages."
+EPILOG = PROBLEMS_SOURCE
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``judge build``'s options: where, which Pyodide, which problems, the course's words, GitHub Pages."""
+    parser.add_argument("site_dir", type=Path, metavar="SITE_DIR")
+    parser.add_argument("--pyodide", choices=("self", "cdn"), default="self",
+                        help="self: ship a trimmed Pyodide (offline); cdn: load it from the official CDN")
+    parser.add_argument("--problems", type=Path, metavar="DIR", help=PROBLEMS_HELP)
+    parser.add_argument("--title", metavar="TEXT", help="the site's title (default: the problems folder's "
+                        "course.toml, else the judge's own)")
+    parser.add_argument("--intro", metavar="MARKDOWN", help="the home page's introduction (default: course.toml's)")
+    parser.add_argument("--assignment", metavar="NAME", help="publish only the problems of the course's assignment "
+                        "NAME (course.toml's [[assignments]] beside the problems)")
+    parser.add_argument("--github-pages-workflow", action="store_true", help="also write "
+                        ".github/workflows/pages.yml in the current folder (your repository's root): GitHub builds "
+                        "and publishes the site on every push to main")
+    language_option(parser, "the errors")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the site (and with --github-pages-workflow, the workflow that builds it on GitHub)."""
+    from ..scaffold import inside_judge_package
+
+    if inside_judge_package(args.site_dir):
+        raise UsageError(_("{path} is inside the judge's own package; write the site elsewhere")
+                         .format(path=args.site_dir))
+    from .course import COURSE_FILE, course_text
+
+    problems = args.problems or default_problems_dir()
+    if args.github_pages_workflow and (args.title or args.intro):
+        raise UsageError(_("--github-pages-workflow: put the title and intro in {file} (title = \"...\", intro = "
+                           "\"...\"), which the workflow's build reads too, instead of --title/--intro")
+                         .format(file=problems / COURSE_FILE))
+    only = None
+    if args.assignment and args.github_pages_workflow:
+        raise UsageError("--github-pages-workflow publishes every problem: build an assignment's site without it")
+    if args.assignment:
+        chosen, _assignment = assignment_problems(args)
+        only = [p.id for p in chosen]
+    build_site(args.site_dir, pyodide=args.pyodide, problems_dir=problems,
+               course=course_text(problems, args.title, args.intro), only=only)
+    print(f"Wrote the site to {args.site_dir}/ (Pyodide: {args.pyodide}), with {args.site_dir}/_headers for "
+          "Netlify and Cloudflare Pages.")
+    if args.github_pages_workflow:
+        print(_write_pages_workflow(args, problems))
+    return ExitCode.OK
+
+
+def _write_pages_workflow(args: argparse.Namespace, problems: Path) -> str:
+    """Write the GitHub Pages workflow for this build command into the current folder; what to tell."""
+    from .publish import write_pages_workflow
+
+    here = Path.cwd().resolve()
+    site, source = args.site_dir.resolve(), problems.resolve()
+    if here not in site.parents:
+        raise UsageError(_("--github-pages-workflow: {path} must be inside the current folder (the repository's "
+                           "root), e.g. `judge build site --github-pages-workflow`").format(path=args.site_dir))
+    if source != here and here not in source.parents:
+        raise UsageError(_("--github-pages-workflow: the problems ({path}) must be in the repository: run it from "
+                           "the course folder that holds them").format(path=problems))
+    given = None if source == (here / "problems") else source.relative_to(here).as_posix()
+    wheel = _course_wheel(here, source)
+    try:
+        path = write_pages_workflow(here, site.relative_to(here).as_posix(), args.pyodide, given, wheel)
+    except FileExistsError as exc:
+        raise UsageError(str(exc)) from None
+    note = "" if (here / ".git").exists() else " (this folder is not a git repository's root: move it to the root)"
+    return (f"Wrote {path.relative_to(here)} and {wheel} (the judge it installs){note}. Commit both with the "
+            "problems, push, and in the repository's Settings > Pages set Source to GitHub Actions.")
+
+
+def _course_wheel(repo: Path, problems: Path) -> str:
+    """The judge's wheel, without solutions, in ``repo/.judge/wheels/`` (replacing an older one); its path there."""
+    import tempfile
+
+    from ..export.wheels import prepare_wheels
+
+    folder = repo / ".judge" / "wheels"
+    with tempfile.TemporaryDirectory(prefix="judge-pages-") as scratch:
+        [built] = prepare_wheels(Path(scratch), load_problems(problems), None, None)
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob("pp_judge-*.whl"):
+            old.unlink()
+        (folder / built.name).write_bytes(built.read_bytes())
+    return (folder / built.name).relative_to(repo).as_posix()

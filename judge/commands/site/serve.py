@@ -23,12 +23,15 @@ runs in a background thread (port 0 picks a free port)::
 
 from __future__ import annotations
 
+import argparse
 import functools
 import http.server
 import os
 import sys
 from pathlib import Path
 
+from ...core.errors import ExitCode
+from ..options import PROBLEMS_HELP, PROBLEMS_SOURCE, default_problems_dir, language_option
 from .compress import ENCODINGS
 
 __all__ = ["serve", "make_server", "server_url", "SiteRequestHandler", "MIME_TYPES"]
@@ -159,3 +162,27 @@ def serve(site_dir: Path, host: str = "127.0.0.1", port: int = 8000) -> None:
         print("\nstopped", file=sys.stderr)
     finally:
         server.server_close()
+
+
+# ------------------------------------------------------------------------------------------- the command
+DESCRIPTION = "Build the site and serve it on localhost."
+EPILOG = PROBLEMS_SOURCE
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``judge serve``'s options: where to build, where to listen, which Pyodide and problems."""
+    parser.add_argument("--site-dir", type=Path, default=Path("site"), metavar="DIR")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--pyodide", choices=("self", "cdn"), default="self")
+    parser.add_argument("--problems", type=Path, metavar="DIR", help=PROBLEMS_HELP)
+    language_option(parser, "the errors")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the site, then serve it until interrupted."""
+    from .build import build_site
+
+    build_site(args.site_dir, pyodide=args.pyodide, problems_dir=args.problems or default_problems_dir())
+    serve(args.site_dir, host=args.host, port=args.port)
+    return ExitCode.OK
