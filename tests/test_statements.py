@@ -101,10 +101,11 @@ def test_a_translation_is_held_to_the_defaults_rules(tmp_path: Path) -> None:
 
 def test_a_translated_problem_without_a_tests_title_in_its_language_fails_check(tmp_path: Path) -> None:
     found = findings(two_languages(tmp_path, titles=False))
-    missing = [f for f in found.failures if "has no title in zh" in f]
-    assert [f.split(":")[0] for f in missing] == ["tests/public/test_add.py", "tests/public/test_add.py",
-                                                  "tests/secret/test_big.py"], found.failures
-    assert 'add @pytest.mark.title(zh="...") above it' in missing[0]
+    missing = [f for f in found.failures if f.kind == "untranslated-title"]
+    assert [f.path for f in missing] == ["tests/public/test_add.py", "tests/public/test_add.py",
+                                         "tests/secret/test_big.py"], found.failures
+    assert all(f.line > 0 for f in missing)
+    assert 'add @pytest.mark.title(zh="...") above it' in missing[0].message
     assert findings(two_languages(tmp_path / "titled")).failures == []
 
 

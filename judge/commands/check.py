@@ -294,9 +294,8 @@ def untranslated_titles(problem: Problem) -> list[Finding]:
     the learner reading that language would see them in English (judge.core.titles)."""
     tests = [*problem.public_test_files, *problem.secret_test_files]
     languages = list(translations(problem.path))
-    missing = [*untranslated_objectives(problem.objectives, languages),
-               *untranslated_tests(problem.path, tests, languages)]
-    return [Finding("untranslated-title", message=m) for m in missing]
+    return [*untranslated_objectives(problem.objectives, languages),
+            *untranslated_tests(problem.path, tests, languages)]
 
 
 def cut_test_names(problem: Problem) -> list[Finding]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..lang import say
+from .findings import Finding
 
 if TYPE_CHECKING:
     from .problem import Objective, Problem
@@ -48,8 +49,8 @@ def problem_title(problem: Problem, lang: str) -> str:
     return problem.title
 
 
-def untranslated_tests(folder: Path, test_files: list[Path], languages: list[str]) -> list[str]:
-    """One line per test of ``test_files`` without a title in each of ``languages`` (the problem's
+def untranslated_tests(folder: Path, test_files: list[Path], languages: list[str]) -> list[Finding]:
+    """A finding per test of ``test_files`` without a title in each of ``languages`` (the problem's
     statement's translations)."""
     found = []
     for path in test_files:
@@ -58,20 +59,22 @@ def untranslated_tests(folder: Path, test_files: list[Path], languages: list[str
             if missing:
                 rel = path.relative_to(folder).as_posix()
                 example = ", ".join(f'{lang.replace("-", "_")}="..."' for lang in missing)
-                found.append(f"{rel}:{node.lineno}: {node.name} has no title in {', '.join(missing)} (the problem's "
-                             f"statement is translated): add @pytest.mark.title({example}) above it")
+                found.append(Finding("untranslated-title", rel, node.lineno,
+                                     f"{node.name} has no title in {', '.join(missing)} (the problem's statement "
+                                     f"is translated): add @pytest.mark.title({example}) above it"))
     return found
 
 
-def untranslated_objectives(objectives: list[Objective], languages: list[str]) -> list[str]:
-    """One line per objective without a title in each of ``languages``."""
+def untranslated_objectives(objectives: list[Objective], languages: list[str]) -> list[Finding]:
+    """A finding per objective without a title in each of ``languages``."""
     found = []
     for objective in objectives:
         missing = [lang for lang in languages if not objective.titles.get(lang)]
         if missing:
             example = ", ".join(f'{lang} = "..."' for lang in missing)
-            found.append(f"problem.toml: objective {objective.id!r} has no title in {', '.join(missing)} (the "
-                         f"problem's statement is translated): add titles = {{ {example} }}")
+            found.append(Finding("untranslated-title", "problem.toml", 0,
+                                 f"problem.toml: objective {objective.id!r} has no title in {', '.join(missing)} "
+                                 f"(the problem's statement is translated): add titles = {{ {example} }}"))
     return found
 
 
