@@ -46,9 +46,11 @@ class ReportOptions:
     not_started: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # problem id -> (file to edit, statement)
 
 
-def print_report(results: Sequence[Result], stream: TextIO = sys.stdout, verbose: bool = False,
+def print_report(results: Sequence[Result], stream: TextIO | None = None, verbose: bool = False,
                  options: ReportOptions | None = None) -> None:
-    """Per problem a status line, per failing test its message, then a summary line."""
+    """Per problem a status line, per failing test its message, then a summary line (to ``stream``, default
+    the ``sys.stdout`` of the moment of the call)."""
+    stream = sys.stdout if stream is None else stream
     options = options or ReportOptions(verbose=verbose)
     paint = Painter(use_colour(stream))
     for result in results:
