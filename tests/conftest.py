@@ -41,20 +41,23 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subpro
                           text=True, timeout=timeout)
 
 
-def judge_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+def judge_cli(*args: str, cwd: Path | None = None, timeout: float = 300,
+              env: dict[str, str | None] | None = None) -> subprocess.CompletedProcess:
     """``judge ARGS`` through :func:`judge.commands.cli.main` in this process, as :func:`run_cli` reports it.
 
     What a subprocess would print to its descriptors 1 and 2 is captured at the descriptor level (the
     forked test processes write there too); the exit code is ``main``'s return value (argparse's exit
     included). Saves the interpreter's start, the judge's imports and the sandbox level's probe (chosen
-    once per process) on every call: most of what a CLI test cost. ``timeout`` is accepted for
-    :func:`run_cli`'s signature (the judge's own limits stop runaway runs).
+    once per process) on every call: most of what a CLI test cost. ``env``: variables set (None: unset)
+    for the call. ``timeout`` is accepted for :func:`run_cli`'s signature (the judge's own limits stop
+    runaway runs).
     """
     from judge.commands.cli import main
 
     del timeout
-    previous_cwd, previous_color = os.getcwd(), os.environ.get("NO_COLOR")
-    os.environ["NO_COLOR"] = "1"
+    changes = {"NO_COLOR": "1", **(env or {})}
+    previous_cwd, previous_env = os.getcwd(), {name: os.environ.get(name) for name in changes}
+    _set_environment(changes)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -79,14 +82,19 @@ def judge_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subp
             os.dup2(saved[1], 2)
             os.close(saved[0])
             os.close(saved[1])
-            if previous_color is None:
-                os.environ.pop("NO_COLOR", None)
-            else:
-                os.environ["NO_COLOR"] = previous_color
+            _set_environment(previous_env)
         out.seek(0)
         err.seek(0)
         stdout, stderr = (f.read().decode("utf-8", "replace") for f in (out, err))
     return subprocess.CompletedProcess(["judge", *args], code, stdout, stderr)
+
+
+def _set_environment(values: dict[str, str | None]) -> None:
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @functools.cache
