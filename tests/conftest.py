@@ -147,3 +147,10 @@ def folder_job(folder: Path | str, source: str, include_secret: bool = False, ti
 
     return Job(load_problem(folder, published=True), source=source, include_secret=include_secret,
                time_limit=time_limit, label=label)
+
+
+def judge_isolated(job, sandbox=None):
+    """``job`` judged in a fresh test process of the native engine (its Result; never raises for learner faults)."""
+    from judge.engines.native import judge_many
+
+    return judge_many([job], sandbox=sandbox)[0]

@@ -511,11 +511,6 @@ def compiled_cache_dir(cache_dir: Path | None = None) -> Path:
     return dist.parent / f"{dist.name}-compiled-v{COMPILED_FORMAT}"
 
 
-def node_available() -> bool:
-    """Whether Node.js (needed to compile bytecode inside Pyodide at build time) is installed."""
-    return shutil.which("node") is not None
-
-
 def ensure_compiled(cache_dir: Path | None = None, packages: dict[str, bytes] | None = None
                     ) -> tuple[CompiledDistribution, dict[str, bytes]]:
     """The compiled twins of the distribution, and a pyc-only zip for each package zip given.
