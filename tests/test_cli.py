@@ -195,6 +195,15 @@ def test_a_mistyped_problem_path_is_an_error_not_a_new_practice_folder(tmp_path)
     assert not (tmp_path / "fx-ad").exists()
 
 
+def test_a_problem_of_a_practice_folder_not_made_yet_says_how_to_make_it(tmp_path):
+    """`judge practice/fx-add` before practice/ exists: the way to create it, not what was typed."""
+    done = judge_cli("practice/fx-add", *FX, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "practice is not a practice folder yet; `judge practice` creates it" in done.stderr, done.stderr
+    assert "e.g. practice/fx-add" not in done.stderr
+    assert not (tmp_path / "practice").exists()
+
+
 def test_judging_the_problem_folder_you_stand_in(tmp_path):
     practice = tmp_path / "practice"
     judge_cli(str(practice), *FX)
