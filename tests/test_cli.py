@@ -27,7 +27,8 @@ def test_first_run_creates_practice_and_says_not_started(tmp_path):
     assert "Created 1 problem folder in" in result.stdout
     assert "TODO    fx-add  not started: edit " in result.stdout
     assert "NotImplementedError" not in result.stdout, "an untouched starter's failures are not listed"
-    assert "Summary: 0 of 1 problems solved, 1 not started; 0 of 0 tests passed." in result.stdout
+    # the not-started problem's tests count (as in --json): its failures are not listed
+    assert "Summary: 0 of 1 problems solved, 1 not started; 0 of 4 tests passed." in result.stdout
     verbose = judge_cli(str(tmp_path / "practice"), *FX, "-v", cwd=tmp_path)
     assert "FAIL    fx-add  0/4 tests" in verbose.stdout and "NotImplementedError: write add(a, b)" in verbose.stdout
     folder = tmp_path / "practice" / "fx-add"
