@@ -5,7 +5,7 @@ Worker, or in Node for the parity tests): the core runtime from the npm package
 ``pyodide@0.27.7``, numpy 2.0.2 built for ``pyodide_2024_0_wasm32``, the pure wheels of pytest
 8.3.5 and its dependencies, and a trimmed ``pyodide-lock.json`` that lists only those packages.
 
-Where every file comes from (see ``/work/shared/PYODIDE.md`` for why):
+Where every file comes from (docs/pyodide.md says why these, and what was verified about them):
 
 - core files: ``npm pack pyodide@0.27.7``, members of the tarball's ``package/`` folder;
 - pure wheels: ``pip download --no-deps`` of the pinned versions below (the versions a native
