@@ -9,9 +9,12 @@ browser and not pyodide"``; the full suite (CI, the README) is ``python -m pytes
 
 from __future__ import annotations
 
+import functools
+import io
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,10 +34,74 @@ def normalise(result: dict) -> dict:
 
 
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run ``python -m judge ARGS`` in a real subprocess."""
+    """Run ``python -m judge ARGS`` in a real subprocess (for what only a new interpreter shows: the entry
+    point, signals, the environment it starts with); :func:`judge_cli` does the rest in this process."""
     env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "judge", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout)
+
+
+def judge_cli(*args: str, cwd: Path | None = None, timeout: float = 300,
+              env: dict[str, str | None] | None = None) -> subprocess.CompletedProcess:
+    """``judge ARGS`` through :func:`judge.commands.cli.main` in this process, as :func:`run_cli` reports it.
+
+    What a subprocess would print to its descriptors 1 and 2 is captured at the descriptor level (the
+    forked test processes write there too); the exit code is ``main``'s return value (argparse's exit
+    included). Saves the interpreter's start, the judge's imports and the sandbox level's probe (chosen
+    once per process) on every call: most of what a CLI test cost. ``env``: variables set (None: unset)
+    for the call. ``timeout`` is accepted for :func:`run_cli`'s signature (the judge's own limits stop
+    runaway runs).
+    """
+    from judge.commands.cli import main
+
+    del timeout
+    changes = {"NO_COLOR": "1", **(env or {})}
+    previous_cwd, previous_env = os.getcwd(), {name: os.environ.get(name) for name in changes}
+    _set_environment(changes)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        saved = os.dup(1), os.dup(2)
+        streams = sys.stdout, sys.stderr
+        os.dup2(out.fileno(), 1)
+        os.dup2(err.fileno(), 2)
+        sys.stdout, sys.stderr = _fd_streams()
+        try:
+            if cwd is not None:
+                os.chdir(cwd)
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse's usage errors and --help
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        finally:
+            os.chdir(previous_cwd)
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            sys.stdout, sys.stderr = streams
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+            _set_environment(previous_env)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = (f.read().decode("utf-8", "replace") for f in (out, err))
+    return subprocess.CompletedProcess(["judge", *args], code, stdout, stderr)
+
+
+def _set_environment(values: dict[str, str | None]) -> None:
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@functools.cache
+def _fd_streams() -> tuple[io.TextIOWrapper, io.TextIOWrapper]:
+    """Text streams over descriptors 1 and 2 as they are at each write (never closed: a module may keep one)."""
+    return tuple(io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8", write_through=True)
+                 for fd in (1, 2))  # type: ignore[return-value]
 
 
 BROWSER_FILES = {"test_bench_browser.py"}
@@ -80,3 +147,10 @@ def folder_job(folder: Path | str, source: str, include_secret: bool = False, ti
 
     return Job(load_problem(folder, published=True), source=source, include_secret=include_secret,
                time_limit=time_limit, label=label)
+
+
+def judge_isolated(job, sandbox=None):
+    """``job`` judged in a fresh test process of the native engine (its Result; never raises for learner faults)."""
+    from judge.engines.native import judge_many
+
+    return judge_many([job], sandbox=sandbox)[0]

@@ -104,8 +104,11 @@ def engine_digest(engine: str) -> str:
         from judge.sandbox import levels
 
         sandbox = dataclasses.asdict(levels.choose("auto"))
-        sandbox.pop("runtime", None)  # a temporary folder of this process: a new name in every session
-        return _sha({"engine": engine, "sandbox": sandbox})
+        runtime = str(sandbox.pop("runtime", "") or "")
+        # a temporary folder of this process, a new name in every session (the packages linked there
+        # name it too): without it in the key, Results are shared by the sessions and the xdist workers
+        text = json.dumps(sandbox, sort_keys=True, default=str)
+        return _sha({"engine": engine, "sandbox": text.replace(runtime, "<runtime>") if runtime else text})
     if engine == "pyodide":
         from judge.engines.pyodide import find_node
         from judge.engines.pyodide_dist import STAMP, ensure_distribution

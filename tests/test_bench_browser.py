@@ -113,7 +113,7 @@ def _sha256(path: Path) -> str:
 
 def test_compiled_twins_carry_pycs_beside_the_sources_and_honest_hashes(distribution: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    if not dist.node_available() and not IN_CI:
+    if not shutil.which("node") and not IN_CI:
         pytest.skip("Node.js is not installed")
     from judge.engines.pyodide_files import judge_zip_bytes
 
@@ -153,7 +153,7 @@ def test_compiled_twins_carry_pycs_beside_the_sources_and_honest_hashes(distribu
 
 
 def test_self_site_loads_the_compiled_files(distribution: Path, tmp_path: Path) -> None:
-    if not dist.node_available() and not IN_CI:
+    if not shutil.which("node") and not IN_CI:
         pytest.skip("Node.js is not installed")
     from judge.commands.site.build import build_site
 
@@ -182,7 +182,7 @@ def test_self_site_loads_the_compiled_files(distribution: Path, tmp_path: Path) 
 
 def test_self_site_ships_a_memory_snapshot_made_once_per_inputs(
         distribution: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    if not dist.node_available() and not IN_CI:
+    if not shutil.which("node") and not IN_CI:
         pytest.skip("Node.js is not installed")
     import gzip
 

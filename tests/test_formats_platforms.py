@@ -22,7 +22,8 @@ from judge.core.scoring import rescore
 from judge.engines.native import Job, judge_many
 from judge.formats import FORMATS, FormatContext
 from tests.classroom_reporter import ENV_STRING_LIMIT, reporter
-from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, run_cli
+from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS
+from tests.conftest import judge_cli as run_cli  # in this process
 
 SCHEMAS = {name: json.loads((ROOT / "tests" / "schemas" / file).read_text()) for name, file in (
     ("gradescope", "gradescope-results.schema.json"), ("prairielearn", "prairielearn-results.schema.json"),

@@ -12,8 +12,8 @@ import os
 import jsonschema
 import pytest
 
-from judge.engines.native import Job, judge_isolated
-from tests.conftest import ROOT, SOLUTIONS, normalise
+from judge.engines.native import Job
+from tests.conftest import ROOT, SOLUTIONS, judge_isolated, normalise
 
 GOLDEN = ROOT / "tests" / "golden"
 SCHEMA = json.loads((ROOT / "judge" / "core" / "schema" / "result.schema.json").read_text())

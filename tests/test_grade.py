@@ -21,7 +21,8 @@ from judge.commands.grade import Options, grade_class
 from judge.commands.grade.submissions import MAX_MEMBERS
 from judge.core.problem import discover_problems, load_problem
 from judge.core.result import Result
-from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS, run_cli
+from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS
+from tests.conftest import judge_cli as run_cli  # in this process
 
 # the offline grading worksheet Moodle's assignment writes (mod/assign/feedback/offline), every column in its order
 MOODLE_WORKSHEET_COLUMNS = ("Identifier", "Full name", "Email address", "Status", "Grade", "Maximum grade",

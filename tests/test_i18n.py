@@ -28,7 +28,7 @@ from judge.core.result import Result
 from judge.core.result import TestResult as Case
 from judge.formats.terminal import ReportOptions, print_report
 from judge.i18n import LOCALE_DIR, available_languages, ngettext, use_language
-from tests.conftest import FIXTURE_PROBLEMS, ROOT
+from tests.conftest import FIXTURE_PROBLEMS, ROOT, judge_cli
 
 # the languages with a message catalog on disk (its .po source; available_languages() reads the compiled .mo)
 LANGUAGES = sorted(p.parent.parent.name for p in LOCALE_DIR.glob("*/LC_MESSAGES/judge.po"))
@@ -208,6 +208,10 @@ def test_the_language_comes_from_the_environment(monkeypatch) -> None:
 
 
 def _judge(*args: str, cwd: Path, lang_env: str = "C.UTF-8") -> subprocess.CompletedProcess:
+    """``judge ARGS`` with ``LANG=lang_env``: in this process (tests.conftest.judge_cli), or in a new
+    interpreter when the language comes from the environment it starts with."""
+    if lang_env == "C.UTF-8":
+        return judge_cli(*args, cwd=cwd, env={"LANG": lang_env, "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None})
     env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES")}
     env.update(NO_COLOR="1", PYTHONPATH=str(ROOT), LANG=lang_env)
     return subprocess.run([sys.executable, "-m", "judge", *args], cwd=cwd, env=env, capture_output=True,

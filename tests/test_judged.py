@@ -170,3 +170,17 @@ def test_prune_deletes_old_entries_then_the_least_recently_used(cache: Path, pro
     assert judged.prune(max_bytes=2 * size, max_age_days=14) == 1
     assert not entries[2].exists() and entries[1].exists() and entries[3].exists()
     assert engine.judged == [job.code() for job in jobs]  # nothing judged again along the way
+
+
+def test_a_key_is_the_same_in_another_process(problem) -> None:
+    """The sandbox's runtime folder (a new temporary name in every process, which the packages linked
+    there name too) stays out of the key: sessions and xdist workers share Results."""
+    import subprocess
+    import sys
+
+    program = ("import sys; from judge.core.problem import load_problem; from judge.engines import Job; "
+               "from tests.judged import job_key; "
+               "print(job_key(Job(load_problem(sys.argv[1]), source=sys.argv[2])))")
+    keys = {subprocess.run([sys.executable, "-c", program, str(problem.path), ADD], cwd=ROOT, capture_output=True,
+                           text=True, timeout=300, check=True).stdout.strip() for _ in range(2)}
+    assert keys == {judged.job_key(Job(problem, source=ADD))}

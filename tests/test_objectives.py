@@ -20,10 +20,10 @@ from judge.core import result as result_module
 from judge.core.problem import ProblemError, discover_problems, load_problem
 from judge.core.result import ObjectiveResult, Result
 from judge.core.scoring import rescore, score_result
-from judge.engines.native import Job, judge_isolated
+from judge.engines.native import Job
 from judge.formats import FORMATS, FormatContext
 from judge.formats.terminal import print_report
-from tests.conftest import FIXTURE_PROBLEMS, ROOT
+from tests.conftest import FIXTURE_PROBLEMS, ROOT, judge_isolated
 
 SCHEDULE = ROOT / "problems" / "pp-schedule"
 

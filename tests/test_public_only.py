@@ -19,7 +19,8 @@ from judge.core.problem import discover_problems, load_problem
 from judge.core.result import ObjectiveResult, Result
 from judge.core.result import TestResult as Case
 from judge.core.scoring import rescore, score_result, uncounted
-from tests.conftest import PROBLEMS, ROOT, run_cli
+from tests.conftest import PROBLEMS, ROOT
+from tests.conftest import judge_cli as run_cli  # in this process
 
 SCHEMA = json.loads((ROOT / "judge" / "core" / "schema" / "result.schema.json").read_text())
 

@@ -12,7 +12,7 @@ import pytest
 import judge
 from judge.commands.scaffold import FILES
 from tests.conftest import PROBLEMS as PROBLEMS_DIR
-from tests.conftest import run_cli
+from tests.conftest import judge_cli as run_cli  # in this process
 
 PACKAGE = Path(judge.__file__).resolve().parent
 

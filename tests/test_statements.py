@@ -11,7 +11,7 @@ from pathlib import Path
 
 from judge.commands.check import ProblemCheck, check_files, check_problems, language_notes
 from judge.commands.practice import create_practice
-from judge.commands.statements import signatures, statement_file, statement_languages
+from judge.commands.statements import signatures, statement_file, translations
 from judge.core.findings import kinds
 from judge.core.problem import load_problem
 from tests.conftest import FIXTURE_PROBLEMS
@@ -84,7 +84,7 @@ def test_a_faithful_translation_passes_and_the_languages_are_named(tmp_path: Pat
     found = findings(folder)
     assert found.failures == []
     assert kinds(found.notes) == ["statement-languages"]
-    assert statement_languages(folder) == ["en", "zh"]
+    assert list(translations(folder)) == ["zh"]
 
 
 def test_a_translation_is_held_to_the_defaults_rules(tmp_path: Path) -> None:

@@ -116,15 +116,16 @@ class ProblemCheck:
         return cut
 
 
-def check_problems(roots: Path | Sequence[Path], parallel: int = 1, stream: TextIO = sys.stdout,
+def check_problems(roots: Path | Sequence[Path], parallel: int = 1, stream: TextIO | None = None,
                    verbose: bool = False) -> int:
     """Check every problem under ``roots`` (problems folders or problem folders); return the exit code."""
     return check_and_report(roots, parallel, stream, verbose)[0]
 
 
-def check_and_report(roots: Path | Sequence[Path], parallel: int = 1, stream: TextIO = sys.stdout,
+def check_and_report(roots: Path | Sequence[Path], parallel: int = 1, stream: TextIO | None = None,
                      verbose: bool = False) -> tuple[int, list[ProblemCheck]]:
     """:func:`check_problems`, also returning the findings of every folder that loaded."""
+    stream = sys.stdout if stream is None else stream  # the stdout of the call, not of the import
     paint = Painter(use_colour(stream))
     try:
         problems, errors = discover_in(roots)

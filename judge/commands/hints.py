@@ -39,11 +39,6 @@ def hint_phrases(path: Path, lang: str | None = None) -> list[str]:
     return _declared(path, "hint", lang)
 
 
-def hint_languages(path: Path) -> set[str]:
-    """The languages besides English a wrong solution declares hints in (``# hint[zh]: ...``)."""
-    return {language for _, language, _ in _DECLARATION.findall(_header(path)) if language}
-
-
 def shared_phrases(path: Path, lang: str | None = None) -> list[str]:
     """``# hint-shared: <phrase>``: another mistake's hint that rightly fires for this one too (a symptom
     both share, such as a deadlock reported for a schedule that runs); it must appear in the messages."""

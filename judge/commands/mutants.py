@@ -287,10 +287,12 @@ def judge_mutants(problem: Problem, mutants: list[Mutant], limit: float, paralle
 # the command
 
 
-def check_mutants(roots: Path | Sequence[Path], parallel: int = 1, stream: TextIO = sys.stdout,
+def check_mutants(roots: Path | Sequence[Path], parallel: int = 1, stream: TextIO | None = None,
                   progress: TextIO | None = sys.stderr, budget: float | None = None,
                   verbose: bool = False) -> int:
-    """Mutation-test every problem under ``roots``; write the report to ``stream``; return the exit code."""
+    """Mutation-test every problem under ``roots``; write the report to ``stream`` (default: the call's
+    ``sys.stdout``); return the exit code."""
+    stream = sys.stdout if stream is None else stream
     started = time.monotonic()
     problems, _ = discover_in(roots)  # broken folders are the ordinary check's to report
     _library()

@@ -270,6 +270,10 @@ def _refuse_typo(target: Path, problems: list[Problem]) -> None:
                       else _(" (problems: {ids})").format(ids=", ".join(ids)))
         raise UsageError(_("{path}: no such problem folder in the practice folder {parent}").format(
             path=target, parent=parent) + suggestion)
+    if target.name in ids and parent != Path("."):  # e.g. practice/pp-schedule before practice/ exists
+        raise UsageError(_("{path} does not exist: {parent} is not a practice folder yet; `judge {parent}` creates it "
+                           "with every problem, then `judge {path}` judges this one")
+                         .format(path=target, parent=parent))
     if closest and target.name not in ("practice",):
         raise UsageError(_("{path} does not exist and looks like the problem id {id!r}; give the practice folder "
                            "that holds it (e.g. practice/{id}), or a new folder name to create a practice folder")

@@ -34,11 +34,6 @@ def is_translation(name: str) -> bool:
     return _TRANSLATION.fullmatch(name) is not None
 
 
-def statement_languages(folder: Path) -> list[str]:
-    """The languages the problem's statement is in, the default first."""
-    return [DEFAULT_LANGUAGE, *translations(folder)]
-
-
 def statement_file(folder: Path, lang: str) -> Path:
     """The statement a reader of ``lang`` gets: its translation (``zh-CN`` reads ``README.zh.md`` when
     there is no ``README.zh-CN.md``), else the default (English)."""

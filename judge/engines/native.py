@@ -85,11 +85,6 @@ class NativeEngine:
         return judge_many(list(jobs), parallel, on_result, self.sandbox)
 
 
-def judge_isolated(job: Job, sandbox: levels.Sandbox | None = None) -> Result:
-    """Judge ``job`` in a fresh test process and return its Result (never raises for learner faults)."""
-    return judge_many([job], sandbox=sandbox)[0]
-
-
 def judge_many(jobs: list[Job], parallel: int = 1,
                on_result: Callable[[int, Result], None] | None = None,
                sandbox: levels.Sandbox | None = None) -> list[Result]:

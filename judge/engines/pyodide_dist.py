@@ -5,7 +5,7 @@ Worker, or in Node for the parity tests): the core runtime from the npm package
 ``pyodide@0.27.7``, numpy 2.0.2 built for ``pyodide_2024_0_wasm32``, the pure wheels of pytest
 8.3.5 and its dependencies, and a trimmed ``pyodide-lock.json`` that lists only those packages.
 
-Where every file comes from (see ``/work/shared/PYODIDE.md`` for why):
+Where every file comes from (docs/pyodide.md says why these, and what was verified about them):
 
 - core files: ``npm pack pyodide@0.27.7``, members of the tarball's ``package/`` folder;
 - pure wheels: ``pip download --no-deps`` of the pinned versions below (the versions a native
@@ -509,11 +509,6 @@ def compiled_cache_dir(cache_dir: Path | None = None) -> Path:
     """Where the compiled twins of the distribution in ``cache_dir`` are cached."""
     dist = (Path(cache_dir) if cache_dir is not None else default_cache_dir()).expanduser().absolute()
     return dist.parent / f"{dist.name}-compiled-v{COMPILED_FORMAT}"
-
-
-def node_available() -> bool:
-    """Whether Node.js (needed to compile bytecode inside Pyodide at build time) is installed."""
-    return shutil.which("node") is not None
 
 
 def ensure_compiled(cache_dir: Path | None = None, packages: dict[str, bytes] | None = None

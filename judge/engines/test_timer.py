@@ -44,7 +44,6 @@ class TestTimer:
         self.seconds = seconds
         self._cpu_start = 0.0
         self._wall_end = 0.0
-        self._uid: tuple[int, ...] = ()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, None]:

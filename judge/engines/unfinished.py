@@ -9,7 +9,6 @@ never spells out the Result format itself.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from ..core.result import Result
@@ -27,7 +26,6 @@ REASONS = tuple(MESSAGES)
 # Stands for the seconds while a template is rendered: a value no real run reports, formatted
 # the same way by Python's ``{:g}`` and JavaScript's ``String()``.
 _SECONDS_MARK = 86399.25
-_SLOT = re.compile(r"\{(problem|seconds|detail)\}")
 
 
 def unfinished_result(problem: str, reason: str, seconds: float = 0.0, detail: str = "") -> Result:
@@ -51,24 +49,6 @@ def templates() -> dict[str, dict[str, Any]]:
     ``{detail}`` slots: a string slot stands for its text, a field whose whole value is
     ``"{seconds}"`` for the number of seconds."""
     return {reason: _template(reason) for reason in REASONS}
-
-
-def fill(template: dict[str, Any], problem: str, seconds: float = 0.0, detail: str = "") -> dict[str, Any]:
-    """A template filled in, the way ``web/js/unfinished.mjs`` does it (for tests and Python hosts)."""
-    values = {"problem": problem, "seconds": f"{seconds:g}", "detail": detail}
-
-    def walk(value: Any) -> Any:
-        if value == "{seconds}":
-            return seconds
-        if isinstance(value, str):
-            return _SLOT.sub(lambda m: values[m.group(1)], value)
-        if isinstance(value, list):
-            return [walk(v) for v in value]
-        if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items()}
-        return value
-
-    return walk(template)
 
 
 def _template(reason: str) -> dict[str, Any]:

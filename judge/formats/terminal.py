@@ -47,9 +47,11 @@ class ReportOptions:
     not_started: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # problem id -> (file to edit, statement)
 
 
-def print_report(results: Sequence[Result], stream: TextIO = sys.stdout, verbose: bool = False,
+def print_report(results: Sequence[Result], stream: TextIO | None = None, verbose: bool = False,
                  options: ReportOptions | None = None) -> None:
-    """Per problem a status line, per failing test its message, then a summary line."""
+    """Per problem a status line, per failing test its message, then a summary line (to ``stream``, default
+    the ``sys.stdout`` of the moment of the call)."""
+    stream = sys.stdout if stream is None else stream
     options = options or ReportOptions(verbose=verbose)
     paint = Painter(use_colour(stream))
     for result in results:
@@ -132,11 +134,13 @@ def _first_of_each_function_first(tests: list[TestResult]) -> list[TestResult]:
 
 
 def summary_line(results: Sequence[Result], options: ReportOptions | None = None) -> str:
+    """The last line of the report. Its tests are every problem's, not-started ones included (their failures
+    are not listed, but they are tests of the run: the same count as the --json Results)."""
     options = options or ReportOptions()
     started = [r for r in results if r.problem not in options.not_started]
     solved = sum(r.status == "passed" for r in started)
-    tests = sum(r.total for r in started)
-    passed = sum(r.passed for r in started)
+    tests = sum(r.total for r in results)
+    passed = sum(r.passed for r in results)
     todo = len(results) - len(started)
     subset = _(" (only tests matching -k {keyword})").format(keyword=repr(options.keyword)) \
         if options.keyword else ""

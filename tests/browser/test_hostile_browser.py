@@ -60,7 +60,7 @@ def test_a_run_that_blinded_the_check_changes_no_later_result(app: App, attack: 
     from judge.core.wrong import wrong_source
     from judge.engines import Job
     from judge.engines import pyodide as parity
-    from judge.engines.native import judge_isolated
+    from tests.conftest import judge_isolated
 
     problem = load_problem(problems_root / "pp-schedule")
     wrong = wrong_source(problem, problem.path / "wrong" / "warmup_off_by_one.diff")

@@ -17,9 +17,8 @@ import pytest
 from judge.core.problem import Problem, load_problem
 from judge.core.wrong import wrong_source
 from judge.engines import Job
-from judge.engines.native import judge_isolated
 from tests.browser.conftest import RUN_TIMEOUT_MS, App, Served, real_problem_ids
-from tests.conftest import run_cli
+from tests.conftest import judge_isolated, run_cli
 
 LOOP = '"""Never returns."""\n\n\ndef answer() -> int:\n    while True:\n        pass\n'
 # Ignores SIGINT, so the interrupt cannot land: the page must terminate the worker and use the spare.

@@ -16,12 +16,13 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from judge.engines import Job
 from judge.engines import pyodide as parity
-from judge.engines.unfinished import REASONS, fill, templates, unfinished_result
+from judge.engines.unfinished import REASONS, templates, unfinished_result
 from tests.conftest import FIXTURE_PROBLEMS, ROOT, folder_job
 
 NODE = shutil.which("node")
@@ -33,6 +34,27 @@ HOSTS = [ROOT / "web" / "worker.js", ROOT / "judge" / "engines" / "pyodide_harne
 SET_UP = ["setInterruptBuffer", "unpackArchive", "setStdin", "gc.freeze", "invalidate_caches", "warm",
           "loadedPackages", "SIGINT"]
 CASES = [("pp-x", 0), ("pp-x", 4), ("bt-limits", 2.3), ("a-b", 0.1), ("a-b", 600), ("c", 12.5)]
+
+
+_SLOT = re.compile(r"\{(problem|seconds|detail)\}")
+
+
+def fill(template: dict[str, Any], problem: str, seconds: float = 0.0, detail: str = "") -> dict[str, Any]:
+    """A template filled in, the way ``web/js/unfinished.mjs`` does it (its Python twin, for this test)."""
+    values = {"problem": problem, "seconds": f"{seconds:g}", "detail": detail}
+
+    def walk(value: Any) -> Any:
+        if value == "{seconds}":
+            return seconds
+        if isinstance(value, str):
+            return _SLOT.sub(lambda m: values[m.group(1)], value)
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    return walk(template)
 
 
 def test_the_boot_exists_once_and_both_hosts_import_it() -> None:

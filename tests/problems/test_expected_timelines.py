@@ -11,7 +11,6 @@ timelines come from a hidden simulation in its secret tests.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,9 +20,9 @@ from judge.core.problem import load_problem
 from judge.core.result import Result
 from judge.core.result import TestResult as Judged
 from judge.core.wrong import wrong_source
-from judge.engines.native import Job, judge_isolated
 from judge.formats.terminal import _timelines
 from tests.conftest import ROOT
+from tests.judged import judge_one, solution_job
 
 
 @dataclass(frozen=True)
@@ -60,20 +59,12 @@ CASES = [
     Case("pp-interleaved", "contiguous_virtual_stages", "test_simulate_any_order", "timing", (1, 0), "F0c0", "F0c0"),
 ]
 
-_RESULTS: dict[tuple[str, str], Result] = {}
-
-
-def judged(problem_id: str, wrong: str, tmp: Path) -> Result:
-    """The wrong solution judged with the secret tests (once per session)."""
-    key = (problem_id, wrong)
-    if key not in _RESULTS:
-        problem = load_problem(ROOT / "problems" / problem_id)
-        folder = tmp / f"{problem_id}-{wrong}"
-        folder.mkdir()
-        solution = folder / problem.entry
-        solution.write_text(wrong_source(problem, problem.path / "wrong" / f"{wrong}.diff"), encoding="utf-8")
-        _RESULTS[key] = judge_isolated(Job(problem, solution, include_secret=True))
-    return _RESULTS[key]
+def judged(problem_id: str, wrong: str) -> Result:
+    """The wrong solution judged with the secret tests, through the shared cache (tests/judged.py): the job
+    test_hints judges too, so each is judged once across xdist workers, modules and unchanged sessions."""
+    problem = load_problem(ROOT / "problems" / problem_id)
+    path = problem.path / "wrong" / f"{wrong}.diff"
+    return judge_one(solution_job(problem.path, f"{problem.id}/wrong/{path.name}", wrong_source(problem, path)))
 
 
 def artifacts(test: Judged) -> dict[str, Any]:
@@ -90,8 +81,8 @@ def label(timeline: dict[str, Any], row: int, index: int) -> str | None:
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.problem}:{c.wrong}:{c.test}" for c in CASES])
 def test_a_failing_public_test_draws_the_expected_timeline_from_where_the_wrong_solution_departs(
-        case: Case, tmp_path_factory: pytest.TempPathFactory) -> None:
-    result = judged(case.problem, case.wrong, tmp_path_factory.mktemp("expected"))
+        case: Case) -> None:
+    result = judged(case.problem, case.wrong)
     test = next((t for t in result.tests if t.id.endswith("::" + case.test)), None)
     assert test is not None, [t.id for t in result.tests]
     assert test.visibility == "public" and test.outcome == "failed", (test.visibility, test.outcome, test.message)
@@ -119,19 +110,18 @@ def test_a_failing_public_test_draws_the_expected_timeline_from_where_the_wrong_
 
 
 @pytest.mark.parametrize("problem_id,wrong", sorted({(c.problem, c.wrong) for c in CASES}))
-def test_no_secret_test_records_an_expected_timeline(problem_id: str, wrong: str,
-                                                     tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_no_secret_test_records_an_expected_timeline(problem_id: str, wrong: str) -> None:
     """Secret tests draw the learner's timeline, never the expected one (their orders are hidden)."""
-    result = judged(problem_id, wrong, tmp_path_factory.mktemp("expected"))
+    result = judged(problem_id, wrong)
     secret = [t for t in result.tests if t.visibility == "secret"]
     assert secret
     assert [t.id for t in secret if EXPECTED in artifacts(t)] == []
 
 
-def test_a_secret_test_draws_a_stuck_schedule_as_yours_only(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_a_secret_test_draws_a_stuck_schedule_as_yours_only() -> None:
     """pp-interleaved's grid (secret): a warm-up one short deadlocks; the learner's schedule is drawn up to
     where it gets stuck, the stuck rank marked, and no expected timeline beside it."""
-    result = judged("pp-interleaved", "warmup_one_short", tmp_path_factory.mktemp("expected"))
+    result = judged("pp-interleaved", "warmup_one_short")
     test = next(t for t in result.tests if t.id.endswith("::test_grid_schedule[1-2]"))
     assert test.visibility == "secret" and test.outcome == "failed"
     found = artifacts(test)

@@ -40,8 +40,13 @@ def hint_phrases(problem: Problem, path: Path, lang: str = "en") -> list[str]:
 ALL = [(problem, path) for problem in _problems() for path in problem.wrong_files]
 IDS = [f"{problem.id}/{path.name}" for problem, path in ALL]
 # the languages some wrong solution declares hints in, and the problems (ids) that declare them
-TRANSLATED = {lang: {p.id for p, path in ALL if lang in hints.hint_languages(path)}
-              for lang in sorted({lang for _, path in ALL for lang in hints.hint_languages(path)})}
+def hint_languages(path: Path) -> set[str]:
+    """The languages besides English a wrong solution declares hints in (``# hint[zh]: ...``)."""
+    return {language for _, language, _ in hints._DECLARATION.findall(hints._header(path)) if language}
+
+
+TRANSLATED = {lang: {p.id for p, path in ALL if lang in hint_languages(path)}
+              for lang in sorted({lang for _, path in ALL for lang in hint_languages(path)})}
 CASES = [("en", problem, path) for problem, path in ALL] + [
     (lang, problem, path) for lang, ids in TRANSLATED.items() for problem, path in ALL if problem.id in ids]
 CASE_IDS = [f"{lang}-{problem.id}/{path.name}" for lang, problem, path in CASES]

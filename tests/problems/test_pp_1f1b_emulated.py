@@ -353,7 +353,8 @@ def test_stage_checks_and_stash_records():
 def test_activation_saved_inside_a_tuple_counts_as_saved():
     """Storing (act, x) in comm.stash is saving the activation: the loop passes every test."""
     from judge.core.problem import load_problem
-    from judge.engines.native import Job, judge_isolated
+    from judge.engines.native import Job
+    from tests.conftest import judge_isolated
 
     problem = load_problem(PROBLEM)
     source = problem.reference_path.read_text(encoding="utf-8")
@@ -371,7 +372,8 @@ def test_deadlock_hints_only_say_what_the_run_shows():
     GPipe's) nor that it uses isend with blocking=True (it does not)."""
     from judge.core.problem import load_problem
     from judge.core.wrong import load_wrong
-    from judge.engines.native import Job, judge_isolated
+    from judge.engines.native import Job
+    from tests.conftest import judge_isolated
 
     problem = load_problem(PROBLEM)
     wrong = load_wrong(problem, PROBLEM / "wrong" / "recv_grad_before_forward.diff")

@@ -76,8 +76,8 @@ def test_a_failed_public_order_records_the_expected_timeline_and_a_secret_one_ne
     tests never do (their expected orders are not the learner's to see)."""
     from judge.core.problem import load_problem
     from judge.core.wrong import wrong_source
-    from judge.engines.native import Job, judge_isolated
-    from tests.conftest import ROOT
+    from judge.engines.native import Job
+    from tests.conftest import ROOT, judge_isolated
 
     problem = load_problem(ROOT / "problems" / "pp-schedule")
     solution = tmp_path / problem.entry

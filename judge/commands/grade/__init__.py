@@ -66,7 +66,7 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
         item.digest = hashlib.sha256((set_digest + item.submission.digest()).encode()).hexdigest()
         previous = None if options.force or single else _previous_results(out_dir, item)
         if previous is not None:
-            item.results, item.reused = previous, True
+            item.results = previous
         else:
             todo.append(item)
     runs = _judge(todo, problems, options, _Progress(progress, len(todo), started))
@@ -124,7 +124,7 @@ def stored_grades(out_dir: Path, problems: list[Problem]) -> list[Graded]:
             continue
         known = {p.id for p in problems}
         if {r.problem for r in results} == known:
-            found.append(Graded(submission, results, data.get("input_digest", ""), reused=True))
+            found.append(Graded(submission, results, data.get("input_digest", "")))
     return found
 
 

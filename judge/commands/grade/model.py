@@ -62,7 +62,6 @@ class Graded:
     submission: Submission
     results: list[Result] = field(default_factory=list)
     digest: str = ""
-    reused: bool = False  # taken from the previous run's results/ file
 
     @property
     def student(self) -> str:

@@ -21,8 +21,6 @@ from ...core.result import Result
 from ...formats.points import exact, split, text
 from .model import ClassGrades, Graded, cell
 
-DEFAULT_THRESHOLD = 0.5  # a student below this share of an objective's points is listed under it in the report
-
 
 @dataclass(frozen=True)
 class Column:

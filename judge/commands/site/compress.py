@@ -36,7 +36,6 @@ COMPRESSIBLE = (".html", ".js", ".mjs", ".css", ".json", ".wasm", ".svg", ".txt"
                 ".map", ".webmanifest")
 #: Encodings in the order a host should prefer them, with the twin's suffix.
 ENCODINGS = (("br", ".br"), ("gzip", ".gz"))
-TWIN_SUFFIXES = tuple(suffix for _, suffix in ENCODINGS)
 MIN_SIZE = 512  # smaller files gain nothing worth a second request's bookkeeping
 MIN_SAVING = 0.05
 CACHE_OVER = 256 * 1024
@@ -46,15 +45,6 @@ CACHE_FORMAT = 1
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "pp-judge" / f"compressed-v{CACHE_FORMAT}"
-
-
-def is_twin(path: Path) -> bool:
-    """Whether ``path`` is a twin this module writes (``F.br`` or ``F.gz`` beside ``F``)."""
-    name = path.name
-    for suffix in TWIN_SUFFIXES:
-        if name.endswith(suffix) and (path.parent / name[: -len(suffix)]).is_file():
-            return not (suffix == ".gz" and name.endswith(".img.gz"))
-    return False
 
 
 def decoded_content(path: Path) -> bytes:
