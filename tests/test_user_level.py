@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import fcntl
 import os
 import shutil
 import signal
@@ -26,6 +27,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -72,21 +74,43 @@ def marked_problems(tmp_path):
     shutil.rmtree(elsewhere, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def idle_pool() -> Iterator[set[int]]:
+    """The pool's uids no job holds now (their locks taken for the while, as a judge takes them): only
+    those must have nothing left. Another judge on this machine (a benchmark, a second test session)
+    holds the uids its jobs run as, and its learners' processes are not this test's leftovers."""
+    folder = identities._lock_folder()
+    held: dict[int, int] = {}
+    try:
+        for uid in POOL:
+            fd = os.open(os.path.join(folder, f"uid-{uid}.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held[uid] = fd
+            except BlockingIOError:
+                os.close(fd)
+        yield set(held)
+    finally:
+        for fd in held.values():
+            os.close(fd)
+
+
 @pytest.fixture(autouse=True)
 def _clear_pool_leftovers():
     """After each test (which has asserted on them already): what a sandbox identity left behind is
     removed, so one test's failure does not become the next test's."""
     yield
-    for task in _pool_tasks():
-        with contextlib.suppress(OSError, ValueError):
-            os.kill(int(task.split()[1]), signal.SIGKILL)
-    for item in _pool_ipc():
-        kind, ident = item.split()[1:3]
-        subprocess.run(["ipcrm", {"shm": "-m", "msg": "-q", "sem": "-s"}[kind], ident], capture_output=True,
-                       check=False)
-    for path in _pool_files():
-        with contextlib.suppress(OSError):
-            shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
+    with idle_pool() as idle:
+        for task in _pool_tasks(idle):
+            with contextlib.suppress(OSError, ValueError):
+                os.kill(int(task.split()[1]), signal.SIGKILL)
+        for item in _pool_ipc(idle):
+            kind, ident = item.split()[1:3]
+            subprocess.run(["ipcrm", {"shm": "-m", "msg": "-q", "sem": "-s"}[kind], ident], capture_output=True,
+                           check=False)
+        for path in _pool_files(idle):
+            with contextlib.suppress(OSError):
+                shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
 
 
 @pytest.fixture
@@ -118,7 +142,7 @@ def grade_with(python: str, subs: Path, out: Path, problems: Path, level: str,
         return {row["student"]: row for row in csv.DictReader(handle)}
 
 
-def _pool_tasks() -> list[str]:
+def _pool_tasks(pool: Iterable[int] = POOL) -> list[str]:
     """Every live thread of a sandbox identity, read task by task: a process whose main thread has
     exited shows ``State: Z`` in /proc/<pid>/status though its other threads still run."""
     found = []
@@ -136,12 +160,12 @@ def _pool_tasks() -> list[str]:
             except OSError:
                 continue
             uids = {int(u) for u in fields.get("Uid", "").split()}
-            if uids & set(POOL) and not fields.get("State", "").strip().startswith("Z"):
-                found.append(f"pid {name} (thread {task}) of uid {sorted(uids & set(POOL))[0]}")
+            if uids & set(pool) and not fields.get("State", "").strip().startswith("Z"):
+                found.append(f"pid {name} (thread {task}) of uid {sorted(uids & set(pool))[0]}")
     return found
 
 
-def _pool_ipc() -> list[str]:
+def _pool_ipc(pool: Iterable[int] = POOL) -> list[str]:
     """SysV shared memory, message queues and semaphores a sandbox identity owns (no path, no process)."""
     found = []
     for kind in ("shm", "msg", "sem"):
@@ -151,13 +175,13 @@ def _pool_ipc() -> list[str]:
             continue
         column = header.split().index("uid")
         found += [f"SysV {kind} {row.split()[1]} of uid {row.split()[column]}" for row in rows
-                  if int(row.split()[column]) in POOL]
+                  if int(row.split()[column]) in set(pool)]
     return found
 
 
-def _pool_files() -> list[str]:
+def _pool_files(pool: Iterable[int] = POOL) -> list[str]:
     """Files a sandbox identity left in the machine's shared temporary folders."""
-    found = []
+    found, uids = [], set(pool)
     for folder in ("/tmp", "/var/tmp", "/dev/shm"):
         try:
             names = os.listdir(folder)
@@ -165,7 +189,7 @@ def _pool_files() -> list[str]:
             continue
         for name in names:
             try:
-                if os.lstat(os.path.join(folder, name)).st_uid in POOL:
+                if os.lstat(os.path.join(folder, name)).st_uid in uids:
                     found.append(os.path.join(folder, name))
             except OSError:
                 continue
@@ -173,12 +197,14 @@ def _pool_files() -> list[str]:
 
 
 def nothing_left_behind(tmp: Path) -> list[str]:
-    """Processes (any live thread) of any sandbox identity, what they own outside any process (SysV IPC,
+    """Processes (any live thread) of any idle sandbox identity, what they own outside any process (SysV IPC,
     files in the shared temporary folders), and the judge's folders (jobs, tests, learners, its
     runtime), that outlived the run whose temporary folder is ``tmp``."""
-    left = [f"pid {pid} of uid {uid}" for uid in POOL for pid in identities.processes_of(uid)]
-    left += [task for task in _pool_tasks() if task.split(" (")[0] not in {x.split(" of")[0] for x in left}]
-    return left + _pool_ipc() + _pool_files() + [str(p) for p in tmp.glob("judge-*")]
+    with idle_pool() as idle:
+        left = [f"pid {pid} of uid {uid}" for uid in sorted(idle) for pid in identities.processes_of(uid)]
+        left += [task for task in _pool_tasks(idle) if task.split(" (")[0] not in {x.split(" of")[0] for x in left}]
+        left += _pool_ipc(idle) + _pool_files(idle)
+    return left + [str(p) for p in tmp.glob("judge-*")]
 
 
 def assert_held(rows: dict[str, dict[str, str]], out: Path, marker: str, tmp: Path) -> None:
@@ -279,7 +305,8 @@ def test_a_daemon_whose_main_thread_exited_does_not_outlive_its_job(user_python,
     done = subprocess.run([user_python, "-m", "judge", "grade", str(subs), "-o", str(tmp_path / "out"), "--problems",
                            str(FIXTURE_PROBLEMS), "--sandbox", "user", "-j", "1"], capture_output=True, text=True,
                           timeout=600, env=clean_env(TMPDIR=str(private_tmp)), cwd=ROOT, check=False)
-    survivors = _pool_tasks()
+    with idle_pool() as idle:
+        survivors = _pool_tasks(idle)
     for pid in {int(t.split()[1]) for t in survivors}:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)  # the test's own clean-up: it must not haunt later tests
