@@ -112,9 +112,10 @@ _RUNS: dict[tuple[Any, ...], Any] = {}  # good_run's runs, and what the failed o
 def good_run(loop: Callable[..., Any], p: int, M: int, seed: int = 0, rows: int = 2) -> PipelineRun:
     """A non-blocking run that must not deadlock (fails the test with an explanation if it does).
 
-    Each size runs once: the tests that share it share its run, or what it raised."""
+    Each size runs once: the tests that share it share its run, or what it raised (the learner's module
+    is imported anew before each test, so its function is known by name, not by object)."""
     __tracebackhide__ = True
-    key = (loop, p, M, seed, rows)
+    key = (_name_of(loop), p, M, seed, rows)
     if key not in _RUNS:
         try:
             _RUNS[key] = run_pipeline(loop, p, M, seed, rows, blocking=False)
@@ -130,6 +131,12 @@ def good_run(loop: Callable[..., Any], p: int, M: int, seed: int = 0, rows: int 
     if isinstance(found, tuple):
         raise found[0].with_traceback(found[1])
     return found
+
+
+def _name_of(loop: Callable[..., Any]) -> Any:
+    """The loop's module and name where it has them (the same across fresh imports), else the loop."""
+    module, name = getattr(loop, "__module__", None), getattr(loop, "__qualname__", None)
+    return (module, name) if isinstance(module, str) and isinstance(name, str) else loop
 
 
 @dataclass(frozen=True)
