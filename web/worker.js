@@ -615,12 +615,6 @@ function startPreparing() {
       preparing = false; // "resume" starts again
       return;
     }
-    if (keeping) {
-      // the image first: each of its file-system steps would otherwise wait behind a problem's
-      // preparing (seconds on a busy machine), and the spare engine waits for it
-      keeping.then(() => setTimeout(next, 0));
-      return;
-    }
     const problem = toPrepare.shift();
     if (!problem) {
       preparing = false;

@@ -106,29 +106,24 @@ def stored_during(seen: dict) -> set[int]:
 
 
 def test_background_work_mid_way_pauses_when_a_run_starts(browser, served: Served) -> None:
-    """A first visit with numpy wanted. Run is pressed while the spare engine is mid-way through its
-    boot (restoring its image, its next steps still to come): until the run's first attempt is over
-    (a time-out, tried again since the page was warming up) the spare takes no further step and
-    starts no numpy; afterwards it finishes and loads numpy. Then Run is pressed while the offline
-    copy is mid-way: it stores no more files until the run is over, and is made afterwards."""
+    """A first visit with numpy wanted: Run is pressed while the offline copy is mid-way; it stores no
+    more files until the run is over, and is made afterwards, as the spare's boot and numpy are.
+
+    (The spare engine's own steps are not held here: on a first visit it still downloads the site's
+    image beside a run. Making it wait for the first engine's kept image broke the run made again
+    after a dynamic import of the standard library, tests/browser/test_late_stdlib.py, and was
+    taken back.)"""
     with first_visit(browser, served, "bt-limits") as app:
         app.set_code(LOOP)
         app.wait_ready()
         app.page.evaluate("window.ppJudge.pool.wantNumpy()")
-        app.page.wait_for_function("""() => { const s = window.ppJudge.pool.spare;
-            return s && s.state === 'booting' && /Restoring/.test(s.progress || ''); }""",
-                                   timeout=BOOT_TIMEOUT_MS, polling=10)
-        seen = app.page.evaluate(WATCH_RUN)
-        assert [t for t in seen["trace"] if seen["started"] < t["at"] < seen["ended"]] == [], seen
-        assert app.page.get_attribute(SUMMARY, "data-retry") == "warming"
-        assert app.wait_verdict(app.run_count(), timeout=BOOT_TIMEOUT_MS) == "timeout"
-        # the offline copy starts once the page is idle: Run again while it is mid-way
+        # the offline copy starts once the page is idle: Run while it is mid-way
         app.page.wait_for_function("window.ppJudge.background().precache === 'running'", timeout=BOOT_TIMEOUT_MS,
                                    polling=10)
         seen = app.page.evaluate(WATCH_RUN)
         assert {p for _, _, p in seen["sizes"]} <= {"paused", "done"}, seen["sizes"]
         assert len(stored_during(seen)) <= 1, seen["sizes"]
-        assert app.page.get_attribute(SUMMARY, "data-status") == "timeout"
+        assert app.wait_verdict(app.run_count(), timeout=BOOT_TIMEOUT_MS) == "timeout"  # tried again: warming
         # afterwards the spare finishes its boot and loads numpy, and the offline copy is made
         app.page.wait_for_function("""() => { const p = window.ppJudge.pool;
             return [p.primary, p.spare].some((e) => e && e.state === 'ready' && e.numpy === 'ready'); }""",

@@ -13,7 +13,6 @@
 
 const N_ = (message) => message; // marks the status words; the page translates them (js/i18n.js)
 const SPARE_DELAY_MS = 300; // every run ends its engine: the next one should be ready soon
-const IMAGE_WAIT_MS = 10000; // the spare waits that long at most for the first engine to keep its image
 
 let engineCounter = 0;
 // the messages that report an engine's own work (its boot, numpy, the kept image), traced for tests
@@ -401,23 +400,13 @@ export class EnginePool {
   scheduleSpare() {
     if (this.noSpare || this.spare || this.spareTimer || this.bootFailures >= 3) return;
     // Boot the spare while no run is in progress: on a small machine a booting engine would slow
-    // the learner's run down (and that time counts against the time limit). And once the primary
-    // has written the memory image it restored from the site's file (a first visit): the spare then
-    // reads that copy instead of fetching, checking and decompressing the site's file again.
+    // the learner's run down (and that time counts against the time limit).
     this.spareTimer = setTimeout(() => {
       this.spareTimer = null;
       if (this.spare) return;
-      if (this.current || this.keepingImage()) this.scheduleSpare();
+      if (this.current) this.scheduleSpare();
       else this.spare = new Engine(this.config, this);
     }, SPARE_DELAY_MS);
-  }
-
-  /** Whether the primary is still writing the image it restored from the site's file (a few
-   * tenths of a second; not longer than IMAGE_WAIT_MS after it was ready). */
-  keepingImage() {
-    const p = this.primary;
-    if (!p || p.state === "dead" || p.mode !== "snapshot" || p.imageSource !== "site" || p.imageSettled) return false;
-    return performance.now() - (p.readyAt || 0) < IMAGE_WAIT_MS;
   }
 
   /** Resolve when the primary engine is ready for a run. */
