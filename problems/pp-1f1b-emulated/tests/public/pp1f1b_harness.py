@@ -272,7 +272,7 @@ def attach_order(record_property: Any, loop: Callable[..., Any], p: int, M: int,
     """Record your pipeline's compute as a timeline (a deadlocked run up to where it stopped, the
     blocked ranks marked stuck) and the expected 1F1B order placed on the same clock. Public tests
     only: the expected orders are the public table EXPECTED_ORDERS."""
-    key = (loop, p, M, 0, 2)
+    key = (_name_of(loop), p, M, 0, 2)
     try:
         good_run(loop, p, M)
     except (Exception, pytest.fail.Exception):  # noqa: BLE001 - the test itself reports what went wrong
