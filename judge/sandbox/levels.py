@@ -20,6 +20,7 @@ error, never a silent downgrade. :func:`choose` probes once per process and conf
 from __future__ import annotations
 
 import dataclasses
+import compileall
 import functools
 import importlib.util
 import json
@@ -342,6 +343,9 @@ def runtime_folder() -> str:
         target = Path(folder, "judge", name)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(package / name, target)
+    # compiled once here: every learner process runs with -B (it writes no byte code) and would otherwise
+    # compile these modules again on each start (a Python of another version ignores them)
+    compileall.compile_dir(Path(folder, "judge"), quiet=2)
     for item in Path(folder, "judge").rglob("*"):
         item.chmod(0o755 if item.is_dir() else 0o644)
     Path(folder, "site").mkdir(mode=0o755)
