@@ -102,10 +102,11 @@ def positive(text: str) -> int:
     return value
 
 
-def load_problems(folder: Path | None, published: bool = False) -> list[Problem]:
-    """The valid problems of ``folder`` (default: :func:`default_problems_dir`); broken ones are warned about."""
+def load_problems(folder: Path | None, published: bool = False, compile_tests: bool = True) -> list[Problem]:
+    """The valid problems of ``folder`` (default: :func:`default_problems_dir`); broken ones are warned about.
+    ``compile_tests=False`` when they are only judged (:func:`judge.core.problem.load_problem`)."""
     root = folder or default_problems_dir()
-    problems, errors = discover_problems(root, published=published)
+    problems, errors = discover_problems(root, published=published, compile_tests=compile_tests)
     for error in errors:
         print(_("warning: skipping a broken problem folder: {error}").format(error=error), file=sys.stderr)
     if not problems:

@@ -155,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
     from ..engines import Job
     from ..formats.terminal import ReportOptions, print_report
 
-    problems = load_problems(args.problems, published=True)  # judging needs no reference (exported sets have none)
+    # judging needs no reference (exported sets have none), and pytest compiles the tests it runs
+    problems = load_problems(args.problems, published=True, compile_tests=False)
     target = Path(args.path)
     if target.exists() and not target.is_dir():
         raise UsageError(_("{path} is a file; give the practice folder (or one problem's folder in it)")

@@ -179,12 +179,14 @@ class Problem:
         return self.public_test_files + (self.secret_test_files if include_secret else [])
 
 
-def load_problem(path: str | Path, published: bool = False) -> Problem:
+def load_problem(path: str | Path, published: bool = False, compile_tests: bool = True) -> Problem:
     """Load and validate the problem folder at ``path``.
 
     With ``published=True`` only what the web site ships is required (problem.toml, README.md,
     starter/, tests/public/, support/); reference, secret tests and wrong solutions may be absent.
-    Raises :class:`ProblemError` on the first problem found.
+    ``compile_tests=False`` leaves the test files' syntax to pytest, which compiles them anyway when it
+    judges (a syntax error there is the Result's collection error, with its file and line): judging
+    need not compile every test file twice. Raises :class:`ProblemError` on the first problem found.
     """
     folder = Path(path).resolve()
     if not folder.is_dir():
@@ -219,7 +221,7 @@ def load_problem(path: str | Path, published: bool = False) -> Problem:
         raise ProblemError(_("{path}: missing reference solution (reference/{entry})").format(path=reference,
                                                                                                entry=entry),
                            "missing-file")
-    _check_files(problem)
+    _check_files(problem, compile_tests)
     return problem
 
 
@@ -267,8 +269,10 @@ def _equivalent_errors(table: dict[str, Any]) -> Iterator[str]:
         yield f"field 'function': {text['function']!r} must be a function's name, or Class.method"
 
 
-def discover_problems(root: str | Path, published: bool = False) -> tuple[list[Problem], list[ProblemError]]:
-    """Load every problem folder directly under ``root`` (folders holding a problem.toml).
+def discover_problems(root: str | Path, published: bool = False,
+                      compile_tests: bool = True) -> tuple[list[Problem], list[ProblemError]]:
+    """Load every problem folder directly under ``root`` (folders holding a problem.toml;
+    ``compile_tests``: see :func:`load_problem`).
 
     Returns the valid problems sorted by (order, id) and the errors of the invalid ones, so one
     broken folder never hides the others. Duplicate ids are reported as errors.
@@ -285,7 +289,7 @@ def discover_problems(root: str | Path, published: bool = False) -> tuple[list[P
     seen: dict[str, Path] = {}
     for folder in folders:
         try:
-            problem = load_problem(folder, published=published)
+            problem = load_problem(folder, published=published, compile_tests=compile_tests)
         except ProblemError as exc:
             errors.append(exc)
             continue
@@ -536,7 +540,7 @@ def _points_errors(tables: list[dict[str, Any]], points: Any) -> Iterator[str]:
                f"{DETAIL_SHARE:.0%} ({DETAIL_SHARE * total:g}) may (points follow what is learnt)")
 
 
-def _check_files(problem: Problem) -> None:
+def _check_files(problem: Problem, compile_tests: bool = True) -> None:
     public = [p for p in problem.public_test_files if p.name.startswith("test_")]
     if not public:
         raise ProblemError(_("{path}: no test_*.py file (at least one public test file is required)").format(
@@ -550,7 +554,8 @@ def _check_files(problem: Problem) -> None:
     if problem.entry in seen:
         raise ProblemError(_("{path}: has the same name as the entry file {entry}").format(
             path=seen[problem.entry], entry=problem.entry), "name-clash")
-    for path in problem.public_test_files + problem.secret_test_files + problem.support_files:
+    tests = problem.public_test_files + problem.secret_test_files if compile_tests else []
+    for path in tests + problem.support_files:  # a broken support module would read as the learner's error
         _check_syntax(path)
     _check_boundary(problem)
 

@@ -70,7 +70,8 @@ def judge_source(problem_dir: str | Path | Problem, source: str, *, learner: Lea
     (the native engine's per-test timer). ``lang`` is the learner's language, which the tests' messages
     may follow (:mod:`judge.lang`; None: English); it is the engine's, never the learner's code's.
     """
-    problem = problem_dir if isinstance(problem_dir, Problem) else load_problem(problem_dir, published=True)
+    problem = (problem_dir if isinstance(problem_dir, Problem)
+               else load_problem(problem_dir, published=True, compile_tests=False))
     started = time.perf_counter()
     work = make_workdir(problem, include_secret, root=workdir)
     try:

@@ -350,16 +350,17 @@ _problems: dict[str, tuple[str, object]] = {}
 def _problem(problem_dir: str, signature: str | None) -> object:
     """The problem folder, loaded and validated once for as long as the host writes the same files.
 
-    Loading checks the syntax of every test and support file, which was the largest part of a
-    run's cost outside pytest; the host writes the same files before every run of a problem and
-    says so with the same ``signature`` (None: load it).
+    Loading checked the syntax of every test file, which was the largest part of a first run's cost
+    outside pytest; pytest compiles the tests it runs, so only the support files are checked here.
+    The host writes the same files before every run of a problem and says so with the same
+    ``signature`` (None: load it).
     """
     from judge.core.problem import load_problem
 
     cached = _problems.get(problem_dir)
     if signature is not None and cached is not None and cached[0] == signature:
         return cached[1]
-    problem = load_problem(problem_dir, published=True)
+    problem = load_problem(problem_dir, published=True, compile_tests=False)
     if signature is not None:
         _problems[problem_dir] = (signature, problem)
     return problem

@@ -19,8 +19,8 @@ error, never a silent downgrade. :func:`choose` probes once per process and conf
 
 from __future__ import annotations
 
-import dataclasses
 import compileall
+import dataclasses
 import functools
 import importlib.util
 import json
