@@ -111,8 +111,12 @@ def test_under_bubblewrap_the_learner_reaches_none_of_the_graders_files(tmp_path
         assert side.module.parent_cwd() in ("FileNotFoundError", "PermissionError", "/", "/work")
         assert side.module.listing("/") == ["bin", "dev", "judge", "lib", "lib64", "proc", "root", "tmp", "usr",
                                             "work"] or "work" in side.module.listing("/")
-        assert side.module.listing("/judge/runtime/judge") == ["__init__.py", "core", "sandbox"]
-        assert sorted(side.module.listing("/judge/runtime/judge/core")) == ["__init__.py", "codec.py", "protocol.py"]
+        # the judge's learner-side modules and their byte code (compiled when the runtime folder was made)
+        assert side.module.listing("/judge/runtime/judge") == ["__init__.py", "__pycache__", "core", "sandbox"]
+        assert sorted(side.module.listing("/judge/runtime/judge/core")) == ["__init__.py", "__pycache__", "codec.py",
+                                                                           "protocol.py"]
+        assert {name.split(".")[0] for name in side.module.listing("/judge/runtime/judge/core/__pycache__")} == {
+            "__init__", "codec", "protocol"}
         assert side.module.listing("/proc")[:0] == [] and all(not p.isdigit() or int(p) < 10
                                                               for p in side.module.listing("/proc"))
         assert side.module.connect() == "OSError" or side.module.connect().endswith("Error")
@@ -231,8 +235,12 @@ def hog():
 
 def test_the_runtime_folder_holds_nothing_of_the_graders():
     folder = Path(levels.runtime_folder())
-    files = sorted(str(p.relative_to(folder)) for p in (folder / "judge").rglob("*") if p.is_file())
+    files = sorted(str(p.relative_to(folder)) for p in (folder / "judge").rglob("*")
+                   if p.is_file() and p.parent.name != "__pycache__")
     assert files == sorted(f"judge/{name}" for name in levels._RUNTIME_FILES)
+    compiled = sorted(str(p.relative_to(folder)).replace("/__pycache__", "").split(".")[0] + ".py"
+                      for p in (folder / "judge").rglob("__pycache__/*.pyc"))
+    assert compiled == files, "byte code of the runtime's modules, and of nothing else"
     assert {p.name for p in (folder / "site").iterdir()} <= {"numpy", "numpy.libs"}
     for entry in (folder / "site").iterdir():  # a link to the package, or a copy of it where others cannot reach it
         original = Path(levels._package_folders()[entry.name])
