@@ -246,3 +246,32 @@ def test_hints_on_demand_show_one_at_a_time(app: App, lang: str) -> None:
         assert app.page.locator("[data-testid=hint-button]").count() == 0
         assert app.page.evaluate("window.ppJudge.i18n.missing()") == []
         app.select("pp-schedule")
+
+
+def test_a_bundled_problems_hints_fold_in_english_and_chinese(app: App) -> None:
+    """pp-schedule's own statement (README.md's "## Hint 1", "## Hint 2" and README.zh.md's "## 提示 1",
+    "## 提示 2") is folded: the second hint only after the first, and how many were shown is kept when
+    the language changes. (No other test opens these hints, so none has been shown yet.)"""
+    app.wait_ready()
+    statement, button, hints = "#panel-statement", "[data-testid=hint-button]", "[data-testid=hint]"
+    app.page.select_option("[data-testid=lang-select]", "en")
+    app.select("pp-schedule")
+    assert app.page.locator(hints).count() == 2
+    assert "Hint 1" not in app.page.inner_text(statement) and "What the tests check" in app.page.inner_text(statement)
+    assert app.page.inner_text(button) == "Show a hint (1 of 2)"
+    app.page.click(button)
+    shown = app.page.inner_text(statement)
+    assert "Hint 1" in shown and "Hint 2" not in shown
+    assert app.page.inner_text(button) == "Show a stronger hint (2 of 2)"
+    shots(app, "hints-bundled-en", show="[data-testid=hint]")
+    with language(app, "zh"):
+        assert app.page.locator(hints).count() == 2
+        shown = app.page.inner_text(statement)
+        assert "提示 1" in shown and "提示 2" not in shown, "one hint shown, in Chinese too"
+        assert app.page.inner_text(button) == "显示更明确的提示（第 2 条，共 2 条）"
+        shots(app, "hints-bundled-zh", show="[data-testid=hint]")
+        app.page.click(button)
+        assert "提示 2" in app.page.inner_text(statement)
+        assert app.page.locator(button).count() == 0
+    assert "Hint 2" in app.page.inner_text(statement) and app.page.locator(button).count() == 0
+    assert not app.errors, app.errors

@@ -3,7 +3,9 @@ import katex from "../vendor/katex.js";
 import { pythonLanguage, highlightCode, classHighlighter } from "../vendor/codemirror.js";
 import { _ } from "./i18n.js";
 
-const HINT_HEADING = /^\s*(hints?|提示)\b/i;
+// "Hint", "Hints", "Hint 2: ..." but not "Hinting"; "提示", "提示 1" ("\b" needs a word character
+// beside it, and 提 and 示 are none, so the Chinese word is matched without it)
+const HINT_HEADING = /^\s*(?:hints?\b|提示)/i;
 const hintsShown = new Map(); // statement key (the problem) -> how many hints the learner asked for
 
 /**
