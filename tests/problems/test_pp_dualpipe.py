@@ -310,6 +310,65 @@ def test_comparison_table_and_worked_example():
         assert line.replace("stage", "rank", 1) in statement, line
 
 
+def _comparison_table(path: Path) -> dict[str, tuple]:
+    """The statement's comparison table (the one with a peak column): name -> (step time, bubbles, peaks)."""
+    rows = {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|") and line.count("|") == 5
+                 and ("peak activations per rank" in line or "激活峰值" in line))
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        name, total, bubble, peaks = (cell.strip() for cell in line.strip("|").split("|"))
+        bubbles = [float(bubble.split("=")[1].strip(" \\)"))] * 4 if "=" in bubble else [float(x) for x in bubble.split(",")]
+        rows[name.replace("，", ", ")] = (float(total), bubbles, [int(x) for x in peaks.split(",")])
+    return rows
+
+
+def _reference_comparison(p: int, m: int) -> list[tuple]:
+    """The comparison computed with the reference on the oracle's 1F1B and ZB-H1 (peaks in DualPipeV stages)."""
+    rows = []
+    for name in ("1F1B", "ZB-H1"):
+        sched = oracle.baseline(name.lower(), p, m)
+        res = ref.simulate(sched, 2.0, 4.0, 2.0)
+        rows.append((name, res["total"], res["bubble"], [2 * x for x in ref.peak_activations(sched)]))
+    sched = ref.dualpipev_schedule(p, m)
+    for gain in helpers.TRADEOFF_GAINS:
+        res = ref.simulate(sched, 1.0, 2.0, 1.0, gain)
+        rows.append((f"DualPipeV, gain {gain:g}", res["total"], res["bubble"], ref.peak_activations(sched)))
+    return rows
+
+
+@pytest.mark.parametrize("statement", ["README.md", "README.zh.md"])
+def test_the_statements_comparison_table_is_the_references(statement):
+    """The table the tests check cell by cell is the statement's, and the reference gives it."""
+    want = helpers.tradeoff_expected(4, 8)
+    assert _reference_comparison(4, 8) == want
+    assert _comparison_table(PROBLEM / statement) == {name: (total, bubble, peaks) for name, total, bubble, peaks in want}
+
+
+@pytest.mark.parametrize("p", range(2, 8))
+def test_tradeoff_expected_is_what_the_reference_gives(p):
+    for m in range(2 * p, 2 * p + 6):
+        assert _reference_comparison(p, m) == helpers.tradeoff_expected(p, m), (p, m)
+
+
+def test_tradeoff_report_names_the_memory_mistakes():
+    from types import SimpleNamespace
+
+    def learner(peaks):
+        return SimpleNamespace(dualpipev_schedule=ref.dualpipev_schedule, simulate=ref.simulate, peak_activations=peaks)
+
+    want_order = helpers.expected(4, 8)
+    assert helpers.tradeoff_report(learner(ref.peak_activations), 4, 8, want_order) == ""
+    w_frees = helpers.tradeoff_report(learner(helpers.peaks_w_frees), 4, 8, want_order)
+    assert "peak activations of ZB-H1: 8 8 8 8" in w_frees and helpers.W_FREES_HINT in w_frees
+    assert "of DualPipeV" not in w_frees  # W freeing changes no DualPipeV peak: said only for ZB-H1
+    split = helpers.tradeoff_report(learner(helpers.peaks_pair_split), 4, 8, want_order)
+    assert "peak activations of DualPipeV: 9 9 9 9" in split and "counting a pair's forward before its backward" in split
+    assert "ZB-H1:" not in split and "not DualPipeV's order" not in split
+
+
 @pytest.mark.parametrize("p", range(1, 9))
 def test_activation_peaks(p):
     for m in (2 * p, 2 * p + 1, 2 * p + 6):

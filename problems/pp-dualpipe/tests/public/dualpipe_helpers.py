@@ -483,6 +483,125 @@ def memory_hint(sched, got) -> str:
     return ""
 
 
+def peaks_named(module, sched, what: str) -> list[int]:
+    """``module.peak_activations(sched)`` as ints; if it raises, say on which schedule."""
+    try:
+        got = module.peak_activations(sched)
+        return [int(x) for x in got]
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        raise AssertionError(say(f"peak_activations on {what} raised {type(exc).__name__}: {exc}\n{fmt_sched(sched)}",
+                                 zh=f"peak_activations 在 {what} 上抛出了 {type(exc).__name__}: {exc}\n"
+                                    f"{fmt_sched(sched)}")) from None
+
+
+# ---------------------------------------------------------------- the trade-off: against 1F1B and ZB-H1
+
+TRADEOFF_GAINS = (0.0, 0.5, 1.0)
+
+
+def tradeoff_expected(p: int, m: int) -> list[tuple]:
+    """The comparison table for p ranks and m >= 2p micro-batches, T_F = T_I = T_W = 1 (1F1B and ZB-H1 on
+    stages twice as long): rows (name, step time, bubble per rank, peak activations per rank), the peaks
+    in activations of one DualPipeV stage (a 1F1B or ZB-H1 stage is two, so its count is doubled)."""
+    rows = [("1F1B", 6.0 * (m + p - 1), [6.0 * (p - 1)] * p, [2 * (p - s) for s in range(p)]),
+            ("ZB-H1", 6.0 * m + 2.0 * (p - 1), [2.0 * (p - 1)] * p, [2 * (p - s) for s in range(p)])]
+    for gain in TRADEOFF_GAINS:
+        tip = (p - 1) * (2.0 - gain)  # (p-1)(T_F&B + T_B - 3T_W)
+        rows.append((f"DualPipeV, gain {gain:g}", 6.0 * m - gain * (2 * m - 2 * p - 1) + tip,
+                     [tip - gain * max(0, p - 2 - r) for r in range(p)], [2 * p] * (p - 1) + [2 * p + 1]))
+    return rows
+
+
+def _cells(values) -> str:
+    return " ".join(f"{v:g}" for v in values)
+
+
+def tradeoff_table(rows) -> str:
+    """Rows of :func:`tradeoff_expected` as aligned text (the schedule names stay in English: they are names)."""
+    head = (say("schedule", zh="调度"), say("step time", zh="一步的时间"), say("bubble per rank", zh="每个 rank 的气泡"),
+            say("peak activations per rank", zh="每个 rank 的激活峰值"))
+    lines = [head] + [(name, f"{total:g}", _cells(bubble), _cells(peaks)) for name, total, bubble, peaks in rows]
+    widths = [max(_width(line[k]) for line in lines) for k in range(4)]
+    return "\n".join("    " + "  ".join(cell + " " * (w - _width(cell)) for cell, w in zip(line, widths)).rstrip()
+                     for line in lines)
+
+
+def _width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: Chinese characters take two."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def tradeoff_report(module, p: int, m: int, want_order: list, record_property=None) -> str:
+    """'' when the learner's own comparison (their order, timed by their simulate and counted by their
+    peak_activations, beside the tests' 1F1B and ZB-H1 orders timed and counted by the same functions)
+    gives the expected table; else both tables, what differs and, for each, the diagnosis its own check
+    confirms."""
+    want = tradeoff_expected(p, m)
+    try:
+        ours = module.dualpipev_schedule(p, m)
+    except Exception as exc:  # noqa: BLE001 - reported to the learner
+        return say(f"dualpipev_schedule({p}, {m}) raised {type(exc).__name__}: {exc}; the comparison with 1F1B and "
+                   f"ZB-H1 needs your order (m = {m} >= 2p = {2 * p} is a valid size)",
+                   zh=f"dualpipev_schedule({p}, {m}) 抛出了 {type(exc).__name__}: {exc}；与 1F1B 和 ZB-H1 的比较需要"
+                      f"你的顺序（m = {m} >= 2p = {2 * p} 是合法的规模）")
+    ours = normalize(ours, p, f"dualpipev_schedule({p}, {m})")
+    runs = []  # per row of the table: (schedule, its peaks, simulate's result, T_F, T_B, T_W, gain, scale)
+    for name in ("1F1B", "ZB-H1"):
+        sched = baseline(name.lower(), p, m)
+        res = simulate_named(module, sched, 2.0, 4.0, 2.0, 0.0, say(f"{name} on the same model (p={p}, m={m}, stage "
+                                                                    f"times doubled)",
+                                                                    zh=f"同一模型上的 {name}（p={p}、m={m}，stage 时间加倍）"))
+        peaks = peaks_named(module, sched, say(f"{name} (p={p}, m={m})", zh=f"{name}（p={p}、m={m}）"))
+        runs.append((sched, peaks, res, 2.0, 4.0, 2.0, 0.0, 2))  # a 1F1B or ZB-H1 stage is two DualPipeV stages
+    peaks = peaks_named(module, ours, say(f"your dualpipev_schedule({p}, {m})", zh=f"你的 dualpipev_schedule({p}, {m})"))
+    for gain in TRADEOFF_GAINS:
+        res = simulate_named(module, ours, 1.0, 2.0, 1.0, gain, say(f"your dualpipev_schedule({p}, {m})",
+                                                                   zh=f"你的 dualpipev_schedule({p}, {m})"))
+        runs.append((ours, peaks, res, 1.0, 2.0, 1.0, gain, 1))
+        if record_property is not None and gain == 1.0:
+            art = to_timeline(res, p, f"your DualPipeV in time, p={p}, m={m}: T_F=1, T_B=2, T_W=1, gain=1")
+            if art is not None:
+                record_property("timeline", art)
+    got = [(name, float(res["total"]), [float(b) for b in res["bubble"]], [scale * x for x in peaks])
+           for (name, *_), (_, peaks, res, *_, scale) in zip(want, runs)]
+    if got == want:
+        return ""
+    notes: list[str] = []
+    dualpipev_differs = False
+    for row, wanted, (sched, peaks, res, tf, tb, tw, gain, scale) in zip(got, want, runs):
+        name, total, bubble, peak = row
+        _, w_total, w_bubble, w_peak = wanted
+        dualpipev_differs = dualpipev_differs or (sched is ours and row != wanted)
+        if (total, bubble) != (w_total, w_bubble):
+            notes.append(say(f"{name}: step time {total:g} and bubbles {_cells(bubble)}, expected {w_total:g} and "
+                             f"{_cells(w_bubble)}.",
+                             zh=f"{name}：一步的时间 {total:g}，气泡 {_cells(bubble)}，预期 {w_total:g} 和 "
+                                f"{_cells(w_bubble)}。") + duration_hint(res, tf, tb, tw, gain))
+        if peak != w_peak:
+            unit = "" if scale == 1 else say(f" (your peak_activations gave {_cells(peaks)}, counted in 1F1B stages)",
+                                             zh=f"（你的 peak_activations 给出 {_cells(peaks)}，以 1F1B stage 计）")
+            note = say(f"peak activations of {name.split(',')[0]}: {_cells(peak)}{unit}, expected {_cells(w_peak)}.",
+                       zh=f"{name.split(',')[0]} 的激活峰值：{_cells(peak)}{unit}，预期 {_cells(w_peak)}。")
+            notes.append(note + memory_hint(sched, peaks))
+    notes = list(dict.fromkeys(notes))  # DualPipeV's peaks are the same in its three rows: said once
+    if dualpipev_differs and ours != want_order:
+        notes.append(say(f"Your dualpipev_schedule({p}, {m}) is not DualPipeV's order (the order tests show where it "
+                         f"differs), and the DualPipeV rows time and count your order.",
+                         zh=f"你的 dualpipev_schedule({p}, {m}) 不是 DualPipeV 的顺序（顺序的测试会显示哪里不同），"
+                            f"而 DualPipeV 这几行计时和计数的正是你的顺序。"))
+    return (say(f"DualPipeV against 1F1B and ZB-H1, p={p}, m={m}, T_F=T_I=T_W=1 (1F1B and ZB-H1 on stages twice as "
+                f"long), timed by your simulate and counted by your peak_activations, in activations of one DualPipeV "
+                f"stage (a 1F1B or ZB-H1 stage holds two):\n  expected\n{tradeoff_table(want)}\n  got\n"
+                f"{tradeoff_table(got)}\n",
+                zh=f"DualPipeV 与 1F1B 和 ZB-H1 对比，p={p}、m={m}、T_F=T_I=T_W=1（1F1B 和 ZB-H1 的 stage 耗时加倍），"
+                   f"由你的 simulate 计时、由你的 peak_activations 计数，以一个 DualPipeV stage 的激活为单位（一个 "
+                   f"1F1B 或 ZB-H1 stage 持有两份）：\n  预期\n{tradeoff_table(want)}\n  实际\n"
+                   f"{tradeoff_table(got)}\n")
+            + "\n".join("  " + n.strip() for n in notes))
+
+
 # ---------------------------------------------------------------- DualPipeV orders (written out)
 
 # The exact orders the public tests expect (the statement's rules, and PyTorch 2.13's ScheduleDualPipeV).

@@ -8,13 +8,7 @@ from judge.lang import say
 
 
 def _peaks(sched, what):
-    try:
-        got = dualpipe.peak_activations(sched)
-        return [int(x) for x in got]
-    except Exception as exc:  # noqa: BLE001 - reported to the learner
-        raise AssertionError(say(f"peak_activations on {what} raised {type(exc).__name__}: {exc}\n{H.fmt_sched(sched)}",
-                                 zh=f"peak_activations 在 {what} 上抛出了 {type(exc).__name__}: {exc}\n"
-                                    f"{H.fmt_sched(sched)}")) from None
+    return H.peaks_named(dualpipe, sched, what)
 
 
 @pytest.mark.title(zh="手算的示例")

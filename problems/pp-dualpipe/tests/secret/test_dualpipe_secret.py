@@ -140,3 +140,11 @@ def test_peaks_random_schedules():
                                 f"{got}." + H.memory_hint(sched, got) + f"\n{H.fmt_sched(sched)}",
                                 zh=f"一个随机的有效调度（seed {100 + seed}）的 peak_activations：预期 {want}，实际 "
                                    f"{got}。" + H.memory_hint(sched, got) + f"\n{H.fmt_sched(sched)}")
+
+
+@pytest.mark.title(zh="DualPipeV 的权衡：多组规模")
+@pytest.mark.parametrize("p", [2, 3, 5, 6])
+def test_tradeoff_grid(p):
+    for m in (2 * p + 1, 2 * p + 3):
+        report = H.tradeoff_report(dualpipe, p, m, O.dualpipev(p, m))
+        assert not report, report
