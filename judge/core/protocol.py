@@ -249,16 +249,29 @@ _load_checked = [0.0, True]  # when the load was last read, and whether a core w
 
 
 def _idle_cores() -> bool:
-    """Whether the machine had a core to spare at the last look (the 1-minute load average, read at
-    most once a second; True where it cannot be read)."""
+    """Whether the machine had a core to spare at the last look, read at most once a second: no more
+    processes ready to run than cores (this side and its peer among them; True where it cannot be
+    read). Not the 1-minute load average: it stays high for a minute after other work has stopped,
+    and two sides of a judge run alone on two cores kept it near 2, so neither ever polled."""
     now = time.monotonic()
     if now - _load_checked[0] > 1.0:
-        try:
-            _load_checked[1] = os.getloadavg()[0] < (os.cpu_count() or 1) - 0.5
-        except (OSError, AttributeError):  # no load average on this system
-            _load_checked[1] = True
+        _load_checked[1] = _runnable() <= (os.cpu_count() or 1)
         _load_checked[0] = now
     return bool(_load_checked[1])
+
+
+def _runnable() -> float:
+    """Processes ready to run now (the kernel's count in /proc/loadavg), else the 1-minute load average
+    plus a half (no /proc), else 0."""
+    try:
+        with open("/proc/loadavg", "rb") as handle:
+            return int(handle.read().split()[3].split(b"/")[0])
+    except (OSError, IndexError, ValueError):
+        pass
+    try:
+        return os.getloadavg()[0] + 0.5
+    except (OSError, AttributeError):  # no load average on this system
+        return 0
 
 
 class PipeConnection(Connection):
