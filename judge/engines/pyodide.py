@@ -103,23 +103,24 @@ def run_in_pyodide(jobs: list[Job], *, dist: Path | None = None, site: Path | No
 
 
 def run_harness(jobs: list[Job], *, dist: Path | None = None, site: Path | None = None, verbose: bool = False,
-                timeout: float | None = None, plain: bool = False, fresh: bool = False) -> HarnessRun:
+                timeout: float | None = None, plain: bool = False, fresh: bool = False,
+                grace: float = GRACE) -> HarnessRun:
     """Like :func:`run_in_pyodide`, also returning the harness's records and boot timings.
 
     ``site`` is a site built with ``judge build --pyodide self`` to boot from; by default an
     engine-only site is built from this judge into a temporary folder (``dist`` is the cache folder
     of the Pyodide distribution, as in :func:`judge.engines.pyodide_dist.ensure_distribution`). The
     harness restores the site's memory snapshot as the browser does; ``plain`` boots without it
-    (the browser's fallback).
+    (the browser's fallback). ``grace``: seconds an interrupted job gets before its worker is terminated.
     """
     if not jobs:
         return HarnessRun(results=[], records=[])
     node = find_node()
     if timeout is None:
-        timeout = BOOT_ALLOWANCE * (len(jobs) if fresh else 1) + sum(j.limit + GRACE + 5 for j in jobs)
+        timeout = BOOT_ALLOWANCE * (len(jobs) if fresh else 1) + sum(j.limit + grace + 5 for j in jobs)
     with tempfile.TemporaryDirectory(prefix="pp-judge-parity-") as tmp:
         site_dir = Path(site) if site is not None else _engine_site(Path(tmp) / "site", dist)
-        log, code, lines = _call_harness(node, site_dir, jobs, Path(tmp), verbose, timeout, plain, fresh)
+        log, code, lines = _call_harness(node, site_dir, jobs, Path(tmp), verbose, timeout, plain, fresh, grace)
     records = [json.loads(line) for line in lines if line.strip()]
     by_index = {r["index"]: r for r in records if r.get("kind") == "job"}
     boots = [r for r in records if r.get("kind") == "boot"]
@@ -162,7 +163,8 @@ def _engine_site(folder: Path, dist: Path | None) -> Path:
 
 
 def _call_harness(node: str, site: Path, jobs: list[Job], tmp: Path, verbose: bool,
-                  timeout: float, plain: bool = False, fresh: bool = False) -> tuple[str, int | None, list[str]]:
+                  timeout: float, plain: bool = False, fresh: bool = False,
+                  grace: float = GRACE) -> tuple[str, int | None, list[str]]:
     """Run ``run_jobs.mjs``; its log, exit status (None: killed at ``timeout``) and JSON lines."""
     jobs_file, out_file = tmp / "jobs.json", tmp / "results.jsonl"
     payload = [{"problem_dir": str(Path(j.problem.path).resolve()), "source": j.code(),
@@ -170,7 +172,7 @@ def _call_harness(node: str, site: Path, jobs: list[Job], tmp: Path, verbose: bo
                 "label": j.label, "fresh": fresh, "lang": j.language()} for j in jobs]
     jobs_file.write_text(json.dumps({"jobs": payload}), encoding="utf-8")
     cmd = [node, str(HARNESS), "--site", str(site), "--jobs", str(jobs_file), "--out", str(out_file),
-           "--grace", str(GRACE)]
+           "--grace", str(grace)]
     if verbose:
         cmd.append("--verbose")
     if plain:
