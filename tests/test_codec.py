@@ -40,6 +40,8 @@ PLAIN = [
     (), (1,), ((1, 2), [3, (4,)]), [], [1, "a", None], {}, {"a": 1, 2: "b", (1, 2): [3], None: True, 1.5: ()},
     Fraction(1, 3), Fraction(-7, 2), Fraction(10**30, 3),
     [[("F", 0, 0.0, 1.0), ("B", 0, 1.0, 3.0)]],
+    [(("F", 0, 0), ("B", 1, 2)), (("W", 0, 0), None, "x")], [((1, (2, ())), "x"), (3,), ()],
+    [(1, [2]), ((3,),)], [((1.5, math.inf),)], [((2**70,),)], [((b"x",),)], [(({"a": (1,)},),)],
 ]
 
 
@@ -50,6 +52,13 @@ def test_plain_values_round_trip_exactly(value):
     assert repr(copy) == repr(value)  # -0.0 stays -0.0, 1 stays an int, (1,) a tuple
     if isinstance(value, (list, dict, tuple)) and value:
         assert copy is not value
+
+
+def test_a_list_of_tuples_of_tuples_crosses_under_one_tag():
+    pairs = [(("F", 0, 0), ("B", 1, 2)), (("W", 0, 0), ("F", 1, (1, 2.5)))]
+    wire = json.loads(codec.dumps(codec.Encoder().encode(pairs)))
+    assert wire == {"~": "N", "v": [[["F", 0, 0], ["B", 1, 2]], [["W", 0, 0], ["F", 1, [1, 2.5]]]]}
+    assert '"N"' not in codec.dumps(codec.Encoder().encode([(1, [2])]))  # a list inside: each tuple is tagged
 
 
 def test_nan_round_trips():
@@ -225,8 +234,17 @@ def test_too_large_values_are_refused(monkeypatch):
         codec.dumps("x" * 200)
 
 
+def _nested_lists(depth: int) -> list:
+    """``[[[...]]]``, ``depth`` lists deep."""
+    tree: list = []
+    for _ in range(depth):
+        tree = [tree]
+    return tree
+
+
 MALFORMED = [
-    {"~": "pickle", "data": "gASV"}, {"~": "t"}, {"~": "t", "v": "x"}, {"~": 7}, {"~": "T", "v": [1]},
+    {"~": "pickle", "data": "gASV"}, {"~": "t"}, {"~": "t", "v": "x"}, {"~": 7}, {"~": "T", "v": [1]}, {"~": "N", "v": [1]},
+    {"~": "N", "v": "x"}, {"~": "N", "v": [_nested_lists(codec.MAX_NESTING + 5)]},
     {"~": "d", "v": [[1]]},
     {"~": "d", "v": [[[1], 2]]}, {"~": "i", "h": "0xzz"}, {"~": "i", "h": "1" * 200_000}, {"~": "f", "r": "1e5"},
     {"~": "b", "v": "@@@"}, {"~": "q", "n": 1, "d": 0}, {"~": "q", "n": 1.5, "d": 2},

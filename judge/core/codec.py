@@ -183,6 +183,8 @@ class Encoder:
                 return value  # the JSON encoder writes it as it is
             if all(type(item) is tuple and _all_scalars(item) for item in value):
                 return {TAG: "T", "v": value}  # a list of tuples of scalars (schedules, timelines): one tag
+            if all(type(item) is tuple for item in value) and _tuple_trees(value, 0):
+                return {TAG: "N", "v": value}  # a list of tuples of tuples (pairs of operations): one tag
             return self._nested(list, map(self._encode, value))
         if kind is tuple:
             return {TAG: "t", "v": value if _all_scalars(value) else self._nested(list, map(self._encode, value))}
@@ -240,6 +242,19 @@ def _all_scalars(items: Any) -> bool:
         if kind is float and item - item == 0.0:  # finite: inf - inf and nan - nan are nan
             continue
         return False
+    return True
+
+
+def _tuple_trees(items: Any, depth: int) -> bool:
+    """Whether every item is a scalar :func:`_all_scalars` passes or a tuple of such items, at any depth."""
+    for item in items:
+        kind = type(item)
+        if kind is tuple:
+            if depth >= MAX_NESTING or not _tuple_trees(item, depth + 1):
+                return False
+        elif not (kind is str or kind is bool or item is None or (kind is int and -_SMALL_INT < item < _SMALL_INT)
+                  or (kind is float and item - item == 0.0)):
+            return False
     return True
 
 
@@ -335,6 +350,12 @@ class Decoder:
             raise Malformed("a list of tuples with an item that is not one")
         return [tuple(row) for row in rows]
 
+    def _tuple_trees(self, tree: dict[str, Any]) -> list[tuple[Any, ...]]:
+        rows = _field(tree, "v", list)
+        if not all(type(row) is list for row in rows):
+            raise Malformed("a list of tuples with an item that is not one")
+        return [_as_tuples(row, 0) for row in rows]
+
     def _dict(self, tree: dict[str, Any]) -> dict[Any, Any]:
         result = {}
         for pair in _field(tree, "v", list):
@@ -424,6 +445,13 @@ def _wire_dtype(dtype: str) -> tuple[Any, Any]:
     return kinds
 
 
+def _as_tuples(items: list[Any], depth: int) -> tuple[Any, ...]:
+    """``items`` as a tuple, and every list inside it as a tuple too (what :data:`TAG` "N" carries)."""
+    if depth > MAX_NESTING:
+        raise Malformed("tuples nested too deeply")
+    return tuple([_as_tuples(item, depth + 1) if type(item) is list else item for item in items])
+
+
 def _field(tree: dict[str, Any], key: str, kind: type) -> Any:
     value = tree.get(key)
     if type(value) is not kind:
@@ -439,9 +467,9 @@ def _b64(tree: dict[str, Any]) -> bytes:
 
 
 _DECODERS: dict[str, Callable[[Decoder, dict[str, Any]], Any]] = {
-    "t": Decoder._tuple, "T": Decoder._tuples, "d": Decoder._dict, "i": Decoder._int, "f": Decoder._float,
-    "b": Decoder._bytes, "q": Decoder._fraction, "a": Decoder._numpy, "s": Decoder._numpy, "r": Decoder._record,
-    "ref": Decoder._ref,
+    "t": Decoder._tuple, "T": Decoder._tuples, "N": Decoder._tuple_trees, "d": Decoder._dict, "i": Decoder._int,
+    "f": Decoder._float, "b": Decoder._bytes, "q": Decoder._fraction, "a": Decoder._numpy, "s": Decoder._numpy,
+    "r": Decoder._record, "ref": Decoder._ref,
 }
 
 
