@@ -61,7 +61,8 @@ LearnerFactory = Callable[[Problem, str, Path], LearnerSession]
 
 def judge_source(problem_dir: str | Path | Problem, source: str, *, learner: LearnerFactory,
                  include_secret: bool = False, keyword: str | None = None, workdir: str | Path | None = None,
-                 plugins: Sequence[object] = (), lang: str | None = None) -> Result:
+                 plugins: Sequence[object] = (), lang: str | None = None,
+                 before_tests: Callable[[], float] | None = None) -> Result:
     """Judge ``source`` (the text of the learner's entry file) against the problem's tests.
 
     ``learner`` makes the learner's side (a sandboxed process natively, the same interpreter in the
@@ -69,23 +70,32 @@ def judge_source(problem_dir: str | Path | Problem, source: str, *, learner: Lea
     (default: the system temp folder); it is removed afterwards. ``plugins`` are extra pytest plugins
     (the native engine's per-test timer). ``lang`` is the learner's language, which the tests' messages
     may follow (:mod:`judge.lang`; None: English); it is the engine's, never the learner's code's.
+    ``before_tests`` is called once the learner's side has started, before the first test; the seconds
+    it returns (spent waiting for its turn) are left out of the Result's duration.
     """
     problem = (problem_dir if isinstance(problem_dir, Problem)
                else load_problem(problem_dir, published=True, compile_tests=False))
     started = time.perf_counter()
+    waited = [0.0]
+
+    def timed() -> None:
+        if before_tests is not None:
+            waited[0] = before_tests()
+
     work = make_workdir(problem, include_secret, root=workdir)
     try:
         with tests_language(lang):
             result = run_in_workdir(problem, work, source, learner, include_secret=include_secret,
-                                    keyword=keyword, plugins=plugins)
+                                    keyword=keyword, plugins=plugins, before_tests=timed)
     finally:
         remove_workdir(work)
-    result.duration = round(time.perf_counter() - started, 4)
+    result.duration = round(time.perf_counter() - started - waited[0], 4)
     return result
 
 
 def run_in_workdir(problem: Problem, workdir: Path, source: str, learner: LearnerFactory, *,
-                   include_secret: bool, keyword: str | None = None, plugins: Sequence[object] = ()) -> Result:
+                   include_secret: bool, keyword: str | None = None, plugins: Sequence[object] = (),
+                   before_tests: Callable[[], None] | None = None) -> Result:
     """Run the tests laid out in ``workdir`` against ``source`` on its learner's side, and build the Result."""
     worth = problem.points or 0.0
     error = syntax_error(problem.entry, source)
@@ -103,6 +113,8 @@ def run_in_workdir(problem: Problem, workdir: Path, source: str, learner: Learne
                 return Result.error(problem.id, str(exc), worth)
             if error:
                 return Result.error(problem.id, error, worth)
+            if before_tests is not None:
+                before_tests()
             previous = sys.modules.get(problem.module_name)
             sys.modules[problem.module_name] = session.module
             try:

@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import gc
 import json
+import math
 import os
 import secrets
 import select
@@ -65,6 +66,8 @@ class _Running:
     status: int | None = None
     timed_out: str = ""  # "cpu" or "wall": which limit stopped it
     cpu: float = 0.0  # CPU seconds of the job's processes, as last seen (exact once reaped)
+    gate: int = -1  # prepared ahead: the pipe that lets its tests start (-1: started, or never held)
+    wall_seconds: float = 0.0  # its wall-clock backstop, counted from the moment its tests may start
 
 
 class NativeEngine:
@@ -97,28 +100,63 @@ def judge_many(jobs: list[Job], parallel: int = 1,
     results: list[Result | None] = [None] * len(jobs)
     pending = list(enumerate(jobs))
     running: dict[int, tuple[int, _Running]] = {}
+    prepared: list[int] = []  # pids of the jobs prepared ahead, oldest first (in ``running`` too)
+    slots = max(1, parallel)
+    ahead = _forks() and sandbox.user is None  # a named user is a pool of one identity: nothing to spare
+
+    def begin(index: int, outcome: _Running | Result) -> int | None:
+        """The pid of a started job's test process; None when the job ended at once (its Result is in)."""
+        if isinstance(outcome, _Running):
+            running[outcome.pid] = (index, outcome)
+            return outcome.pid
+        results[index] = outcome
+        if on_result:
+            on_result(index, outcome)
+        return None
+
     try:
         while pending or running:
-            while pending and len(running) < max(1, parallel):
-                index, job = pending.pop(0)
-                started = _start(job, sandbox)
-                if isinstance(started, Result):
-                    results[index] = started
-                    if on_result:
-                        on_result(index, started)
+            while len(running) - len(prepared) < slots and (prepared or pending):
+                if prepared:
+                    _release(running[prepared.pop(0)][1])
                 else:
-                    running[started.pid] = (index, started)
+                    index, job = pending.pop(0)
+                    begin(index, _start(job, sandbox, warm_up=len(jobs) > 1))
+            if ahead and pending and not prepared:
+                index, job = pending.pop(0)
+                pid = begin(index, _start(job, sandbox, gated=True))
+                if pid is not None:
+                    prepared.append(pid)
             for pid in _poll(running):
                 index, run = running.pop(pid)
+                if pid in prepared:  # ended before its tests could start (a syntax or start error)
+                    prepared.remove(pid)
                 results[index] = _finish(run, sandbox)
                 if on_result:
                     on_result(index, results[index])  # type: ignore[arg-type]  # just set
     finally:  # interrupted (Ctrl-C, an error): nothing of a job outlives the run
         for _, run in running.values():
             _kill_group(run.pid)
+            _close_gate(run)
             _end_job(run)
         _reap(block=True)
     return results  # type: ignore[return-value]
+
+
+def _release(run: _Running) -> None:
+    """Let a job prepared ahead start its tests: from now on its wall-clock backstop counts."""
+    try:
+        os.write(run.gate, b"g")
+    except OSError:  # it has ended already: _poll will see that
+        pass
+    _close_gate(run)
+    run.deadline = time.monotonic() + run.wall_seconds
+
+
+def _close_gate(run: _Running) -> None:
+    if run.gate >= 0:
+        os.close(run.gate)
+        run.gate = -1
 
 
 # children whose report was complete before they had exited: killed, reaped a little later
@@ -135,7 +173,9 @@ def _reap(block: bool = False) -> None:
             _exiting.remove(pid)
 
 
-def _start(job: Job, sandbox: levels.Sandbox) -> _Running | Result:
+def _start(job: Job, sandbox: levels.Sandbox, warm_up: bool = True, gated: bool = False) -> _Running | Result:
+    """Start ``job``'s test process. ``gated``: prepared ahead, while other jobs run; it sets up the tests
+    and its learner process, then waits for :func:`_release` before the first test (forks only)."""
     problem = job.problem
     try:
         source = job.code()
@@ -153,25 +193,41 @@ def _start(job: Job, sandbox: levels.Sandbox) -> _Running | Result:
                "sandbox": dataclasses.asdict(sandbox), "lang": job.language(),
                "space": {"folder": space.folder, "ids": space.ids}}
     read_end, write_end = os.pipe()
-    use_fork = hasattr(os, "fork") and not os.environ.get("JUDGE_SPAWN")
-    if use_fork:  # the child inherits the loaded Problem: no second parse and syntax check
-        pid = _fork(dict(payload, problem=problem), read_end, write_end, root, identity)
+    forks = _forks()
+    gate_read, gate_write = os.pipe() if gated and forks else (-1, -1)
+    if forks:  # the child inherits the loaded Problem: no second parse and syntax check
+        pid = _fork(dict(payload, problem=problem, gate=gate_read), read_end, write_end, root, identity, warm_up,
+                    gate_write)
     else:
         pid = _spawn(payload, write_end, root)
     os.close(write_end)
-    limit = job.limit + (FORK_ALLOWANCE if use_fork else SPAWN_ALLOWANCE)
-    backstop = time.monotonic() + (limit * levels.WALL_BACKSTOP if cputime.available() else limit)
-    return _Running(job, pid, read_end, root, token, limit, backstop, space, identity)
+    if gate_read >= 0:
+        os.close(gate_read)
+    limit = job.limit + (FORK_ALLOWANCE if forks else SPAWN_ALLOWANCE)
+    wall = limit * levels.WALL_BACKSTOP if cputime.available() else limit
+    # a prepared job waits for its turn without a wall-clock limit: its CPU time still counts, and the
+    # learner process's start has a limit of its own
+    backstop = math.inf if gate_write >= 0 else time.monotonic() + wall
+    return _Running(job, pid, read_end, root, token, limit, backstop, space, identity, gate=gate_write,
+                    wall_seconds=wall)
 
 
-def _fork(payload: dict, read_end: int, write_end: int, root: str, identity: identities.Identity | None) -> int:
-    _preload()
+def _forks() -> bool:
+    """Whether test processes are forked from this one (POSIX), not spawned (elsewhere, or ``JUDGE_SPAWN``)."""
+    return hasattr(os, "fork") and not os.environ.get("JUDGE_SPAWN")
+
+
+def _fork(payload: dict, read_end: int, write_end: int, root: str, identity: identities.Identity | None,
+          warm_up: bool, gate_write: int = -1) -> int:
+    _preload(warm_up)
     gc.freeze()  # keep the parent's objects out of the child's collections: fewer copied pages
     pid = os.fork()
     if pid == 0:  # the child
         try:
             os.setsid()
             os.close(read_end)
+            if gate_write >= 0:
+                os.close(gate_write)
             if identity is not None:
                 os.close(identity.lock_fd)  # the judge holds the identity, not the job
             _redirect_output(root)
@@ -206,8 +262,11 @@ _CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_
               "MKL_NUM_THREADS": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONIOENCODING": "utf-8"}
 
 
-def _preload() -> None:
-    """Import once in the parent what every child needs, and warm pytest up, so forks start warm."""
+def _preload(warm_up: bool = True) -> None:
+    """Import once in the parent what every child needs, and warm pytest up, so forks start warm.
+
+    One job alone is not warmed up: its child would pay for pytest's first run either way, and the
+    warm-up's own throw-away run would only add to it."""
     os.environ.update({k: v for k, v in _CHILD_ENV.items() if k.endswith("_THREADS")})
     import numpy  # noqa: F401
     import numpy.random  # noqa: F401  (numpy imports it on first use, in every child otherwise)
@@ -217,7 +276,7 @@ def _preload() -> None:
     from ..sandbox import process, standin  # noqa: F401
     from . import native_child  # noqa: F401
 
-    if not _warmed_up:
+    if warm_up and not _warmed_up:
         _warmed_up.append(True)
         _warm_up()
 

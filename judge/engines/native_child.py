@@ -16,6 +16,8 @@ import json
 import os
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 
 from ..core.errors import ExitCode
 
@@ -46,7 +48,8 @@ def run_job(job: dict, channel_fd: int) -> None:
         result = judge_source(job.get("problem") or job["problem_dir"], job["source"],
                               learner=functools.partial(standin.session, start=start),
                               include_secret=job["include_secret"], keyword=job["keyword"], workdir=root,
-                              plugins=[TestTimer(job["test_time_limit"])], lang=job.get("lang"))
+                              plugins=[TestTimer(job["test_time_limit"])], lang=job.get("lang"),
+                              before_tests=_gate(job.get("gate", -1)))
         channel.write(token + "\n" + result.to_json())
         channel.flush()
     except BaseException:  # noqa: BLE001 - reported to the parent through stderr and the exit code
@@ -54,6 +57,26 @@ def run_job(job: dict, channel_fd: int) -> None:
         traceback.print_exc()
         os._exit(ExitCode.INTERNAL)
     os._exit(0)  # skip atexit handlers (the parent's, inherited by a fork)
+
+
+def _gate(fd: int) -> Callable[[], float] | None:
+    """For a job prepared ahead (``fd`` >= 0): wait until the judge lets its tests start, and say how long
+    that took. The learner's process has started by then; no test has run. A judge that went away
+    (end of file) ends the job."""
+    if fd < 0:
+        return None
+
+    def wait() -> float:
+        started = time.monotonic()
+        try:
+            go = os.read(fd, 1)
+        finally:
+            os.close(fd)
+        if go != b"g":
+            os._exit(ExitCode.INTERNAL)
+        return time.monotonic() - started
+
+    return wait
 
 
 def _adopt_orphans() -> None:

@@ -117,6 +117,7 @@ class LearnerSide:
         self.encoder = codec.Encoder(registry, self)
         self.decoder = codec.Decoder(registry, self)
         self._bound: dict[str, int] = {}  # the module's functions as the test side last heard of them
+        self._bound_objects: dict[str, Any] = {}  # the same functions themselves: unchanged is checked by identity
         _SIDES[id(self)] = self
 
     # --- the module's functions, known to the test side without asking ------------------------
@@ -124,6 +125,7 @@ class LearnerSide:
         """``{name: reference}`` of every function of the module (sent once, when the side is ready)."""
         found = self._functions()
         self._bound = {name: ident for name, (ident, _) in found.items()}
+        self._bound_objects = self._function_objects()
         return {name: tree for name, (_, tree) in found.items()}
 
     def rebound(self) -> dict[str, Any]:
@@ -131,6 +133,11 @@ class LearnerSide:
 
         The stand-in calls functions it knows by reference, so a call costs one message; this keeps
         it right when the learner's code (or a test, through the stand-in) rebinds a name."""
+        objects = self._function_objects()
+        if objects.keys() == self._bound_objects.keys() and all(
+                value is self._bound_objects[name] for name, value in objects.items()):
+            return {}  # the common case, after every call: checked without exporting anything
+        self._bound_objects = objects
         found = self._functions()
         now = {name: ident for name, (ident, _) in found.items()}
         if now == self._bound:
@@ -139,6 +146,10 @@ class LearnerSide:
                    for name in set(now) | set(self._bound) if now.get(name) != self._bound.get(name)}
         self._bound = now
         return changes
+
+    def _function_objects(self) -> dict[str, Any]:
+        return {name: value for name, value in list(vars(self.module).items())
+                if isinstance(value, _FUNCTIONS) and not name.startswith("__")}
 
     def _functions(self) -> dict[str, tuple[int, Any]]:
         found = {}
