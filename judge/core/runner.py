@@ -70,7 +70,8 @@ def judge_source(problem_dir: str | Path | Problem, source: str, *, learner: Lea
     (default: the system temp folder); it is removed afterwards. ``plugins`` are extra pytest plugins
     (the native engine's per-test timer). ``lang`` is the learner's language, which the tests' messages
     may follow (:mod:`judge.lang`; None: English); it is the engine's, never the learner's code's.
-    ``before_tests`` is called once the learner's side has started, before the first test; the seconds
+    ``before_tests`` is called once the learner's side has started and the tests are collected, before the
+    first test runs; the seconds
     it returns (spent waiting for its turn) are left out of the Result's duration.
     """
     problem = (problem_dir if isinstance(problem_dir, Problem)
@@ -114,7 +115,7 @@ def run_in_workdir(problem: Problem, workdir: Path, source: str, learner: Learne
             if error:
                 return Result.error(problem.id, error, worth)
             if before_tests is not None:
-                before_tests()
+                plugins = [*plugins, _BeforeTests(before_tests)]
             previous = sys.modules.get(problem.module_name)
             sys.modules[problem.module_name] = session.module
             try:
@@ -161,6 +162,17 @@ def _run_pytest(workdir: Path, test_names: list[str], keyword: str | None,
     with _plugin_autoload_disabled(), contextlib.redirect_stdout(io.StringIO()):
         exit_code = int(pytest.main(args, plugins=[collector, *plugins]))
     return collector, exit_code
+
+
+class _BeforeTests:
+    """A pytest plugin that calls a function once collection is done, before the first test runs."""
+
+    def __init__(self, call: Callable[[], None]) -> None:
+        self.call = call
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        self.call()
 
 
 def _build_result(problem: Problem, collector: Collector, exit_code: int, workdir: Path,
