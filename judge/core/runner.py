@@ -70,9 +70,9 @@ def judge_source(problem_dir: str | Path | Problem, source: str, *, learner: Lea
     (default: the system temp folder); it is removed afterwards. ``plugins`` are extra pytest plugins
     (the native engine's per-test timer). ``lang`` is the learner's language, which the tests' messages
     may follow (:mod:`judge.lang`; None: English); it is the engine's, never the learner's code's.
-    ``before_tests`` is called once the learner's side has started and the tests are collected, before the
-    first test runs; the seconds
-    it returns (spent waiting for its turn) are left out of the Result's duration.
+    ``before_tests`` is called once the learner's side has started and the tests are collected, before
+    the first test runs; the seconds it returns (spent waiting for its turn) are left out of the
+    Result's duration.
     """
     problem = (problem_dir if isinstance(problem_dir, Problem)
                else load_problem(problem_dir, published=True, compile_tests=False))
