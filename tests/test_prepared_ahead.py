@@ -5,6 +5,7 @@ imported) while the current one runs, and waits at a gate until the current one 
 its tests start, and only then does its wall-clock backstop count. What a prepared job's learner code
 does before its turn (a loop at import) is stopped as it would be otherwise, and the jobs after it
 still run. No assertion here is about how long anything took: the first shows the order of events.
+Also here: a Ctrl-C while the judge warms pytest up in its own process stops the judge.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
+
+from judge.core import runner
 from judge.core.problem import load_problem
 from judge.engines import Job
 from judge.engines.native import judge_many
@@ -59,3 +63,16 @@ def test_a_prepared_job_that_loops_at_import_is_stopped_and_the_jobs_after_it_ru
     results, _ = _judge_in_turn([SLOW, LOOPS_AT_IMPORT, CORRECT], limit=2.0)
     assert [r.status for r in results] == ["passed", "timeout", "passed"], [r.message for r in results]
     assert results[2].points == results[2].max_points
+
+
+def test_ctrl_c_during_the_warm_up_stops_the_judge(monkeypatch, tmp_path):
+    """The warm-up runs pytest in the judge's own process, and pytest returns when a KeyboardInterrupt
+    reaches it: a Ctrl-C there must still stop the judge (it went on grading before)."""
+    from judge.engines import native
+
+    (tmp_path / "test_ctrl_c.py").write_text("import os, signal\n\n\ndef test_pressed():\n"
+                                             "    os.kill(os.getpid(), signal.SIGINT)\n")
+    monkeypatch.setattr(runner, "judge_source", lambda *args, **kwargs: pytest.main(
+        [str(tmp_path), "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist"]))
+    with pytest.raises(KeyboardInterrupt):
+        native._warm_up()

@@ -359,13 +359,18 @@ def test_a_timed_out_or_interrupted_run_leaves_nothing_behind(user_python, tmp_p
     assert "looper" in (tmp_path / "out" / "grades.csv").read_text(), done.stderr
     assert nothing_left_behind(private_tmp) == [], "a time-out left processes or folders behind"
     started = subprocess.Popen([*command[:-2], "--timeout", "60", "--force"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
+                               stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     deadline = time.monotonic() + 120
     while not any(identities.processes_of(uid) for uid in POOL) and time.monotonic() < deadline:
         time.sleep(0.1)  # until the learner's code runs
     assert any(identities.processes_of(uid) for uid in POOL), "the learner's process never started"
     started.send_signal(signal.SIGINT)  # Ctrl-C
-    started.wait(timeout=60)
+    try:
+        _, stderr = started.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        started.kill()
+        _, stderr = started.communicate()
+        pytest.fail(f"judge grade did not end within 60 s of Ctrl-C; it wrote:\n{stderr[-3000:]}")
     assert nothing_left_behind(private_tmp) == [], "an interrupted run left processes or folders behind"
 
 

@@ -10,6 +10,12 @@ group on timeout and after every run (a learner process dies with its test proce
 comes back on a private pipe with a per-run token; the test process's stdout is discarded and the
 tail of its stderr kept to explain a failure of the judge itself.
 
+While ``parallel`` jobs run, the next one is *prepared ahead* (forks only): its test process makes its
+work directory, starts its learner process (which imports the learner's module) and collects the
+tests, then waits at a gate until a slot is free. Its CPU time counts throughout (a loop at import
+is stopped by the job's CPU limit as ever); its wall-clock backstop and its Result's duration count
+from the moment its tests may start. So a learner process's start is off the critical path.
+
 Two ways to start the test process, same code (:mod:`judge.engines.native_child`):
 - fork (POSIX): this process imports pytest once and forks a test process per job, which saves
   the interpreter start-up and imports on every problem;
@@ -298,12 +304,31 @@ def _warm_up() -> None:
     root = tempfile.mkdtemp(prefix="judge-warm-up-")
     learner = functools.partial(standin.session, start=lambda spec, side: inprocess.InProcessLearner(spec, side, root))
     try:
-        with open(os.devnull, "w") as devnull, contextlib.redirect_stderr(devnull):
+        with open(os.devnull, "w") as devnull, contextlib.redirect_stderr(devnull), _ctrl_c_held():
             runner.judge_source(write_warm_up_problem(root), WARM_UP_SOURCE, learner=learner, workdir=root)
     except Exception:  # noqa: BLE001 - a warm-up that fails only costs speed
         pass
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _ctrl_c_held():
+    """Ctrl-C (SIGINT) during the block is raised as KeyboardInterrupt when it ends, not inside it:
+    pytest catches a KeyboardInterrupt raised in a run and returns, and the judge would go on grading."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def _redirect_output(root: str) -> None:
