@@ -42,6 +42,14 @@ def add(a, b):
 LOOPS_AT_IMPORT = "while True:\n    pass\n\n\ndef add(a, b):\n    return a + b\n"
 
 
+@pytest.fixture(autouse=True)
+def a_core_to_spare(monkeypatch):
+    """Jobs are prepared ahead only with a core to spare: two cores for one job at a time, whatever the machine."""
+    from judge.engines import native
+
+    monkeypatch.setattr(native, "_cores", lambda: 2)
+
+
 def _judge_in_turn(sources: list[str], limit: float = 5.0) -> tuple[list, dict[int, float]]:
     problem = load_problem(FIXTURE_PROBLEMS / "fx-add")
     ended: dict[int, float] = {}
