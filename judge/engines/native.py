@@ -136,10 +136,13 @@ def judge_many(jobs: list[Job], parallel: int = 1,
                 pid = begin(index, _start(job, sandbox, gated=True))
                 if pid is not None:
                     prepared.append(pid)
-            for pid in _poll(running):
-                index, run = running.pop(pid)
+            ended = [(pid, *running.pop(pid)) for pid in _poll(running)]
+            for pid, _, _ in ended:
                 if pid in prepared:  # ended before its tests could start (a syntax or start error)
                     prepared.remove(pid)
+            while prepared and len(running) - len(prepared) < slots:  # their turn comes before the clean-up
+                _release(running[prepared.pop(0)][1])
+            for _, index, run in ended:
                 results[index] = _finish(run, sandbox)
                 if on_result:
                     on_result(index, results[index])  # type: ignore[arg-type]  # just set
