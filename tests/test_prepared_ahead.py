@@ -80,7 +80,8 @@ def test_ctrl_c_during_the_warm_up_stops_the_judge(monkeypatch, tmp_path):
 
     (tmp_path / "test_ctrl_c.py").write_text("import os, signal\n\n\ndef test_pressed():\n"
                                              "    os.kill(os.getpid(), signal.SIGINT)\n")
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # as in the judge: no installed plugin
     monkeypatch.setattr(runner, "judge_source", lambda *args, **kwargs: pytest.main(
-        [str(tmp_path), "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist"]))
+        [str(tmp_path), "-q", "-p", "no:cacheprovider"]))
     with pytest.raises(KeyboardInterrupt):
         native._warm_up()
