@@ -15,6 +15,7 @@ _.pytest_collection_modifyitems
 _.pytest_collection_finish
 _.pytest_runtest_makereport
 _.pytest_runtest_logreport
+_.pytest_runtestloop
 _.pytest_runtest_setup
 _.pytest_runtest_protocol
 _.pytest_runtest_call
