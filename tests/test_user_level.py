@@ -375,6 +375,36 @@ def test_a_timed_out_or_interrupted_run_leaves_nothing_behind(user_python, tmp_p
 
 
 @needs_root
+def test_an_interrupted_run_with_a_job_prepared_ahead_leaves_nothing_behind(user_python, tmp_path, private_tmp):
+    """At -j 1 on a machine of two cores or more the next job is prepared ahead (its learner process
+    started, its module imported) while one runs: a Ctrl-C then ends both."""
+    for name, source in (("looper", "def add(a, b):\n    while True:\n        pass\n"),
+                         ("next", "import time\n\ntime.sleep(600)\n\n\ndef add(a, b):\n    return a + b\n")):
+        entry = tmp_path / "subs" / name / "fx-add" / "adder.py"
+        entry.parent.mkdir(parents=True)
+        entry.write_text(source)
+    command = [user_python, "-m", "judge", "grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"),
+               "--problems", str(FIXTURE_PROBLEMS), "--sandbox", "user", "--timeout", "60", "-j", "1"]
+    started = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               env=clean_env(TMPDIR=str(private_tmp)), cwd=ROOT)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # both learners' processes up: the looper's, and the one prepared ahead
+        busy = [uid for uid in POOL if identities.processes_of(uid)]
+        if len(busy) >= 2 or started.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert len(busy) >= 2, f"no job was prepared ahead: learner processes of {busy}"
+    started.send_signal(signal.SIGINT)
+    try:
+        _, stderr = started.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        started.kill()
+        _, stderr = started.communicate()
+        pytest.fail(f"judge grade did not end within 60 s of Ctrl-C; it wrote:\n{stderr[-3000:]}")
+    assert nothing_left_behind(private_tmp) == [], "an interrupted run left processes or folders behind"
+
+
+@needs_root
 def test_the_pool_gives_each_concurrent_job_its_own_identity_and_ends_its_processes():
     sandbox = levels.Sandbox("user", sys.executable, levels.runtime_folder())
     first, second = levels.acquire_identity(sandbox), levels.acquire_identity(sandbox)
