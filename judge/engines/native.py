@@ -48,7 +48,7 @@ from typing import IO
 from ..core.errors import ExitCode
 from ..core.problem import Problem
 from ..core.result import Result
-from ..sandbox import cputime, identities, levels
+from ..sandbox import cputime, forking, identities, levels
 from ..sandbox.process import JobSpace, make_job_folder
 from . import Job
 
@@ -113,15 +113,10 @@ def judge_many(jobs: list[Job], parallel: int = 1,
     # and not for a named user, a pool of one identity
     ahead = _forks() and slots < _cores() and sandbox.user is None
 
-    def begin(index: int, outcome: _Running | Result) -> int | None:
-        """The pid of a started job's test process; None when the job ended at once (its Result is in)."""
-        if isinstance(outcome, _Running):
-            running[outcome.pid] = (index, outcome)
-            return outcome.pid
-        results[index] = outcome
+    def ended_at_once(index: int, result: Result) -> None:
+        results[index] = result
         if on_result:
-            on_result(index, outcome)
-        return None
+            on_result(index, result)
 
     try:
         while pending or running:
@@ -130,12 +125,20 @@ def judge_many(jobs: list[Job], parallel: int = 1,
                     _release(running[prepared.pop(0)][1])
                 else:
                     index, job = pending.pop(0)
-                    begin(index, _start(job, sandbox, warm_up=len(jobs) > 1))
+                    # recorded with no Python call in between (a Ctrl-C is raised at the next one)
+                    outcome = _start(job, sandbox, warm_up=len(jobs) > 1)
+                    if isinstance(outcome, _Running):
+                        running[outcome.pid] = (index, outcome)
+                    else:
+                        ended_at_once(index, outcome)
             if ahead and pending and not prepared:
                 index, job = pending.pop(0)
-                pid = begin(index, _start(job, sandbox, gated=True))
-                if pid is not None:
-                    prepared.append(pid)
+                outcome = _start(job, sandbox, gated=True)
+                if isinstance(outcome, _Running):
+                    running[outcome.pid] = (index, outcome)
+                    prepared.append(outcome.pid)
+                else:
+                    ended_at_once(index, outcome)
             ended = [(pid, *running.pop(pid)) for pid in _poll(running)]
             for pid, _, _ in ended:
                 if pid in prepared:  # ended before its tests could start (a syntax or start error)
@@ -211,24 +214,33 @@ def _start(job: Job, sandbox: levels.Sandbox, warm_up: bool = True, gated: bool 
                "test_time_limit": min(problem.per_test_time_limit, job.limit),
                "sandbox": dataclasses.asdict(sandbox), "lang": job.language(),
                "space": {"folder": space.folder, "ids": space.ids}}
-    read_end, write_end = os.pipe()
     forks = _forks()
+    limit = job.limit + (FORK_ALLOWANCE if forks else SPAWN_ALLOWANCE)
+    wall = limit * levels.WALL_BACKSTOP if cputime.available() else limit
+    read_end, write_end = os.pipe()
     gate_read, gate_write = os.pipe() if gated and forks else (-1, -1)
     if forks:  # the child inherits the loaded Problem: no second parse and syntax check
         pid = _fork(dict(payload, problem=problem, gate=gate_read), read_end, write_end, root, identity, warm_up,
                     gate_write)
     else:
         pid = _spawn(payload, write_end, root)
-    os.close(write_end)
-    if gate_read >= 0:
-        os.close(gate_read)
-    limit = job.limit + (FORK_ALLOWANCE if forks else SPAWN_ALLOWANCE)
-    wall = limit * levels.WALL_BACKSTOP if cputime.available() else limit
-    # a prepared job waits for its turn without a wall-clock limit: its CPU time still counts, and the
-    # learner process's start has a limit of its own
-    backstop = math.inf if gate_write >= 0 else time.monotonic() + wall
-    return _Running(job, pid, read_end, root, token, limit, backstop, space, identity, gate=gate_write,
-                    wall_seconds=wall)
+    # from here to the caller's record of the job, a Ctrl-C (raised at the next Python call) must not
+    # leave the test process running unknown to anyone
+    try:
+        os.close(write_end)
+        if gate_read >= 0:
+            os.close(gate_read)
+        # a prepared job waits for its turn without a wall-clock limit: its CPU time still counts, and the
+        # learner process's start has a limit of its own
+        backstop = math.inf if gate_write >= 0 else time.monotonic() + wall
+        return _Running(job, pid, read_end, root, token, limit, backstop, space, identity, gate=gate_write,
+                        wall_seconds=wall)
+    except BaseException:
+        _kill_group(pid)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)  # not yet the leader of its own group
+        _end_job(_Running(job, pid, read_end, root, token, limit, 0.0, space, identity))
+        raise
 
 
 def _forks() -> bool:
@@ -240,7 +252,8 @@ def _fork(payload: dict, read_end: int, write_end: int, root: str, identity: ide
           warm_up: bool, gate_write: int = -1) -> int:
     _preload(warm_up)
     gc.freeze()  # keep the parent's objects out of the child's collections: fewer copied pages
-    pid = os.fork()
+    with forking.ctrl_c_held():  # the child leaves the block too, with its mask as it was
+        pid = os.fork()
     if pid == 0:  # the child
         try:
             os.setsid()

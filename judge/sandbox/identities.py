@@ -25,6 +25,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from . import forking
+
 #: the pool: uids with no account, inside the 16 bits a container's user namespace usually maps
 POOL_FIRST = 64200
 POOL_SIZE = 64
@@ -176,7 +178,8 @@ def end_processes(uid: int) -> None:
 def _as_identity(uid: int, action: Callable[[int], None]) -> None:
     """Run ``action(uid)`` in a child that has become ``uid`` (no groups): it can do no more than the
     identity could, so root never follows a path the learner made. The parent waits for it."""
-    pid = os.fork()
+    with forking.ctrl_c_held():
+        pid = os.fork()
     if pid == 0:
         try:
             os.setgroups([])

@@ -20,6 +20,7 @@ error, never a silent downgrade. :func:`choose` probes once per process and conf
 from __future__ import annotations
 
 import compileall
+import contextlib
 import dataclasses
 import functools
 import importlib.util
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from ..core.errors import JudgeError
-from . import confine, identities
+from . import confine, forking, identities
 
 Level = Literal["bubblewrap", "user", "plain"]
 LEVELS: tuple[Level, ...] = get_args(Level)
@@ -287,11 +288,15 @@ def _probe(sandbox: Sandbox, secrets: Sequence[str]) -> None:
         command = sandbox.command(folder, {})
         command[command.index("-c") + 1] = _PROBE
         command[-1] = json.dumps(list(secrets))
+        held = forking.ctrl_c_held() if rules is not None else contextlib.nullcontext()
+        # a preexec_fn makes CPython run its fork handlers, where a Ctrl-C would be lost: it is held until the
+        # probe ends (a fraction of a second)
         try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False,
-                                  cwd=os.path.join(folder, "work"), env=sandbox.environment(folder),
-                                  user=ids[0] if ids else None, group=ids[1] if ids else None,
-                                  extra_groups=[] if ids else None, preexec_fn=rules.enter if rules else None)
+            with held:
+                done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False,
+                                      cwd=os.path.join(folder, "work"), env=sandbox.environment(folder),
+                                      user=ids[0] if ids else None, group=ids[1] if ids else None,
+                                      extra_groups=[] if ids else None, preexec_fn=rules.enter if rules else None)
         except (OSError, subprocess.SubprocessError) as exc:
             done = subprocess.CompletedProcess(command, 126, "", f"{type(exc).__name__}: {exc}")
     finally:

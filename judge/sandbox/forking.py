@@ -1,0 +1,38 @@
+"""Forks that keep a Ctrl-C: SIGINT held while the judge's own process forks, and raised after.
+
+CPython runs the handlers registered with :func:`os.register_at_fork` (the ``logging`` module's,
+among others) around every ``os.fork()`` and every subprocess started with a ``preexec_fn``, and
+an exception raised inside one of them is printed and dropped. A Ctrl-C whose handler ran there
+was lost: ``judge grade`` went on grading (reproduced with a SIGINT sent at random moments of a
+loaded grading run: about one in fifty). Inside :func:`ctrl_c_held`, SIGINT is blocked, so it
+stays pending in the kernel, and a Ctrl-C that came just before is raised on entry; it is
+delivered when the block ends and raised at the next Python call, in ordinary code (the caller must
+record the child before it makes one). Fork inside the block and leave it in the child too (the
+child's mask is restored; pending signals are not inherited).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+
+
+def _handle_pending() -> None:
+    """Nothing: entering a Python function runs the handlers of signals already caught."""
+
+
+@contextlib.contextmanager
+def ctrl_c_held() -> Iterator[None]:
+    """SIGINT blocked for the block (which forks), and raised after it if it came."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        _handle_pending()  # a Ctrl-C caught before the block is raised here, not inside a fork handler
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a Ctrl-C held is raised at the next Python call
+
