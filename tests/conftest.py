@@ -12,9 +12,11 @@ from __future__ import annotations
 import functools
 import io
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import pytest
@@ -154,3 +156,20 @@ def judge_isolated(job, sandbox=None):
     from judge.engines.native import judge_many
 
     return judge_many([job], sandbox=sandbox)[0]
+
+
+@pytest.fixture(autouse=True)
+def ctrl_c_as_found(request: pytest.FixtureRequest):
+    """Each test leaves SIGINT's handler and mask as it found them, and a test that changed them is named.
+
+    Every process a test starts inherits them: a SIGINT ignored or blocked in a worker made a later test's
+    ``judge grade`` deaf to its Ctrl-C (test_user_level's interrupted run, in full runs only)."""
+    handler = signal.getsignal(signal.SIGINT)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, []) if hasattr(signal, "pthread_sigmask") else None
+    yield
+    if signal.getsignal(signal.SIGINT) is not handler:
+        warnings.warn(f"{request.node.nodeid} left SIGINT's handler changed: restored", stacklevel=2)
+        signal.signal(signal.SIGINT, handler)
+    if mask is not None and signal.pthread_sigmask(signal.SIG_BLOCK, []) != mask:
+        warnings.warn(f"{request.node.nodeid} left SIGINT's mask changed: restored", stacklevel=2)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
