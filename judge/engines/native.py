@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from ..core import code_cache
 from ..core.errors import ExitCode
 from ..core.problem import Problem
 from ..core.result import Result
@@ -251,6 +252,8 @@ def _forks() -> bool:
 def _fork(payload: dict, read_end: int, write_end: int, root: str, identity: identities.Identity | None,
           warm_up: bool, gate_write: int = -1) -> int:
     _preload(warm_up)
+    problem = payload["problem"]  # its tests compiled here once, for every job of the problem
+    code_cache.prepare(problem.test_files(payload["include_secret"]), problem.support_files)
     gc.freeze()  # keep the parent's objects out of the child's collections: fewer copied pages
     with forking.ctrl_c_held():  # the child leaves the block too, with its mask as it was
         pid = os.fork()
@@ -307,6 +310,8 @@ def _preload(warm_up: bool = True) -> None:
     from ..core import runner  # noqa: F401
     from ..sandbox import process, standin  # noqa: F401
     from . import native_child  # noqa: F401
+
+    code_cache.install()
 
     if warm_up and not _warmed_up:
         _warmed_up.append(True)

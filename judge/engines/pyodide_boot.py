@@ -19,7 +19,6 @@ Two ways to boot, both through ``boot.mjs``:
 from __future__ import annotations
 
 import codecs
-import contextlib
 import gc
 import importlib
 import importlib.machinery
@@ -27,7 +26,6 @@ import os
 import shutil
 import signal
 import sys
-import types
 from pathlib import Path
 from typing import Any
 
@@ -134,8 +132,9 @@ def prepare_without_numpy(problems_root: str = PROBLEMS_ROOT) -> None:
 
     import judge.core.runner  # noqa: F401
     import judge.sandbox.inprocess  # noqa: F401
+    from judge.core import code_cache
 
-    _cache_assertion_rewrites()
+    code_cache.install()
     os.makedirs(problems_root, exist_ok=True)
 
 
@@ -284,22 +283,10 @@ def prepare_problem(problem_dir: str, signature: str | None = None) -> None:
     files a run hands to pytest, the import system's compiling for modules they import); each kind
     is kept by source, so whichever way a file is compiled in the run finds its code.
     """
-    import ast
-
-    from _pytest.assertion import rewrite
+    from judge.core import code_cache
 
     problem = _problem(problem_dir, signature)
-    for path in [*problem.public_test_files, *problem.support_files]:  # type: ignore[attr-defined]
-        data = path.read_bytes()
-        name = str(path)
-        key: tuple[object, ...] = ("rewrite", _digest(data), False)  # assertion pass hook off in pytest.ini
-        if path.parent.name == "public" and key not in _code_cache:
-            tree = ast.parse(data, filename=name)
-            rewrite.rewrite_asserts(tree, data, name, None)
-            _keep_code(key, compile(tree, name, "exec", dont_inherit=True))
-        key = ("source", _digest(data), -1)
-        if key not in _code_cache:
-            _keep_code(key, compile(data, name, "exec", dont_inherit=True, optimize=-1))
+    code_cache.prepare(problem.public_test_files, problem.support_files)  # type: ignore[attr-defined]
 
 
 def bare_pytest(problem_dir: str, source: str, include_secret: bool = False, signature: str | None = None) -> float:
@@ -317,6 +304,7 @@ def bare_pytest(problem_dir: str, source: str, include_secret: bool = False, sig
 
     import pytest
 
+    from judge.core import code_cache
     from judge.core.workdir import make_workdir
 
     problem = _problem(problem_dir, signature)
@@ -330,7 +318,7 @@ def bare_pytest(problem_dir: str, source: str, include_secret: bool = False, sig
     cwd = os.getcwd()
     os.chdir(work)
     try:
-        with _stock_compiles(), contextlib.redirect_stdout(io.StringIO()):
+        with code_cache.stock_compiles(), contextlib.redirect_stdout(io.StringIO()):
             started = time.perf_counter()
             pytest.main([str(work), "-q", "-p", "no:cacheprovider", "-c", str(work / "pytest.ini"),
                          "--rootdir", str(work)])
@@ -364,90 +352,3 @@ def _problem(problem_dir: str, signature: str | None) -> object:
     if signature is not None:
         _problems[problem_dir] = (signature, problem)
     return problem
-
-
-def _cache_assertion_rewrites() -> None:
-    """Keep compiled code in memory, by its source, instead of compiling it again every run.
-
-    Every run has a fresh work directory, and no bytecode is ever written here, so each run
-    compiled the same files again: the test modules pytest rewrites (pytest caches them as files
-    next to the tests) and the helper and support modules they import (``schedule_helpers.py``
-    took longer than the rest of a run's overhead together). The code does not depend on where the
-    file is: only the code objects' file name does, and it is set to the new path. Nor on anything
-    else that varies between runs of the judge (its pytest configuration is fixed). Learner modules
-    are kept too: their source changes, but a re-run of the same code is the common case.
-    """
-    import importlib.machinery
-
-    from _pytest.assertion import rewrite
-
-    if getattr(rewrite._rewrite_test, "_judge_original", None) is None:  # noqa: SLF001
-        original_rewrite = rewrite._rewrite_test  # noqa: SLF001
-
-        def rewrite_test(fn, config):
-            stat = os.stat(fn)
-            with open(fn, "rb") as handle:
-                source = handle.read()
-            key = ("rewrite", _digest(source), bool(config.getini("enable_assertion_pass_hook")))
-            code = _code_cache.get(key)
-            if code is None:
-                stat, code = original_rewrite(fn, config)
-                _keep_code(key, code)
-            return stat, _retarget(code, str(fn))
-
-        rewrite_test._judge_original = original_rewrite  # type: ignore[attr-defined]
-        rewrite._rewrite_test = rewrite_test  # noqa: SLF001
-
-    loader = importlib.machinery.SourceFileLoader
-    if getattr(loader.source_to_code, "_judge_original", None) is None:
-        original_compile = loader.source_to_code
-
-        def source_to_code(self, data, path, *, _optimize=-1):
-            key = ("source", _digest(bytes(data)), _optimize)
-            code = _code_cache.get(key)
-            if code is None:
-                code = original_compile(self, data, path, _optimize=_optimize)
-                _keep_code(key, code)
-            return _retarget(code, str(path))
-
-        source_to_code._judge_original = original_compile  # type: ignore[attr-defined]
-        loader.source_to_code = source_to_code  # type: ignore[method-assign]
-
-
-@contextlib.contextmanager
-def _stock_compiles():
-    """pytest's and importlib's own compiling, without :func:`_cache_assertion_rewrites`'s cache."""
-    import importlib.machinery
-
-    from _pytest.assertion import rewrite
-
-    loader = importlib.machinery.SourceFileLoader
-    cached_rewrite, cached_compile = rewrite._rewrite_test, loader.source_to_code  # noqa: SLF001
-    rewrite._rewrite_test = getattr(cached_rewrite, "_judge_original", cached_rewrite)  # noqa: SLF001
-    loader.source_to_code = getattr(cached_compile, "_judge_original", cached_compile)  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        rewrite._rewrite_test = cached_rewrite  # noqa: SLF001
-        loader.source_to_code = cached_compile  # type: ignore[method-assign]
-
-
-_code_cache: dict[tuple[object, ...], types.CodeType] = {}
-
-
-def _digest(data: bytes) -> bytes:
-    import hashlib
-
-    return hashlib.sha256(data).digest()
-
-
-def _keep_code(key: tuple[object, ...], code: types.CodeType) -> None:
-    if len(_code_cache) >= 256:
-        _code_cache.clear()
-    _code_cache[key] = code
-
-
-def _retarget(code: types.CodeType, filename: str) -> types.CodeType:
-    """``code`` (and the code objects inside it) as compiled from ``filename``."""
-    consts = tuple(_retarget(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
-    return code.replace(co_filename=filename, co_consts=consts)
