@@ -190,6 +190,7 @@ def test_watch_judges_again_on_save(tmp_path):
         watchdog.cancel()
         process.terminate()
         process.wait(10)
+        process.stdout.close()  # type: ignore[union-attr]
     text = "".join(seen)
     assert "TODO    fx-add" in text and "change detected" in text and "PASS    fx-add" in text
 
