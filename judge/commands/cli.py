@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from .. import __version__
 from ..core.errors import ExitCode, JudgeError
 from ..i18n import _, available_languages, has_catalog, use_language
+from ..sandbox.forking import ctrl_c_latched
 from . import COMMANDS, DEFAULT
 
 
@@ -39,7 +40,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser = command.parser(__version__)
             args = parser.parse_args(argv)  # argparse's own words stay English; ours (-j's check) are translated
             _language_note(lang)
-            return command.run(args)
+            with ctrl_c_latched():
+                return command.run(args)
     except JudgeError as exc:  # every error the user can fix, from every command (judge.core.errors)
         with use_language(lang):
             print(_("error: {message}").format(message=exc), file=sys.stderr)

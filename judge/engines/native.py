@@ -346,10 +346,11 @@ def _warm_up() -> None:
 @contextlib.contextmanager
 def _ctrl_c_held():
     """Ctrl-C (SIGINT) during the block is raised as KeyboardInterrupt when it ends, not inside it:
-    pytest catches a KeyboardInterrupt raised in a run and returns, and the judge would go on grading."""
+    pytest catches a KeyboardInterrupt raised in a run and returns, and the judge would go on grading. A
+    judge started with SIGINT ignored (in the background, under nohup) keeps ignoring it here too."""
     import threading
 
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         yield
         return
     pressed: list[int] = []
@@ -372,6 +373,7 @@ def _redirect_output(root: str) -> None:
 
 def _poll(running: dict[int, tuple[int, _Running]]) -> list[int]:
     """Wait a little for output, exits or deadlines; return the pids that are finished."""
+    forking.raise_if_pressed()
     runs = [run for _, run in running.values()]
     open_channels = [run.channel for run in runs if run.channel >= 0]
     wait = max(0.0, min(run.deadline for run in runs) - time.monotonic())

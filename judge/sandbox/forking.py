@@ -9,6 +9,12 @@ stays pending in the kernel, and a Ctrl-C that came just before is raised on ent
 delivered when the block ends and raised at the next Python call, in ordinary code (the caller must
 record the child before it makes one). Fork inside the block and leave it in the child too (the
 child's mask is restored; pending signals are not inherited).
+
+:func:`ctrl_c_latched` (the command line, around a command) keeps a Ctrl-C that Python drops anyway:
+a KeyboardInterrupt raised while a destructor, a weakref callback or a garbage collection runs is
+printed as "Exception ignored" and the program goes on. The press is also remembered, and the
+judging loop calls :func:`raise_if_pressed` on every turn. A judge started with SIGINT ignored (in
+the background, under nohup) keeps ignoring it, as CPython does.
 """
 
 from __future__ import annotations
@@ -36,3 +42,35 @@ def ctrl_c_held() -> Iterator[None]:
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a Ctrl-C held is raised at the next Python call
 
+
+
+_pressed = [False]
+
+
+def _on_ctrl_c(number: int, frame: object) -> None:
+    _pressed[0] = True
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def ctrl_c_latched() -> Iterator[None]:
+    """Within the block, Ctrl-C raises KeyboardInterrupt as ever and is remembered for
+    :func:`raise_if_pressed`; SIGINT's handler is restored after it."""
+    main = threading.current_thread() is threading.main_thread()
+    if not main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield  # ignored (the judge runs in the background), or a handler of the program embedding the judge
+        return
+    _pressed[0] = False
+    signal.signal(signal.SIGINT, _on_ctrl_c)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        _pressed[0] = False
+
+
+def raise_if_pressed() -> None:
+    """KeyboardInterrupt if Ctrl-C was pressed in :func:`ctrl_c_latched`'s block (its first raise may have
+    been dropped)."""
+    if _pressed[0]:
+        raise KeyboardInterrupt
