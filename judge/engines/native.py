@@ -335,32 +335,13 @@ def _warm_up() -> None:
     root = tempfile.mkdtemp(prefix="judge-warm-up-")
     learner = functools.partial(standin.session, start=lambda spec, side: inprocess.InProcessLearner(spec, side, root))
     try:
-        with open(os.devnull, "w") as devnull, contextlib.redirect_stderr(devnull), _ctrl_c_held():
+        with open(os.devnull, "w") as devnull, contextlib.redirect_stderr(devnull), \
+                forking.ctrl_c_deferred():
             runner.judge_source(write_warm_up_problem(root), WARM_UP_SOURCE, learner=learner, workdir=root)
     except Exception:  # noqa: BLE001 - a warm-up that fails only costs speed
         pass
     finally:
         shutil.rmtree(root, ignore_errors=True)
-
-
-@contextlib.contextmanager
-def _ctrl_c_held():
-    """Ctrl-C (SIGINT) during the block is raised as KeyboardInterrupt when it ends, not inside it:
-    pytest catches a KeyboardInterrupt raised in a run and returns, and the judge would go on grading. A
-    judge started with SIGINT ignored (in the background, under nohup) keeps ignoring it here too."""
-    import threading
-
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
-        yield
-        return
-    pressed: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if pressed:
-        raise KeyboardInterrupt
 
 
 def _redirect_output(root: str) -> None:

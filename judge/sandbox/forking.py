@@ -1,4 +1,4 @@
-"""Forks that keep a Ctrl-C: SIGINT held while the judge's own process forks, and raised after.
+"""Ctrl-C kept by the judge's own process: held while it forks, deferred past code that catches it, latched.
 
 CPython runs the handlers registered with :func:`os.register_at_fork` (the ``logging`` module's,
 among others) around every ``os.fork()`` and every subprocess started with a ``preexec_fn``, and
@@ -9,6 +9,9 @@ stays pending in the kernel, and a Ctrl-C that came just before is raised on ent
 delivered when the block ends and raised at the next Python call, in ordinary code (the caller must
 record the child before it makes one). Fork inside the block and leave it in the child too (the
 child's mask is restored; pending signals are not inherited).
+
+:func:`ctrl_c_deferred` raises a Ctrl-C pressed during code that catches KeyboardInterrupt itself
+(the warm-up's pytest run) once that code is done.
 
 :func:`ctrl_c_latched` (the command line, around a command) keeps a Ctrl-C that Python drops anyway:
 a KeyboardInterrupt raised while a destructor, a weakref callback or a garbage collection runs is
@@ -43,6 +46,30 @@ def ctrl_c_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a Ctrl-C held is raised at the next Python call
 
 
+def _hears_ctrl_c() -> bool:
+    """Whether this code may handle SIGINT: on the main thread, and SIGINT not ignored (a judge started in
+    the background, under nohup, keeps ignoring it)."""
+    return threading.current_thread() is threading.main_thread() and \
+        signal.getsignal(signal.SIGINT) != signal.SIG_IGN
+
+
+@contextlib.contextmanager
+def ctrl_c_deferred() -> Iterator[None]:
+    """Ctrl-C during the block is raised as KeyboardInterrupt when it ends, not inside it: for code that
+    catches KeyboardInterrupt itself (pytest returns when one reaches a run, and the judge's warm-up runs
+    pytest in the judge's own process: the judge would go on grading)."""
+    if not _hears_ctrl_c():
+        yield
+        return
+    pressed: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
+
 
 _pressed = [False]
 
@@ -56,8 +83,7 @@ def _on_ctrl_c(number: int, frame: object) -> None:
 def ctrl_c_latched() -> Iterator[None]:
     """Within the block, Ctrl-C raises KeyboardInterrupt as ever and is remembered for
     :func:`raise_if_pressed`; SIGINT's handler is restored after it."""
-    main = threading.current_thread() is threading.main_thread()
-    if not main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    if not _hears_ctrl_c() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         yield  # ignored (the judge runs in the background), or a handler of the program embedding the judge
         return
     _pressed[0] = False
