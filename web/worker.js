@@ -261,8 +261,8 @@ async function keptImage(sha256, size) {
   }
 }
 
-// A worker of the page being reloaded may still hold the file's lock for a moment while it closes:
-// try again a few times before booting without the kept image.
+// A worker of the page being reloaded (or an engine reading the file) may hold the file's lock for a
+// moment: try again a few times before booting without the kept image (or not keeping it).
 async function syncHandle(file) {
   for (let attempt = 0; ; attempt++) {
     try {
@@ -284,7 +284,7 @@ async function keepImage(sha256, image) {
       if (name !== `${sha256}.img`) await folder.removeEntry(name).catch(() => {});
     }
     const file = await folder.getFileHandle(`${sha256}.img`, { create: true });
-    handle = await file.createSyncAccessHandle();
+    handle = await syncHandle(file);
     if (handle.getSize() !== image.length) {
       handle.truncate(0);
       if (handle.write(image, { at: 0 }) !== image.length) {

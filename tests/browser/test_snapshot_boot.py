@@ -101,7 +101,8 @@ def test_a_reload_restores_the_image_the_worker_kept_and_a_bad_one_is_dropped(br
         app.wait_ready()
         assert app.page.evaluate("window.ppJudge.pool.primary.imageSource") == "site"
         # the worker says when the image is on disk (the write may take a while on a busy machine)
-        app.page.wait_for_function("() => window.ppJudge.pool.primary.imageKept", timeout=RUN_TIMEOUT_MS)
+        app.page.wait_for_function("() => window.ppJudge.pool.primary.imageSettled", timeout=RUN_TIMEOUT_MS)
+        assert app.page.evaluate("window.ppJudge.pool.primary.imageKept"), "the worker tried and could not keep it"
         app.page.wait_for_function("() => window.ppJudge.pool.spare && window.ppJudge.pool.spare.state === 'ready'",
                                    timeout=RUN_TIMEOUT_MS)
         app.page.reload()
