@@ -333,6 +333,10 @@ def test_identical_code_is_judged_once(tmp_path, problems):
     assert (grades.judged, grades.runs) == (4, 2)
     rows = _rows(tmp_path / "out")
     assert [rows[n]["fx-add"] for n in "abcd"] == ["7.5", "7.5", "7.5", "10"]
+    # judged once, and still each student's own Result: a change to one reaches no other
+    a, b, c = (next(g for g in grades.graded if g.student == name).results[0] for name in "abc")
+    a.tests[0].points, a.points = 99.0, 99.0
+    assert 99.0 not in (b.tests[0].points, c.tests[0].points, b.points, c.points)
 
 
 # ---------------------------------------------------------------------------------------------

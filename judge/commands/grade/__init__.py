@@ -159,8 +159,12 @@ def _judge(todo: list[Graded], problems: list[Problem], options: Options, progre
 
     results = options.judge(jobs, on_result=finished)
     progress.done()
+    handed_out: set[int] = set()
     for item, pairs in zip(todo, wanted):
-        judged = {pid: copy.deepcopy(results[j]) for pid, j in pairs}  # copies: each student's own
+        judged = {}
+        for pid, j in pairs:  # each student's own Result (scoring changes it): the first takes the judged one
+            judged[pid] = copy.deepcopy(results[j]) if j in handed_out else results[j]
+            handed_out.add(j)
         item.results = [judged.get(p.id) or _not_judged(p, item.submission) for p in problems]
     return len(jobs)
 

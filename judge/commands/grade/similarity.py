@@ -13,6 +13,7 @@ copydetect is an optional dependency (``pip install "pp-judge[similarity]"``): w
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import itertools
 from dataclasses import dataclass
@@ -49,16 +50,16 @@ def similar_pairs(grades: ClassGrades) -> list[Pair] | None:
     """Pairs at or above the threshold, most similar first; ``None`` when copydetect is not installed
     or the report was not asked for."""
     threshold = grades.options.similarity
-    if threshold is None:
-        return None
-    try:
-        from copydetect import CodeFingerprint, compare_files
-    except ImportError:
+    if threshold is None or importlib.util.find_spec("copydetect") is None:
         return None
     pairs: list[Pair] = []
     for problem in grades.problems:
         codes = {g.student: g.submission.sources[problem.id] for g in grades.graded
                  if problem.id in g.submission.sources and not untouched(g, problem)}
+        if len(codes) < 2:
+            continue  # no pair to compare (and copydetect's import, matplotlib's included, takes seconds)
+        from copydetect import CodeFingerprint, compare_files
+
         boilerplate = np.array(sorted(_fingerprint(CodeFingerprint, problem, problem.starter).hashes))
         prints = {student: _fingerprint(CodeFingerprint, problem, code, boilerplate)
                   for student, code in codes.items()}
@@ -74,7 +75,10 @@ def similar_pairs(grades: ClassGrades) -> list[Pair] | None:
 
 
 def _fingerprint(kind: Any, problem: Problem, code: str, boilerplate: Any = None) -> Any:
-    return kind(problem.entry, NOISE_CHARACTERS, WINDOW, boilerplate=boilerplate, fp=io.StringIO(code))
+    # the lexer named, not found from the file name: that search loads every lexer and reads the installed
+    # packages' entry points (1.5 s here, once a run)
+    return kind(problem.entry, NOISE_CHARACTERS, WINDOW, boilerplate=boilerplate, language="python",
+                fp=io.StringIO(code))
 
 
 def identical_groups(pairs: list[Pair]) -> list[tuple[str, list[str]]]:
