@@ -595,17 +595,19 @@ def test_try_it_calls_your_function_and_shows_the_value_and_prints(app: App) -> 
 
 
 def test_another_problems_page_cannot_stop_a_run_and_the_time_limit_shows_first(app: App) -> None:
-    app.select("bt-limits")
-    assert app.page.inner_text("[data-testid=time-limit]") == "time limit 4 s"
-    app.set_code(LOOP)
+    # a problem with a long limit (and no numpy to wait for): the steps below, on a loaded machine, took
+    # longer than bt-limits' 4 s, and the run had ended by its time limit before Stop could be pressed
+    app.select("pp-interleaved")
+    assert app.page.inner_text("[data-testid=time-limit]") == "time limit 20 s"
+    app.set_code("while True:  # never imported\n    pass\n")
     run = app.click_run()
     app.page.wait_for_function("() => window.ppJudge.pool.current && window.ppJudge.pool.current.startedAt")
-    app.select("pp-schedule")
+    app.select("bt-limits")
     assert app.page.is_disabled("[data-testid=stop]")
     assert "are running" in app.page.inner_text("[data-testid=other-run]")
     app.page.keyboard.press("Escape")  # does not stop the other problem's run either
     assert app.page.evaluate("window.ppJudge.pool.current !== null")
-    app.select("bt-limits")
+    app.select("pp-interleaved")
     assert app.page.is_enabled("[data-testid=stop]")
     app.page.click("[data-testid=stop]")
     assert app.wait_verdict(run, timeout=10_000) == "stopped"
