@@ -158,6 +158,15 @@ def judge_isolated(job, sandbox=None):
     return judge_many([job], sandbox=sandbox)[0]
 
 
+@pytest.fixture
+def ctrl_c_as_in_a_terminal():
+    """SIGINT's handler as a program started from a terminal has it, even when the suite runs in the
+    background (where SIGINT is ignored); restored after. For tests that press Ctrl-C in this process."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.fixture(autouse=True)
 def ctrl_c_as_found(request: pytest.FixtureRequest):
     """Each test leaves SIGINT's handler and mask as it found them, and a test that changed them is named.

@@ -19,18 +19,10 @@ from tests.conftest import FIXTURE_PROBLEMS, folder_job
 
 CORRECT = "def add(a, b):\n    return a + b\n"
 # each press below is dropped on purpose, and pytest reports a dropped exception as a warning
-pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+              pytest.mark.usefixtures("ctrl_c_as_in_a_terminal")]
 
 SLEEPS = "import time\n\ntime.sleep(20)\n\n\ndef add(a, b):\n    return a + b\n"
-
-
-@pytest.fixture(autouse=True)
-def ctrl_c_as_in_a_terminal():
-    """SIGINT's handler as a program started from a terminal has it, even when the suite runs in the
-    background (where SIGINT is ignored); restored after."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
 
 
 class _PressesCtrlC:

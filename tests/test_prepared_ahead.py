@@ -11,7 +11,6 @@ Also here: a Ctrl-C while the judge warms pytest up in its own process stops the
 from __future__ import annotations
 
 import re
-import signal
 import time
 
 import pytest
@@ -74,7 +73,8 @@ def test_a_prepared_job_that_loops_at_import_is_stopped_and_the_jobs_after_it_ru
     assert results[2].points == results[2].max_points
 
 
-def test_ctrl_c_during_the_warm_up_stops_the_judge(monkeypatch, tmp_path, request):
+@pytest.mark.usefixtures("ctrl_c_as_in_a_terminal")
+def test_ctrl_c_during_the_warm_up_stops_the_judge(monkeypatch, tmp_path):
     """The warm-up runs pytest in the judge's own process, and pytest returns when a KeyboardInterrupt
     reaches it: a Ctrl-C there must still stop the judge (it went on grading before)."""
     from judge.engines import native
@@ -82,9 +82,6 @@ def test_ctrl_c_during_the_warm_up_stops_the_judge(monkeypatch, tmp_path, reques
     (tmp_path / "test_ctrl_c.py").write_text("import os, signal\n\n\ndef test_pressed():\n"
                                              "    os.kill(os.getpid(), signal.SIGINT)\n")
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # as in the judge: no installed plugin
-    # Ctrl-C handled as when started from a terminal, even if the suite runs in the background (SIGINT ignored)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    request.addfinalizer(lambda: signal.signal(signal.SIGINT, previous))
     monkeypatch.setattr(runner, "judge_source", lambda *args, **kwargs: pytest.main(
         [str(tmp_path), "-q", "-p", "no:cacheprovider"]))
     with pytest.raises(KeyboardInterrupt):
