@@ -28,6 +28,24 @@ SOLUTIONS = FIXTURES / "solutions"
 PROBLEMS = ROOT / "problems"
 
 
+def _keep_byte_code_in_the_cache() -> None:
+    """Let this session and every Python it starts keep compiled modules, under .pytest_cache/pycache.
+
+    Where the environment sets PYTHONDONTWRITEBYTECODE (this project's machines do), each xdist worker
+    rewrote the asserts of every test module again (some 5 s a worker, before any test) and each
+    ``python -m judge`` the tests start compiled the judge again (some 0.4 s). The byte code goes under
+    pytest's cache folder, not beside the sources (``pytest --cache-clear`` removes it); a prefix the
+    environment already names is kept. Learner processes are not affected: they run with ``-I -B``.
+    """
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    prefix = os.environ.setdefault("PYTHONPYCACHEPREFIX", str(ROOT / ".pytest_cache" / "pycache"))
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = prefix
+
+
+_keep_byte_code_in_the_cache()  # before the test modules are imported, and before xdist starts its workers
+
+
 def normalise(result: dict) -> dict:
     """A Result dict with durations zeroed: the only field allowed to differ between runs."""
     result = dict(result, duration=0.0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -248,4 +249,22 @@ def test_the_runtime_folder_holds_nothing_of_the_graders():
             copied = {str(p.relative_to(entry)) for p in entry.rglob("*") if p.is_file()}
             assert copied == {str(p.relative_to(original)) for p in original.rglob("*") if p.is_file()}
     assert oct(folder.stat().st_mode & 0o777) == "0o755"
+
+
+def test_the_runtime_is_compiled_beside_its_modules_whatever_pycache_prefix_says(tmp_path, monkeypatch):
+    """The learner's Python runs with -I (no PYTHONPYCACHEPREFIX): it finds byte code only beside the
+    modules, so that is where the runtime's is written, even where the grader sets a prefix."""
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "prefix"))
+    folder = Path(levels.runtime_folder.__wrapped__())  # a new one: the process's own is shared by the tests
+    try:
+        beside = sorted(p.name.split(".")[0] for p in (folder / "judge" / "core" / "__pycache__").glob("*.pyc"))
+        assert beside == ["__init__", "codec", "protocol"]
+        assert not (tmp_path / "prefix").exists(), "byte code written under the prefix, where no learner looks"
+        run = subprocess.run([sys.executable, "-I", "-S", "-B", "-v", "-c",
+                              f"import sys; sys.path[:0] = [{str(folder)!r}]; import judge.core.codec"],
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert f"code object from '{folder}/judge/core/__pycache__/codec." in run.stderr, "compiled again"
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 

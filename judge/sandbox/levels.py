@@ -19,13 +19,13 @@ error, never a silent downgrade. :func:`choose` probes once per process and conf
 
 from __future__ import annotations
 
-import compileall
 import contextlib
 import dataclasses
 import functools
 import importlib.util
 import json
 import os
+import py_compile
 import re
 import shutil
 import subprocess
@@ -348,9 +348,7 @@ def runtime_folder() -> str:
         target = Path(folder, "judge", name)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(package / name, target)
-    # compiled once here: every learner process runs with -B (it writes no byte code) and would otherwise
-    # compile these modules again on each start (a Python of another version ignores them)
-    compileall.compile_dir(Path(folder, "judge"), quiet=2)
+        _compile_beside(target)
     for item in Path(folder, "judge").rglob("*"):
         item.chmod(0o755 if item.is_dir() else 0o644)
     Path(folder, "site").mkdir(mode=0o755)
@@ -359,6 +357,18 @@ def runtime_folder() -> str:
     _link_packages(folder, _package_folders())
     atexit.register(shutil.rmtree, folder, True)
     return folder
+
+
+def _compile_beside(source: Path) -> None:
+    """Byte code for ``source`` in the ``__pycache__`` folder beside it, where the learner process looks.
+
+    Compiled once here: every learner process runs with ``-B`` (it writes no byte code) and would
+    otherwise compile these modules again on each start (a Python of another version ignores them).
+    The path is explicit: where ``PYTHONPYCACHEPREFIX`` is set, the default one lies under that prefix,
+    which the learner's Python (``-I``: no environment variables) never reads.
+    """
+    name = f"{source.stem}.{sys.implementation.cache_tag}.pyc"
+    py_compile.compile(str(source), cfile=str(source.parent / "__pycache__" / name), doraise=True)
 
 
 @functools.lru_cache(maxsize=1)
