@@ -47,6 +47,7 @@ from .statements import DEFAULT_LANGUAGE, signatures, translations
 
 TIME_BUDGET = 0.5  # the reference may use at most this fraction of the time limit
 DEGENERATE = "degenerate: "  # the label of a degenerate variant of the reference (judge.core.degenerate)
+SECOND_RUN = "reference (second run)"  # the label of the reference judged again (are the tests deterministic?)
 FILL_IN = "FILL IN (instructor)"  # what `judge new` marks for the instructor to replace (a starter may
 # well say "FILL IN" to learners: the marker is distinct)
 MESSAGE_WIDTH = 150  # characters of a test's message shown without -v
@@ -163,22 +164,28 @@ def run_checks(problems: list[Problem], parallel: int = 1, verbose: bool = False
     wrongs: dict[str, list[WrongSolution | WrongSolutionError]] = {}
     with tempfile.TemporaryDirectory(prefix="judge-check-") as tmp:
         for problem in problems:
-            wrongs[problem.id] = [_load_wrong(problem, path) for path in problem.wrong_files]
-            solutions = [("reference", problem.reference_path), ("reference (second run)", problem.reference_path),
-                         ("starter", problem.starter_path)]
-            solutions += [(w.label, _source_file(w, Path(tmp) / problem.id))
-                          for w in wrongs[problem.id] if isinstance(w, WrongSolution)]
-            for label, path in solutions:
-                jobs.append(Job(problem, path, include_secret=True))
-                plan.append((problem, label))
-            for label, source in _degenerate(problem).items():
-                jobs.append(Job(problem, source=source, include_secret=True))
+            wrongs[problem.id] = loaded_wrongs(problem)
+            for label, job in check_jobs(problem, wrongs[problem.id], Path(tmp) / problem.id):
+                jobs.append(job)
                 plan.append((problem, label))
         results = get_engine("native").judge(jobs, parallel)
     by_problem: dict[str, dict[str, Result]] = {}
     for (problem, label), result in zip(plan, results, strict=True):
         by_problem.setdefault(problem.id, {})[label] = result
     return [assess(problem, by_problem[problem.id], wrongs[problem.id], verbose) for problem in problems]
+
+
+def check_jobs(problem: Problem, wrongs: Sequence[WrongSolution | WrongSolutionError],
+               folder: Path) -> list[tuple[str, Job]]:
+    """The solutions check judges for ``problem``, by the label :func:`assess` knows them by: the reference
+    twice (the second run shows whether the tests are deterministic), the starter, each wrong solution that
+    loaded (a ``.diff`` written out as the patched reference under ``folder``) and the degenerate ones."""
+    solutions = [("reference", problem.reference_path), (SECOND_RUN, problem.reference_path),
+                 ("starter", problem.starter_path)]
+    solutions += [(w.label, _source_file(w, folder)) for w in wrongs if isinstance(w, WrongSolution)]
+    jobs = [(label, Job(problem, path, include_secret=True)) for label, path in solutions]
+    return jobs + [(label, Job(problem, source=source, include_secret=True))
+                   for label, source in _degenerate(problem).items()]
 
 
 def _degenerate(problem: Problem) -> dict[str, str]:
@@ -190,6 +197,11 @@ def _degenerate(problem: Problem) -> dict[str, str]:
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
         return {}
     return {f"{DEGENERATE}{label}": source for label, source in sources.items()}
+
+
+def loaded_wrongs(problem: Problem) -> list[WrongSolution | WrongSolutionError]:
+    """The problem's wrong solutions, each loaded or the error that says why it does not load."""
+    return [_load_wrong(problem, path) for path in problem.wrong_files]
 
 
 def _load_wrong(problem: Problem, path: Path) -> WrongSolution | WrongSolutionError:
@@ -216,7 +228,7 @@ def assess(problem: Problem, results: dict[str, Result],
     check_files(check)
     missing = _assess_reference(check, results)
     if wrongs is None:
-        wrongs = [_load_wrong(problem, path) for path in problem.wrong_files]
+        wrongs = loaded_wrongs(problem)
     if not wrongs:
         check.failures.append(Finding("no-wrong-solutions", "wrong", 0, "no wrong/ solutions: add at least one "
                                       "known-wrong solution per common mistake"))
@@ -470,7 +482,7 @@ def _assess_reference(check: ProblemCheck, results: dict[str, Result]) -> set[st
         check.failures += [Finding("objective-without-tests", "problem.toml", 0, f"objective {o.id!r} ({o.title}) "
                                    "has no tests: no test matches its patterns")
                            for o in reference.objectives if o.total == 0]
-    if _verdicts(reference) != _verdicts(results["reference (second run)"]):
+    if _verdicts(reference) != _verdicts(results[SECOND_RUN]):
         check.failures.append(Finding("nondeterministic", message="two runs of the reference gave different verdicts: "
                                       "the tests are not deterministic"))
     return missing
