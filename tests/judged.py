@@ -8,7 +8,7 @@ stores each Result under a key that covers everything that can change it:
 - the problem: its loaded fields (``repr`` of the :class:`~judge.core.problem.Problem`, which holds its
   absolute path: Results may quote it) and the bytes of every file of its folder;
 - the judge: the bytes of every file of the imported ``judge`` package (sources, catalogs, harness
-  programs), the Python and the versions of the libraries the tests run with (pytest, numpy, ...),
+  programs) but its ``commands/`` and ``formats/`` (:data:`ABOVE_THE_ENGINES`), the Python and the versions of the libraries the tests run with (pytest, numpy, ...),
   the temporary folder, every ``JUDGE_*`` environment variable;
 - the engine: ``native`` with its sandbox level (all of it but the name of its per-process temporary
   runtime folder), or ``pyodide`` with the web front end's files, the
@@ -58,6 +58,11 @@ PYODIDE_BATCH = 20  # jobs per Pyodide harness call
 MAX_BYTES = 500 * 2**20  # prune(): the entries kept at most (an entry is some 300 KB, a full suite stores hundreds)
 MAX_AGE_DAYS = 14
 _SKIPPED_PARTS = {"__pycache__", "node_modules", ".pytest_cache"}
+#: The judge's folders no Result depends on: the commands drive the engines and the formats read Results;
+#: no module of the engines, the sandbox or the core imports either (tests/test_architecture.py holds it).
+#: A change there keeps the cached Results, so a contributor who changes a command is not made to wait for
+#: every problem to be judged again.
+ABOVE_THE_ENGINES = ("commands", "formats")
 
 
 def cache_dir() -> Path | None:
@@ -68,13 +73,14 @@ def cache_dir() -> Path | None:
     return Path(setting) if setting else ROOT / ".pytest_cache" / "judged"
 
 
-def tree_digest(folder: Path) -> str:
-    """sha256 over the relative paths and bytes of every file under ``folder`` (bytecode left out)."""
+def tree_digest(folder: Path, skip: Sequence[str] = ()) -> str:
+    """sha256 over the relative paths and bytes of every file under ``folder`` (bytecode left out, and the
+    top-level entries named in ``skip``)."""
     digest = hashlib.sha256()
     if folder.is_dir():
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             relative = path.relative_to(folder)
-            if _SKIPPED_PARTS & set(relative.parts) or path.suffix == ".pyc":
+            if _SKIPPED_PARTS & set(relative.parts) or path.suffix == ".pyc" or relative.parts[0] in skip:
                 continue
             digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
@@ -91,7 +97,7 @@ def judge_digest() -> str:
             versions[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             versions[name] = ""
-    parts = {"judge": tree_digest(Path(judge.__file__).resolve().parent), "python": sys.version,
+    parts = {"judge": tree_digest(Path(judge.__file__).resolve().parent, ABOVE_THE_ENGINES), "python": sys.version,
              "executable": sys.executable, "machine": platform.machine(), "libraries": versions,
              "tmp": tempfile.gettempdir(), "env": {k: v for k, v in os.environ.items() if k.startswith("JUDGE_")}}
     return _sha(parts)

@@ -11,6 +11,7 @@ import ast
 from pathlib import Path
 
 from tests.conftest import ROOT
+from tests.judged import ABOVE_THE_ENGINES
 
 PACKAGE = ROOT / "judge"
 LAYERS = {"core": 0, "artifacts": 0, "i18n": 0, "lang": 0, "": 0, "sandbox": 1, "engines": 2, "formats": 2, "commands": 3, "__main__": 4}
@@ -64,6 +65,16 @@ def test_formats_never_import_commands_or_engines():
     wrong = [f"{name} imports {target}" for name, path in known.items() if name.startswith("judge.formats")
              for target in imports(name, path, set(known)) if target.startswith(("judge.commands", "judge.engines"))]
     assert wrong == []
+
+
+def test_what_judges_never_imports_commands_or_formats():
+    """Results do not depend on them: the tests' shared cache leaves them out of its key (tests/judged.py)."""
+    known = modules()
+    above = tuple(f"judge.{folder}" for folder in ABOVE_THE_ENGINES)
+    wrong = [f"{name} imports {target}" for name, path in known.items() if not name.startswith((*above, "judge.__main__"))
+             for target in imports(name, path, set(known)) if target.startswith(above)]
+    assert wrong == []
+    assert set(ABOVE_THE_ENGINES) <= set(LAYERS), "a folder the cache leaves out is not a layer"
 
 
 def test_no_two_modules_import_each_other():

@@ -84,6 +84,19 @@ def test_a_changed_judge_source_changes_the_judge_digest(tmp_path: Path) -> None
     assert judged.tree_digest(ROOT / "judge") == judged.tree_digest(ROOT / "judge")
 
 
+def test_a_changed_command_or_format_keeps_the_judge_digest(tmp_path: Path) -> None:
+    copy = tmp_path / "judge"
+    shutil.copytree(ROOT / "judge", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    before = judged.tree_digest(copy, judged.ABOVE_THE_ENGINES)
+    for changed in (copy / "commands" / "check.py", copy / "formats" / "junit.py"):
+        changed.write_text(changed.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    assert judged.tree_digest(copy, judged.ABOVE_THE_ENGINES) == before
+    assert judged.tree_digest(copy) != judged.tree_digest(ROOT / "judge")  # but a digest of everything sees them
+    runner = copy / "core" / "runner.py"
+    runner.write_text(runner.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    assert judged.tree_digest(copy, judged.ABOVE_THE_ENGINES) != before
+
+
 def test_a_result_is_judged_once_then_read(cache: Path, problem) -> None:
     engine = Counting()
     jobs = [Job(problem, source=ADD), Job(problem, source=ADD + "\n"), Job(problem, source=ADD)]
