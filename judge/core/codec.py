@@ -323,6 +323,9 @@ class Decoder:
         if _containers(text) > MAX_CONTAINERS:
             raise Malformed(f"a value with more than {MAX_CONTAINERS:,} lists, tuples and dicts, more than the tests "
                             "accept: return a smaller value")
+        if type(text) is bytes and text.isascii():
+            # a message off the pipe: json.loads would guess its encoding and build a decoder for it
+            text = text.decode("ascii")
         try:
             if type(text) is str and not text.startswith("\ufeff"):
                 return self._json.decode(text)  # what json.loads does with such a text
