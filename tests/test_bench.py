@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import FIXTURE_PROBLEMS, ROOT
 
 
+@pytest.mark.slow  # a benchmark run end to end, as the other benchmarks' tests
 def test_native_benchmark_runs_on_a_tiny_case(tmp_path):
     out = tmp_path / "native.json"
     result = subprocess.run([sys.executable, "-m", "bench.native", "--problems", str(FIXTURE_PROBLEMS),
@@ -40,6 +41,7 @@ def test_boundary_benchmark_measures_the_codec_calls_and_each_problem(tmp_path):
     assert fx_add["round_trips"] >= fx_add["tests"]  # every test calls the learner's add() at least once
 
 
+@pytest.mark.slow  # a benchmark run end to end
 def test_limits_benchmark_reports_each_references_cpu_time_and_each_levels_job(tmp_path):
     out = tmp_path / "limits.json"
     result = subprocess.run([sys.executable, "-m", "bench.limits", "--problems", str(FIXTURE_PROBLEMS),

@@ -39,6 +39,7 @@ def references_folder(dest: Path) -> Path:
     return dest
 
 
+@pytest.mark.slow  # judges every problem
 def test_every_reference_earns_full_points_on_the_public_tests_alone(tmp_path):
     """The terminal and --json, as a learner runs them: PASS is never beside less than full points."""
     practice = references_folder(tmp_path / "practice")

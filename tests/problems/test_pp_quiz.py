@@ -331,6 +331,7 @@ def _load_path(path: Path):
 
 @pytest.mark.skipif(shutil.which("bwrap") is None and os.environ.get("CI") != "true",
                     reason="bubblewrap is not installed (in CI a missing bwrap is a failure)")
+@pytest.mark.slow  # an attack, through judge grade end to end
 def test_cracking_the_key_at_grading_time_earns_nothing(tmp_path):
     problems, errors = discover_problems(PROBLEM)
     assert not errors, errors
