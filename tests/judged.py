@@ -227,6 +227,22 @@ def judge_cached(jobs: Sequence[Job], parallel: int | None = None, engine: str =
     return [results[key] for key in keys]
 
 
+class SharedResults:
+    """An engine (the interface of :mod:`judge.engines`) for tests that need Results of the problems'
+    own solutions, not a judging of their own: each job is judged as its :func:`solution_job` (the job
+    the sweeps over ``problems/`` judge), through the cache, so a class of references, starters and
+    wrong solutions costs what the sweeps have not judged yet. The Results name the snapshot's path."""
+
+    def judge(self, jobs: Sequence[Job], parallel: int = 1,
+              on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
+        shared = [solution_job(Path(job.problem.path), job.label, job.code(), job.lang) for job in jobs]
+        results = judge_cached(shared, parallel)
+        for index, result in enumerate(results):
+            if on_result:
+                on_result(index, result)
+        return results
+
+
 def judge_one(job: Job, engine: str = "native") -> Result:
     """:func:`judge_cached` of one job."""
     return judge_cached([job], parallel=1, engine=engine)[0]

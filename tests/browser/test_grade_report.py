@@ -11,6 +11,7 @@ from judge.commands.grade import Options, grade_class
 from judge.core.problem import discover_problems
 from judge.core.wrong import wrong_source
 from tests.conftest import PROBLEMS, SOLUTIONS
+from tests.judged import SharedResults
 
 
 def test_report_renders_offline_without_errors(browser, tmp_path):
@@ -87,7 +88,8 @@ def test_printed_report_is_a_few_legible_pages_with_its_charts(browser, tmp_path
                         else wrong_source(problem, wrongs[index % len(wrongs)]))
                 archive.writestr(f"{problem.id}/{problem.entry}", code)
     out = tmp_path / "out"
-    grade_class(subs, out, problems, Options(parallel=2, similarity=None))
+    # the Results the sweeps over problems/ share (tests/judged.py): this test is about the printed page
+    grade_class(subs, out, problems, Options(parallel=2, similarity=None, engine=SharedResults()))
     page = browser.new_page()
     page.goto((out / "report.html").as_uri())
     pdf = tmp_path / "report.pdf"
