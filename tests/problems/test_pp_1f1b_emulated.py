@@ -353,15 +353,14 @@ def test_stage_checks_and_stash_records():
 def test_activation_saved_inside_a_tuple_counts_as_saved():
     """Storing (act, x) in comm.stash is saving the activation: the loop passes every test."""
     from judge.core.problem import load_problem
-    from judge.engines.native import Job
-    from tests.conftest import judge_isolated
+    from tests.judged import judge_one, solution_job
 
     problem = load_problem(PROBLEM)
     source = problem.reference_path.read_text(encoding="utf-8")
     assert "comm.stash[mb] = act" in source and "act = comm.stash.pop(mb)" in source
     source = source.replace("comm.stash[mb] = act", "comm.stash[mb] = (act, mb)")
     source = source.replace("act = comm.stash.pop(mb)", "act, _ = comm.stash.pop(mb)")
-    result = judge_isolated(Job(problem, None, include_secret=True, source=source))
+    result = judge_one(solution_job(PROBLEM, "pp-1f1b-emulated/activation in a tuple", source))
     failing = [(t.name, t.message[:300]) for t in result.tests if t.outcome != "passed"]
     assert result.status == "passed", (result.status, result.message, failing[:3])
 
@@ -372,12 +371,12 @@ def test_deadlock_hints_only_say_what_the_run_shows():
     GPipe's) nor that it uses isend with blocking=True (it does not)."""
     from judge.core.problem import load_problem
     from judge.core.wrong import load_wrong
-    from judge.engines.native import Job
-    from tests.conftest import judge_isolated
+    from tests.judged import judge_one, solution_job
 
     problem = load_problem(PROBLEM)
     wrong = load_wrong(problem, PROBLEM / "wrong" / "recv_grad_before_forward.diff")
-    result = judge_isolated(Job(problem, None, include_secret=True, source=wrong.source))
+    # the job the hint and parity sweeps judge: one Result for all three (tests/judged.py)
+    result = judge_one(solution_job(PROBLEM, "pp-1f1b-emulated/wrong/recv_grad_before_forward.diff", wrong.source))
     failing = {t.id.rsplit("::", 1)[-1]: t.message for t in result.tests if t.outcome != "passed"}
     deadlock = [m for name, m in failing.items() if "test_blocking_sends_deadlock" in name]
     assert deadlock and all("belongs right before its" in m for m in deadlock), failing

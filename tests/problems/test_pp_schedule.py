@@ -71,18 +71,18 @@ def test_problem_folder_is_complete():
     assert len(load_problem(PROBLEM).wrong_files) >= 2
 
 
-def test_a_failed_public_order_records_the_expected_timeline_and_a_secret_one_never(tmp_path):
+def test_a_failed_public_order_records_the_expected_timeline_and_a_secret_one_never():
     """Yours vs expected: the public tests record the expected order beside the learner's; the secret
     tests never do (their expected orders are not the learner's to see)."""
     from judge.core.problem import load_problem
     from judge.core.wrong import wrong_source
-    from judge.engines.native import Job
-    from tests.conftest import ROOT, judge_isolated
+    from tests.conftest import ROOT
+    from tests.judged import judge_one, solution_job
 
     problem = load_problem(ROOT / "problems" / "pp-schedule")
-    solution = tmp_path / problem.entry
-    solution.write_text(wrong_source(problem, problem.path / "wrong" / "warmup_off_by_one.diff"), encoding="utf-8")
-    result = judge_isolated(Job(problem, solution, include_secret=True))
+    source = wrong_source(problem, problem.path / "wrong" / "warmup_off_by_one.diff")
+    # the job the hint and parity sweeps judge: one Result for all three (tests/judged.py)
+    result = judge_one(solution_job(problem.path, "pp-schedule/wrong/warmup_off_by_one.diff", source))
     failed = [t for t in result.tests if t.outcome == "failed"]
     public = [t for t in failed if t.visibility == "public" and "worked_example" in t.id]
     assert public, [t.id for t in failed]
