@@ -354,10 +354,17 @@ class Decoder:
         return [tuple(row) for row in rows]
 
     def _tuple_trees(self, tree: dict[str, Any]) -> list[tuple[Any, ...]]:
-        rows = _field(tree, "v", list)
-        if not all(type(row) is list for row in rows):
-            raise Malformed("a list of tuples with an item that is not one")
-        return [_as_tuples(row, 0) for row in rows]
+        rows = []
+        for row in _field(tree, "v", list):
+            if type(row) is not list:
+                raise Malformed("a list of tuples with an item that is not one")
+            for item in row:
+                if type(item) is list:  # a tuple of tuples (a pair of operations)
+                    rows.append(_as_tuples(row, 0))
+                    break
+            else:  # a tuple of scalars (most rows): no call per row (pp-dualpipe decodes thousands)
+                rows.append(tuple(row))
+        return rows
 
     def _dict(self, tree: dict[str, Any]) -> dict[Any, Any]:
         result = {}
