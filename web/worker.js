@@ -262,13 +262,14 @@ async function keptImage(sha256, size) {
 }
 
 // A worker of the page being reloaded (or an engine reading the file) may hold the file's lock for a
-// moment: try again a few times before booting without the kept image (or not keeping it).
+// moment, longer on a busy machine (a reloaded page's workers end late): try again for up to 2 s
+// before booting without the kept image (or not keeping it).
 async function syncHandle(file) {
   for (let attempt = 0; ; attempt++) {
     try {
       return await file.createSyncAccessHandle();
     } catch (err) {
-      if (attempt >= 5 || !err || err.name !== "NoModificationAllowedError") throw err;
+      if (attempt >= 20 || !err || err.name !== "NoModificationAllowedError") throw err;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -284,6 +285,13 @@ async function keepImage(sha256, image) {
       if (name !== `${sha256}.img`) await folder.removeEntry(name).catch(() => {});
     }
     const file = await folder.getFileHandle(`${sha256}.img`, { create: true });
+    // kept already (by the other engine, which booted first): no lock taken, so the next boot (the
+    // spare, a reload) never waits for this one to let go of the file
+    const existing = await file.getFile().catch(() => null);
+    if (existing && existing.size === image.length) {
+      kept = true;
+      return;
+    }
     handle = await syncHandle(file);
     if (handle.getSize() !== image.length) {
       handle.truncate(0);
