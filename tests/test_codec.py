@@ -285,6 +285,18 @@ def test_malformed_text_is_refused():
             codec.loads(text)
 
 
+def test_a_message_off_the_pipe_is_ascii_json_and_nothing_else():
+    """What the learner's side writes reaches the tests as bytes: ASCII decodes as the same text would;
+    a NUL byte, another encoding's JSON (UTF-16 holds NULs, it was once read as such) or stray
+    non-ASCII bytes are refused, never guessed at."""
+    text = codec.dumps(codec.Encoder().encode([("F", 0, 0), (("F", 1, 1), ("B", 0, 1))]))
+    assert codec.loads(text.encode("ascii")) == codec.loads(text) == [("F", 0, 0), (("F", 1, 1), ("B", 0, 1))]
+    for data in (b'{"a": 1}\x00', '{"a": 1}'.encode("utf-16-be"), '{"a": 1}'.encode("utf-32-le"),
+                 b'{"a": "\xff"}', b"\x00" * 8):
+        with pytest.raises(codec.Malformed):
+            codec.loads(data)
+
+
 def test_a_json_object_without_a_tag_is_a_dict_of_str_keys():
     assert codec.loads('{"a": [1, {"b": null}]}') == {"a": [1, {"b": None}]}
     assert codec.round_trip({"~": 1, 2: "x"}) == {"~": 1, 2: "x"}  # keys that need the tagged form
