@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -268,3 +271,85 @@ def test_the_runtime_is_compiled_beside_its_modules_whatever_pycache_prefix_says
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
+
+
+def test_the_level_probed_ahead_is_the_level_chosen_and_its_errors_come_with_it():
+    """``python -m judge`` probes the level on a thread of its own while it warms up: the same level as
+    :func:`levels.choose`, and the same error, raised where the level is needed."""
+    assert levels.choose_ahead("plain").result() == levels.choose("plain")
+    assert levels.choose_ahead("auto").result() == levels.choose("auto")
+    pending = levels.choose_ahead("docker")
+    with pytest.raises(levels.SandboxError, match="expected one of auto, bubblewrap, user, plain"):
+        pending.result()
+
+
+def test_a_python_closed_to_others_is_known_without_a_probe(monkeypatch):
+    base = Path(tempfile.mkdtemp(dir="/tmp"))  # pytest's own tmp_path lies in a folder closed to others
+    base.chmod(0o755)
+    monkeypatch.setattr(levels, "_has_acl", lambda path: False)
+    try:
+        _closed_or_not(base / "home", monkeypatch)
+    finally:
+        shutil.rmtree(base)
+
+
+def _closed_or_not(private: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (private / "bin").mkdir(parents=True)
+    python = private / "bin" / "python3"
+    python.write_text("")
+    python.chmod(0o755)
+    private.chmod(0o700)
+    assert levels._closed_to_others(str(python)) == f"{private} is closed to other users"
+    private.chmod(0o755)
+    assert levels._closed_to_others(str(python)) == ""
+    python.chmod(0o750)
+    assert levels._closed_to_others(str(python)) == f"{python} is closed to other users"
+    monkeypatch.setattr(levels, "_has_acl", lambda path: True)  # an access control list may open it: probe
+    assert levels._closed_to_others(str(python)) == ""
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None, reason="bubblewrap started by root")
+def test_bubblewrap_as_root_skips_the_identity_probe_only_where_no_identity_can_run_python(monkeypatch):
+    closed = levels._closed_to_others(os.path.realpath(sys.executable))
+    probed: list[bool] = []
+    real_probe = levels._probe
+    monkeypatch.setattr(levels, "_probe", lambda sandbox, secrets: (probed.append(sandbox.as_identity),
+                                                                    real_probe(sandbox, secrets))[1])
+    levels._choose.cache_clear()
+    try:
+        sandbox = levels.choose("bubblewrap")
+    finally:
+        levels._choose.cache_clear()
+    if closed:  # this machine's Python is in root's private home: one probe, as root, and the note says why
+        assert probed == [False]
+        assert not sandbox.as_identity and closed in sandbox.note
+    else:
+        assert probed[0] is True
+
+
+def test_ctrl_c_while_the_level_is_probed_stops_the_run_and_leaves_nothing(tmp_path):
+    """The probe runs on a thread while the judge warms up: a Ctrl-C then (sent to the whole process group,
+    as a terminal does) ends the run as "interrupted" and leaves no folder of the judge's behind."""
+    practice = tmp_path / "practice" / "fx-add"
+    practice.mkdir(parents=True)
+    shutil.copy(FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py", practice / "adder.py")
+    private_tmp = tmp_path / "tmp"
+    private_tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(private_tmp), PYTHONPATH=str(ROOT), NO_COLOR="1")
+    run = subprocess.Popen([sys.executable, "-m", "judge", str(practice.parent), "--problems",
+                            str(FIXTURE_PROBLEMS / "fx-add")], env=env, start_new_session=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(private_tmp.glob("judge-probe-*")) and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.002)
+        assert run.poll() is None, "the run ended before its probe was seen"
+        os.killpg(run.pid, signal.SIGINT)
+        stdout, stderr = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode == 130, stdout + stderr
+    assert "interrupted" in stderr
+    assert sorted(p.name for p in private_tmp.iterdir()) == []

@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import UsageError
 from ..core.problem import Problem, ProblemError, discover_problems
@@ -82,10 +82,15 @@ def native_engine(args: argparse.Namespace, problems: list[Problem], grading: bo
     level it got, and warns when the learner's code can read the grader's files. ``private``: folders
     the learner's code must not read (other students' submissions), refused if it could."""
     from ..engines import get_engine
-    from ..sandbox.levels import choose, refuse_exposed
+    from ..sandbox.levels import choose, choose_ahead, refuse_exposed
 
-    sandbox = choose(getattr(args, "sandbox", "auto"), user=getattr(args, "sandbox_user", None), grading=grading,
-                     grader_paths=[p.path for p in problems], packages=[d for p in problems for d in p.packages])
+    requested = getattr(args, "sandbox", "auto")
+    level: dict[str, Any] = {"user": getattr(args, "sandbox_user", None), "grading": grading,
+                             "grader_paths": [p.path for p in problems],
+                             "packages": [d for p in problems for d in p.packages]}
+    if not grading and not private:  # nothing to report or refuse before judging: probed while the judge warms up
+        return get_engine("native", sandbox=choose_ahead(requested, **level))
+    sandbox = choose(requested, **level)
     refuse_exposed(sandbox, private)
     if grading:
         print(f"Sandbox: {sandbox.summary}" + (f" [{sandbox.note}]" if sandbox.note else ""), file=sys.stderr)

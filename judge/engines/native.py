@@ -81,7 +81,7 @@ class _Running:
 class NativeEngine:
     """The native engine: :func:`judge_many` behind the engine interface, at one sandbox level."""
 
-    def __init__(self, sandbox: levels.Sandbox | None = None) -> None:
+    def __init__(self, sandbox: levels.Sandbox | levels.PendingSandbox | None = None) -> None:
         self._sandbox = sandbox
 
     @property
@@ -89,10 +89,14 @@ class NativeEngine:
         """The sandbox of this engine's learner processes (probed on first use when not given)."""
         if self._sandbox is None:
             self._sandbox = levels.choose("auto")
+        elif isinstance(self._sandbox, levels.PendingSandbox):
+            self._sandbox = self._sandbox.result()
         return self._sandbox
 
     def judge(self, jobs: Sequence[Job], parallel: int = 1,
               on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
+        if isinstance(self._sandbox, levels.PendingSandbox) and _forks() and jobs:
+            _preload(warm_up=len(jobs) > 1)  # while the sandbox's probe runs on its own
         return judge_many(list(jobs), parallel, on_result, self.sandbox)
 
 

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -167,6 +168,38 @@ def choose(requested: str = "auto", *, user: str | None = None, grading: bool = 
                    tuple(sorted(set(packages))))
 
 
+class PendingSandbox:
+    """:func:`choose` running on a thread of its own (:func:`choose_ahead`): the probe's process starts,
+    imports numpy and ends while the judge imports pytest, loads the problems and warms up."""
+
+    def __init__(self, requested: str, **options: Any) -> None:
+        self._sandbox: Sandbox | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._choose, args=(requested,), kwargs=options,
+                                        name="judge-sandbox-probe")
+        self._thread.start()
+
+    def _choose(self, requested: str, **options: Any) -> None:
+        try:
+            self._sandbox = choose(requested, **options)
+        except BaseException as exc:  # noqa: BLE001 - raised again, in the caller's thread, by result()
+            self._error = exc
+
+    def result(self) -> Sandbox:
+        """The sandbox, once the probe has ended (its :class:`SandboxError` raised here). Call it before
+        forking: a fork must not copy a thread in the middle of its work."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._sandbox is not None
+        return self._sandbox
+
+
+def choose_ahead(requested: str = "auto", **options: Any) -> PendingSandbox:
+    """:func:`choose` started now on another thread; :meth:`PendingSandbox.result` waits for it."""
+    return PendingSandbox(requested, **options)
+
+
 @functools.lru_cache(maxsize=8)
 def _choose(requested: str, user: str | None, grading: bool, grader_paths: tuple[str, ...],
             distributions: tuple[str, ...] = ()) -> Sandbox:
@@ -209,6 +242,9 @@ def _try(level: Level, python: str, runtime: str, packages: dict[str, str], user
             return sandbox
         as_identity = dataclasses.replace(sandbox, as_identity=True, user=user)
         try:
+            closed = _closed_to_others(python)
+            if closed:  # no need to start a process to learn that (it cost 50-60 ms of every run)
+                raise SandboxError(f"bubblewrap: an unprivileged identity cannot run {python} ({closed})")
             _probe(as_identity, ())
             return as_identity
         except SandboxError as exc:  # a Python in a folder only root can enter (a private home)
@@ -389,14 +425,17 @@ def _package_folders() -> dict[str, str]:
 
 def _link_packages(runtime: str, packages: dict[str, str]) -> dict[str, str]:
     """Entries in the runtime's site folder for the packages the learner may import: a link where
-    every user can reach the package, else a copy (hard links where they can be made: no bytes
-    copied), since an unprivileged identity cannot enter a virtual environment in a private folder.
+    every user can reach the package (or where no other user can run this Python anyway), else a copy
+    (hard links where they can be made: no bytes copied), since an unprivileged identity cannot enter a
+    virtual environment in a private folder.
     Returns import name -> the folder to show (the package's own, or its copy)."""
     site = Path(runtime, "site")
     shown = {}
+    # where no other user can run this Python, no identity will import a package: links do for root
+    nobody_else = bool(_closed_to_others(os.path.realpath(sys.executable)))
     for name, path in packages.items():
         entry = site / name
-        if _reachable_by_others(path):
+        if nobody_else or _reachable_by_others(path):
             if not entry.is_symlink() and not entry.exists():
                 entry.symlink_to(path)
             shown[name] = path if entry.is_symlink() else str(entry)
@@ -422,6 +461,29 @@ def refuse_exposed(sandbox: Sandbox, folders: Sequence[Path]) -> None:
         raise SandboxError(f"user: without Landlock the learner's code can read what every user may read, and "
                            f"other users can read {shown}; make them unreadable to others (chmod -R o-rwx "
                            f"{folders_shown}) or grade where Landlock or bubblewrap is available")
+
+
+def _closed_to_others(path: str) -> str:
+    """Why a user with no rights of its own certainly cannot run the file ``path`` (a folder above it or
+    the file itself closed to others, and no access control list that could open it), else ""."""
+    current = Path(path)
+    for item in (*reversed(current.parents), current):
+        try:
+            mode, acl = os.stat(item).st_mode, _has_acl(item)
+        except OSError:
+            return ""  # let the probe find out
+        if acl:
+            return ""
+        if not mode & 0o001:
+            return f"{item} is closed to other users"
+    return ""
+
+
+def _has_acl(path: Path) -> bool:
+    try:
+        return "system.posix_acl_access" in os.listxattr(path)
+    except (OSError, AttributeError):  # no extended attributes here: no access control lists either
+        return False
 
 
 def _reachable_by_others(path: str) -> bool:
