@@ -353,3 +353,19 @@ def test_ctrl_c_while_the_level_is_probed_stops_the_run_and_leaves_nothing(tmp_p
     assert run.returncode == 130, stdout + stderr
     assert "interrupted" in stderr
     assert sorted(p.name for p in private_tmp.iterdir()) == []
+
+
+def test_a_learner_process_imports_only_what_its_start_needs():
+    """Each job starts a learner process: what its runtime imports is paid on every start. The codec
+    reads dataclasses only where the learner's code made one, so that module (and inspect, which it
+    imports) is not loaded for a learner that uses none (about 30 ms of every start here)."""
+    sandbox = levels.choose("plain")
+    problem = load_problem(FIXTURE_PROBLEMS / "fx-add")
+    source = ("import sys\n\n\ndef loaded(names):\n    return [n for n in names if n in sys.modules]\n\n\n"
+              "def add(a, b):\n    return a + b\n")
+    side = standin.session(problem, source, Path("."), start=lambda spec, side: ProcessLearner(spec, sandbox, side))
+    assert side.start() == ""
+    try:
+        assert side.module.loaded(["dataclasses", "inspect", "json"]) == ["json"]
+    finally:
+        side.stop()
