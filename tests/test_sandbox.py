@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -369,3 +370,37 @@ def test_a_learner_process_imports_only_what_its_start_needs():
         assert side.module.loaded(["dataclasses", "inspect", "json"]) == ["json"]
     finally:
         side.stop()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the user level needs root")
+def test_the_user_levels_probe_runs_on_the_main_thread_even_when_chosen_ahead(monkeypatch):
+    """The user level enters Landlock and seccomp in a preexec_fn, which CPython's documentation calls unsafe
+    beside other threads: chosen ahead, that probe waits for the main thread. Its outcome is choose()'s."""
+    from judge.sandbox import confine
+
+    if not confine.offered().names:
+        pytest.skip("neither Landlock nor seccomp here: the user level's probe needs no preexec_fn")
+    started_on_main: list[bool] = []
+    real_run = subprocess.run
+
+    def run(*args, **kwargs):
+        started_on_main.append(threading.current_thread() is threading.main_thread())
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(levels.subprocess, "run", run)
+    levels._choose.cache_clear()
+    try:
+        pending = levels.choose_ahead("user")
+        try:
+            ahead: object = pending.result()
+        except levels.SandboxError as exc:  # here: this machine's Python is closed to other users
+            ahead = str(exc)
+        assert started_on_main == [True], started_on_main
+        levels._choose.cache_clear()
+        try:
+            chosen: object = levels.choose("user")
+        except levels.SandboxError as exc:
+            chosen = str(exc)
+        assert ahead == chosen
+    finally:
+        levels._choose.cache_clear()

@@ -173,6 +173,7 @@ class PendingSandbox:
     imports numpy and ends while the judge imports pytest, loads the problems and warms up."""
 
     def __init__(self, requested: str, **options: Any) -> None:
+        self._requested, self._options = requested, options
         self._sandbox: Sandbox | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._choose, args=(requested,), kwargs=options,
@@ -189,10 +190,17 @@ class PendingSandbox:
         """The sandbox, once the probe has ended (its :class:`SandboxError` raised here). Call it before
         forking: a fork must not copy a thread in the middle of its work."""
         self._thread.join()
+        if isinstance(self._error, _MainThreadOnly):  # the user level's probe: chosen here, the thread gone
+            self._sandbox, self._error = choose(self._requested, **self._options), None
         if self._error is not None:
             raise self._error
         assert self._sandbox is not None
         return self._sandbox
+
+
+class _MainThreadOnly(Exception):
+    """Raised by a probe that must run on the main thread (the user level enters Landlock and seccomp in
+    a ``preexec_fn``, which CPython's documentation says is not safe while other threads run)."""
 
 
 def choose_ahead(requested: str = "auto", **options: Any) -> PendingSandbox:
@@ -310,6 +318,8 @@ print(json.dumps({"numpy": found, "readable": readable}))
 def _probe(sandbox: Sandbox, secrets: Sequence[str]) -> None:
     """Run a tiny learner-like process at this level, as its jobs will run (identity, confinement): it
     must start, import numpy, and read no secret."""
+    if sandbox.level == "user" and sandbox.confinement and threading.current_thread() is not threading.main_thread():
+        raise _MainThreadOnly  # its confinement is entered in a preexec_fn: not safe beside other threads
     folder = tempfile.mkdtemp(prefix="judge-probe-", dir=os.path.dirname(sandbox.runtime))
     os.chmod(folder, 0o711)
     identity = acquire_identity(sandbox)
