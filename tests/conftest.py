@@ -53,6 +53,14 @@ def normalise(result: dict) -> dict:
     return result
 
 
+# A terminal starts a command with Ctrl-C's default disposition; a suite started in the background (``pytest &``
+# in a script, nohup) ignores SIGINT, every process it starts inherits that, and CPython leaves an ignored SIGINT
+# ignored: the judge would rightly not hear the test's Ctrl-C (every lost Ctrl-C of the full runs before
+# 2026-12-04). The judge is started through this exec, which gives it the default back, as a terminal would.
+FROM_A_TERMINAL = [sys.executable, "-c", "import os, signal, sys\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\n"
+                   "os.execv(sys.argv[1], sys.argv[1:])"]
+
+
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     """Run ``python -m judge ARGS`` in a real subprocess (for what only a new interpreter shows: the entry
     point, signals, the environment it starts with); :func:`judge_cli` does the rest in this process."""

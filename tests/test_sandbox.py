@@ -24,7 +24,7 @@ import pytest
 from judge.core.problem import load_problem
 from judge.sandbox import levels, standin
 from judge.sandbox.process import ProcessLearner
-from tests.conftest import FIXTURE_PROBLEMS, PROBLEMS, ROOT, run_cli
+from tests.conftest import FIXTURE_PROBLEMS, FROM_A_TERMINAL, PROBLEMS, ROOT, run_cli
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None and os.environ.get("CI") != "true",
                                  reason="bubblewrap is not installed (in CI a missing bwrap is a failure)")
@@ -330,14 +330,15 @@ def test_bubblewrap_as_root_skips_the_identity_probe_only_where_no_identity_can_
 
 def test_ctrl_c_while_the_level_is_probed_stops_the_run_and_leaves_nothing(tmp_path):
     """The probe runs on a thread while the judge warms up: a Ctrl-C then (sent to the whole process group,
-    as a terminal does) ends the run as "interrupted" and leaves no folder of the judge's behind."""
+    as a terminal does) ends the run as "interrupted" and leaves no folder of the judge's behind. The judge
+    starts with Ctrl-C's default disposition, as from a terminal, even when the suite runs in the background."""
     practice = tmp_path / "practice" / "fx-add"
     practice.mkdir(parents=True)
     shutil.copy(FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py", practice / "adder.py")
     private_tmp = tmp_path / "tmp"
     private_tmp.mkdir()
     env = dict(os.environ, TMPDIR=str(private_tmp), PYTHONPATH=str(ROOT), NO_COLOR="1")
-    run = subprocess.Popen([sys.executable, "-m", "judge", str(practice.parent), "--problems",
+    run = subprocess.Popen([*FROM_A_TERMINAL, sys.executable, "-m", "judge", str(practice.parent), "--problems",
                             str(FIXTURE_PROBLEMS / "fx-add")], env=env, start_new_session=True,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

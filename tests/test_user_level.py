@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 
 from judge.sandbox import confine, identities, levels
-from tests.conftest import FIXTURE_PROBLEMS, ROOT
+from tests.conftest import FIXTURE_PROBLEMS, FROM_A_TERMINAL, ROOT
 from tests.test_export import (  # noqa: F401  (session fixtures shared with the export tests)
     clean_env,
     gradescope,
@@ -343,14 +343,6 @@ def test_the_gradescope_bundle_at_the_user_level_keeps_its_score(gradescope, att
     honest = run_autograder(root, user, {"adder.py": HONEST.encode()}, JUDGE_SANDBOX="user", TMPDIR=str(private_tmp))
     assert honest["score"] == 4.0, honest  # graded right after: nothing of the attack's run survived into it
     assert nothing_left_behind(private_tmp) == []
-
-
-# A terminal starts a command with Ctrl-C's default disposition; a suite started in the background (``pytest &``
-# in a script, nohup) ignores SIGINT, every process it starts inherits that, and CPython leaves an ignored SIGINT
-# ignored: the judge would rightly not hear the test's Ctrl-C (every lost Ctrl-C of the full runs before
-# 2026-12-04). The judge is started through this exec, which gives it the default back, as a terminal would.
-FROM_A_TERMINAL = [sys.executable, "-c", "import os, signal, sys\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\n"
-                   "os.execv(sys.argv[1], sys.argv[1:])"]
 
 
 def _looping(tmp: Path) -> bool:
