@@ -21,7 +21,7 @@ from judge.commands.practice import create_practice
 from judge.core.findings import Finding, kinds
 from judge.core.problem import load_problem
 from judge.core.wrong import WrongSolutionError, apply_unified_diff, load_wrong, parse_expectation
-from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS, run_cli
+from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS, judge_cli, run_cli
 
 REFERENCE = '"""Reference: add two numbers."""\n\n\ndef add(a, b):\n    return a + b\n'
 SUBTRACT_DIFF = """--- reference/adder.py
@@ -292,6 +292,42 @@ def test_assets_that_would_leak_or_are_links_are_refused(tmp_path: Path) -> None
     assert kinds(failures) == ["unpublishable-asset", "leaking-asset"]
     assert failures[0].message.startswith("assets/answer.py ") and failures[1].message.startswith("assets/notes.txt ")
     assert "tests/secret/test_big.py" in failures[1].message  # what it leaks
+
+
+# --- the sandbox ---------------------------------------------------------------------------------
+
+def test_a_package_the_problem_declares_reaches_its_solutions_in_check_as_in_practice(tmp_path: Path) -> None:
+    """``packages`` in problem.toml shows an installed distribution to the learner's code: ``check``
+    judges the reference with it as ``python -m judge`` and ``judge grade`` do (it did not: "No module
+    named 'iniconfig'", and the problem failed its check)."""
+    uses = REFERENCE.replace('"""\n', '"""\nimport iniconfig\n', 1).replace(
+        "return a + b", "assert iniconfig.IniConfig\n    return a + b")
+    folder = fixture(tmp_path, {"subtracts.py": uses.replace("a + b", "a - b")})
+    (folder / "reference" / "adder.py").write_text(uses, encoding="utf-8")
+    toml = folder / "problem.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace('entry = "adder.py"\n',
+                                                            'entry = "adder.py"\npackages = ["iniconfig"]\n'),
+                    encoding="utf-8")
+    assert 'packages = ["iniconfig"]' in toml.read_text(encoding="utf-8")
+    # in processes of their own: the package is linked into the process's runtime folder, which other tests check
+    result = run_cli("check", str(folder))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "OK      fx-add" in result.stdout
+    practice = tmp_path / "practice" / "fx-add"
+    practice.mkdir(parents=True)
+    (practice / "adder.py").write_text(uses, encoding="utf-8")
+    solved = run_cli(str(practice), "--problems", str(folder.parent))
+    assert solved.returncode == 0, solved.stdout + solved.stderr
+
+
+def test_check_runs_the_solutions_at_the_sandbox_level_asked_for(tmp_path: Path) -> None:
+    """``--sandbox`` and ``--sandbox-user`` are ``check``'s options too: a level that cannot be used is a
+    clear error, not silently replaced by another (``check`` used to ignore both)."""
+    folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF})
+    result = judge_cli("check", str(folder), "--sandbox", "user", "--sandbox-user", "no-such-user-here")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "no user 'no-such-user-here'" in result.stderr
+    assert "problem folders OK" not in result.stdout
 
 
 # --- several folders ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import functools
 import os
 import re
 import sys
@@ -38,11 +39,18 @@ from ..core.problem import Problem, ProblemError, discover_in
 from ..core.result import Result, TestResult
 from ..core.titles import untranslated_objectives, untranslated_tests
 from ..core.wrong import WrongSolution, WrongSolutionError, load_wrong, unmet
-from ..engines import Job, get_engine
+from ..engines import Engine, EngineFor, Job, get_engine
 from ..formats.terminal import Painter, use_colour
 from ..i18n import _
 from .hints import unmet_hints
-from .options import PROBLEMS_SOURCE, default_problems_dir, language_option, positive, sandbox_options
+from .options import (
+    PROBLEMS_SOURCE,
+    default_problems_dir,
+    language_option,
+    native_engine,
+    positive,
+    sandbox_options,
+)
 from .statements import DEFAULT_LANGUAGE, signatures, translations
 
 TIME_BUDGET = 0.5  # the reference may use at most this fraction of the time limit
@@ -81,13 +89,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Check the problem folders, and with --pyodide and --mutants more."""
     roots = args.paths or [default_problems_dir()]
-    code = check_problems(roots, args.parallel, verbose=args.verbose)
+    native = functools.partial(native_engine, args, grading=False)  # at the level --sandbox asks for
+    code = check_problems(roots, args.parallel, verbose=args.verbose, engine_for=native)
     if args.pyodide:
         from ..engines.pyodide import check_parity
-        code = max(code, check_parity(roots, args.parallel))
+        code = max(code, check_parity(roots, args.parallel, native_for=native))
     if args.mutants:
         from .mutants import check_mutants
-        code = max(code, check_mutants(roots, args.parallel, budget=args.mutants_budget, verbose=args.verbose))
+        code = max(code, check_mutants(roots, args.parallel, budget=args.mutants_budget, verbose=args.verbose,
+                                       engine_for=native))
     return code
 
 
@@ -118,13 +128,14 @@ class ProblemCheck:
 
 
 def check_problems(roots: Path | Sequence[Path], parallel: int = 1, stream: TextIO | None = None,
-                   verbose: bool = False) -> int:
-    """Check every problem under ``roots`` (problems folders or problem folders); return the exit code."""
-    return check_and_report(roots, parallel, stream, verbose)[0]
+                   verbose: bool = False, engine_for: EngineFor | None = None) -> int:
+    """Check every problem under ``roots`` (problems folders or problem folders); return the exit code.
+    ``engine_for``: the native engine for the problems found (default: at the best sandbox level here)."""
+    return check_and_report(roots, parallel, stream, verbose, engine_for)[0]
 
 
 def check_and_report(roots: Path | Sequence[Path], parallel: int = 1, stream: TextIO | None = None,
-                     verbose: bool = False) -> tuple[int, list[ProblemCheck]]:
+                     verbose: bool = False, engine_for: EngineFor | None = None) -> tuple[int, list[ProblemCheck]]:
     """:func:`check_problems`, also returning the findings of every folder that loaded."""
     stream = sys.stdout if stream is None else stream  # the stdout of the call, not of the import
     paint = Painter(use_colour(stream))
@@ -137,7 +148,7 @@ def check_and_report(roots: Path | Sequence[Path], parallel: int = 1, stream: Te
     stream.write(f"Checking {len(problems) + len(errors)} problem folder(s) in {where}\n")
     for error in errors:
         stream.write(f"{paint('INVALID', 'failed')} {error}\n")
-    checks = run_checks(problems, parallel, verbose)
+    checks = run_checks(problems, parallel, verbose, engine_for(problems) if engine_for else None)
     language_notes(checks)
     for check in checks:
         _write_check(stream, paint, check)
@@ -157,7 +168,8 @@ def _write_check(stream: TextIO, paint: Painter, check: ProblemCheck) -> None:
             stream.write(f"    {mark} {first}\n" + "".join(f"        {more}\n" for more in rest))
 
 
-def run_checks(problems: list[Problem], parallel: int = 1, verbose: bool = False) -> list[ProblemCheck]:
+def run_checks(problems: list[Problem], parallel: int = 1, verbose: bool = False,
+               engine: Engine | None = None) -> list[ProblemCheck]:
     """Judge every solution of every problem (natively, secret tests included) and assess them."""
     jobs: list[Job] = []
     plan: list[tuple[Problem, str]] = []
@@ -168,7 +180,7 @@ def run_checks(problems: list[Problem], parallel: int = 1, verbose: bool = False
             for label, job in check_jobs(problem, wrongs[problem.id], Path(tmp) / problem.id):
                 jobs.append(job)
                 plan.append((problem, label))
-        results = get_engine("native").judge(jobs, parallel)
+        results = (engine or get_engine("native")).judge(jobs, parallel)
     by_problem: dict[str, dict[str, Result]] = {}
     for (problem, label), result in zip(plan, results, strict=True):
         by_problem.setdefault(problem.id, {})[label] = result

@@ -27,7 +27,7 @@ from typing import Any, TextIO
 from ..core.errors import JudgeError
 from ..core.problem import EQUIVALENT_MUTANTS, EquivalentMutant, Problem, discover_in
 from ..core.result import Result
-from ..engines import Job, get_engine
+from ..engines import Engine, EngineFor, Job, get_engine
 from ..formats.terminal import Painter, use_colour
 
 # Single mistakes a person makes, each as a Cosmic Ray operator. Left out: the cross products that only
@@ -268,9 +268,11 @@ def mutant_limit(problem: Problem, reference: Result) -> float:
 
 
 def judge_mutants(problem: Problem, mutants: list[Mutant], limit: float, parallel: int,
-                  deadline: float | None, progress: Callable[[int], None]) -> list[Result | None]:
-    """Judge ``mutants`` with the native engine, a batch at a time; None for those left when ``deadline`` passed."""
-    engine = get_engine("native")
+                  deadline: float | None, progress: Callable[[int], None],
+                  engine: Engine | None = None) -> list[Result | None]:
+    """Judge ``mutants`` with the native engine (``engine``, else one at the best sandbox level here), a
+    batch at a time; None for those left when ``deadline`` passed."""
+    engine = engine or get_engine("native")
     results: list[Result | None] = []
     batch = max(1, parallel) * BATCH_PER_WORKER
     for start in range(0, len(mutants), batch):
@@ -289,9 +291,9 @@ def judge_mutants(problem: Problem, mutants: list[Mutant], limit: float, paralle
 
 def check_mutants(roots: Path | Sequence[Path], parallel: int = 1, stream: TextIO | None = None,
                   progress: TextIO | None = sys.stderr, budget: float | None = None,
-                  verbose: bool = False) -> int:
+                  verbose: bool = False, engine_for: EngineFor | None = None) -> int:
     """Mutation-test every problem under ``roots``; write the report to ``stream`` (default: the call's
-    ``sys.stdout``); return the exit code."""
+    ``sys.stdout``); return the exit code. ``engine_for``: the native engine for the problems found."""
     stream = sys.stdout if stream is None else stream
     started = time.monotonic()
     problems, _ = discover_in(roots)  # broken folders are the ordinary check's to report
@@ -301,11 +303,11 @@ def check_mutants(roots: Path | Sequence[Path], parallel: int = 1, stream: TextI
                  f"({len(OPERATORS)} operators), every mutant judged on the public and secret tests, "
                  f"{parallel} at a time\n")
     deadline = started + budget if budget is not None else None
-    references = get_engine("native").judge([Job(p, p.reference_path, include_secret=True) for p in problems],
-                                            parallel)
+    engine = engine_for(problems) if engine_for else get_engine("native")
+    references = engine.judge([Job(p, p.reference_path, include_secret=True) for p in problems], parallel)
     reports = []
     for problem, reference in zip(problems, references):
-        report = _check_one(problem, reference, parallel, deadline, _Progress(progress, problem.id))
+        report = _check_one(problem, reference, parallel, deadline, _Progress(progress, problem.id), engine)
         _write_report(stream, paint, report, verbose)
         reports.append(report)
     _write_total(stream, reports, time.monotonic() - started, verbose)
@@ -313,7 +315,7 @@ def check_mutants(roots: Path | Sequence[Path], parallel: int = 1, stream: TextI
 
 
 def _check_one(problem: Problem, reference: Result, parallel: int, deadline: float | None,
-               progress: _Progress) -> MutationReport:
+               progress: _Progress, engine: Engine) -> MutationReport:
     started = time.monotonic()
     if reference.status != "passed":
         report = MutationReport(problem, [])
@@ -323,7 +325,8 @@ def _check_one(problem: Problem, reference: Result, parallel: int, deadline: flo
     source = Path(problem.reference_path or "").read_text(encoding="utf-8")
     mutants = generate_mutants(source, problem.entry)
     progress.start(len(mutants))
-    results = judge_mutants(problem, mutants, mutant_limit(problem, reference), parallel, deadline, progress.add)
+    results = judge_mutants(problem, mutants, mutant_limit(problem, reference), parallel, deadline, progress.add,
+                            engine)
     report = assess(problem, mutants, results)
     report.seconds = time.monotonic() - started
     return report

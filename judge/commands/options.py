@@ -82,12 +82,11 @@ def native_engine(args: argparse.Namespace, problems: list[Problem], grading: bo
     level it got, and warns when the learner's code can read the grader's files. ``private``: folders
     the learner's code must not read (other students' submissions), refused if it could."""
     from ..engines import get_engine
-    from ..sandbox.levels import choose, choose_ahead, refuse_exposed
+    from ..sandbox.levels import choose, choose_ahead, problems_options, refuse_exposed
 
     requested = getattr(args, "sandbox", "auto")
     level: dict[str, Any] = {"user": getattr(args, "sandbox_user", None), "grading": grading,
-                             "grader_paths": [p.path for p in problems],
-                             "packages": [d for p in problems for d in p.packages]}
+                             **problems_options(problems)}
     if not grading and not private:  # nothing to report or refuse before judging: probed while the judge warms up
         return get_engine("native", sandbox=choose_ahead(requested, **level))
     sandbox = choose(requested, **level)

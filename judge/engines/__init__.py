@@ -65,6 +65,9 @@ class Engine(Protocol):
         ...
 
 
+#: an engine for the problems a command judges (``judge check`` builds its native engine from its options)
+EngineFor = Callable[[list[Problem]], Engine]
+
 ENGINES = {"native": "native:NativeEngine", "pyodide": "pyodide:PyodideEngine"}
 
 

@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ..core import code_cache
 from ..core.errors import ExitCode
@@ -95,9 +95,20 @@ class NativeEngine:
 
     def judge(self, jobs: Sequence[Job], parallel: int = 1,
               on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
-        if isinstance(self._sandbox, levels.PendingSandbox) and _forks() and jobs:
+        sandbox = self._sandbox
+        if sandbox is None and jobs:  # the best level here for these jobs' problems (each call's own)
+            sandbox = levels.choose_ahead("auto", **_problems_options(jobs))
+        if isinstance(sandbox, levels.PendingSandbox) and _forks() and jobs:
             _preload(warm_up=len(jobs) > 1)  # while the sandbox's probe runs on its own
-        return judge_many(list(jobs), parallel, on_result, self.sandbox)
+        if isinstance(sandbox, levels.PendingSandbox):
+            sandbox = sandbox.result()
+            if self._sandbox is not None:
+                self._sandbox = sandbox
+        return judge_many(list(jobs), parallel, on_result, sandbox)
+
+
+def _problems_options(jobs: Sequence[Job]) -> dict[str, Any]:
+    return levels.problems_options({job.problem.id: job.problem for job in jobs}.values())
 
 
 def judge_many(jobs: list[Job], parallel: int = 1,
@@ -108,7 +119,7 @@ def judge_many(jobs: list[Job], parallel: int = 1,
     ``on_result(index, result)`` is called as each job finishes (for progress reports). ``sandbox``
     is where learner processes run (default: the best level this machine offers).
     """
-    sandbox = sandbox or levels.choose("auto")
+    sandbox = sandbox or levels.choose("auto", **_problems_options(jobs))
     results: list[Result | None] = [None] * len(jobs)
     pending = list(enumerate(jobs))
     running: dict[int, tuple[int, _Running]] = {}

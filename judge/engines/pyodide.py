@@ -58,7 +58,7 @@ from typing import Any
 
 from ..core.errors import JudgeError
 from ..core.result import Result
-from . import Job
+from . import EngineFor, Job
 from .unfinished import unfinished_result
 
 HARNESS = Path(__file__).resolve().parent / "pyodide_harness" / "run_jobs.mjs"
@@ -336,20 +336,23 @@ def _text_diff(left: str, right: str, indent: str) -> list[str]:
     return [indent + line for line in diff]
 
 
-def check_parity(roots: str | Path | Sequence[str | Path], parallel: int = 1, stream: Any = None) -> int:
+def check_parity(roots: str | Path | Sequence[str | Path], parallel: int = 1, stream: Any = None,
+                 native_for: EngineFor | None = None) -> int:
     """``judge check --pyodide``: judge every reference, starter and wrong solution natively and in
     Pyodide and report every difference; return 0 when all agree, 1 otherwise, 2 when Pyodide
-    cannot run here."""
+    cannot run here. ``native_for``: the native engine for the problems found (default: the best
+    sandbox level here)."""
     import sys
 
     from ..core.problem import discover_in
-    from .native import judge_many
+    from .native import NativeEngine
 
     stream = stream or sys.stdout
     problems, _ = discover_in(roots)
     plan = [(problem, label, source) for problem in problems for label, source in _solutions(problem, stream)]
     stream.write(f"Parity: judging {len(plan)} solutions natively and in Pyodide {_pyodide_version()}...\n")
-    native = judge_many([Job(problem, source=source, include_secret=True) for problem, _, source in plan], parallel)
+    engine = native_for(problems) if native_for else NativeEngine()
+    native = engine.judge([Job(problem, source=source, include_secret=True) for problem, _, source in plan], parallel)
     try:
         browser = run_in_pyodide([Job(problem, source=source, include_secret=True, time_limit=problem.time_limit * 3,
                                       label=f"{problem.id}/{label}") for problem, label, source in plan])

@@ -168,6 +168,14 @@ def choose(requested: str = "auto", *, user: str | None = None, grading: bool = 
                    tuple(sorted(set(packages))))
 
 
+def problems_options(problems: Iterable[Any]) -> dict[str, list[Any]]:
+    """What :func:`choose` must know of the problems a run judges: their folders (``grader_paths``, kept
+    from the learner's code) and the distributions they declare (``packages``)."""
+    problems = list(problems)
+    return {"grader_paths": [problem.path for problem in problems],
+            "packages": [name for problem in problems for name in problem.packages]}
+
+
 class PendingSandbox:
     """:func:`choose` running on a thread of its own (:func:`choose_ahead`): the probe's process starts,
     imports numpy and ends while the judge imports pytest, loads the problems and warms up."""
