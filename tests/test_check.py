@@ -294,6 +294,23 @@ def test_assets_that_would_leak_or_are_links_are_refused(tmp_path: Path) -> None
     assert "tests/secret/test_big.py" in failures[1].message  # what it leaks
 
 
+def test_tests_whose_verdicts_change_from_one_run_to_the_next_are_not_deterministic(tmp_path: Path) -> None:
+    """The reference is judged twice: when the two runs disagree, the tests are not deterministic (here a
+    test passes only in the first run that reaches it, as a test that depends on the clock or on
+    leftovers of an earlier run would)."""
+    folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF})
+    marker = tmp_path / "reached"
+    (folder / "tests" / "public" / "test_once.py").write_text(
+        "import os\n\n\ndef test_first_run_only():\n"
+        f"    os.close(os.open({str(marker)!r}, os.O_CREAT | os.O_EXCL | os.O_WRONLY))\n", encoding="utf-8")
+    out = io.StringIO()
+    code, (found,) = check_and_report(folder.parent, parallel=1, stream=out)  # the reference runs first
+    assert code == 1, out.getvalue()
+    assert marker.exists()
+    assert "nondeterministic" in kinds(found.failures), out.getvalue()
+    assert "not deterministic" in out.getvalue()
+
+
 # --- the sandbox ---------------------------------------------------------------------------------
 
 def test_a_package_the_problem_declares_reaches_its_solutions_in_check_as_in_practice(tmp_path: Path) -> None:
