@@ -30,7 +30,6 @@ import json
 import math
 import sys
 from collections.abc import Callable, Iterable
-from fractions import Fraction
 from typing import Any, Protocol
 
 TAG = "~"
@@ -130,6 +129,12 @@ def _fields(value: Any) -> tuple[Any, ...]:
     return tuple(sys.modules["dataclasses"].fields(value))
 
 
+def _fraction_class() -> type | None:
+    """``fractions.Fraction`` where something imported :mod:`fractions` (else no Fraction exists here);
+    the module and :mod:`decimal` under it cost a learner process's start about 10 ms."""
+    return getattr(sys.modules.get("fractions"), "Fraction", None)
+
+
 def qualified_name(cls: type) -> str:
     """``module.QualName`` of a class: how declarations and the wire name it."""
     return f"{cls.__module__}.{cls.__qualname__}"
@@ -138,14 +143,14 @@ def qualified_name(cls: type) -> str:
 def describe_type(value: Any) -> str:
     """How a message names the type of a refused value."""
     cls = type(value)
-    plain = next((base for base in cls.__mro__[1:] if base in _PLAIN_BASES), None)
+    plain = next((base for base in cls.__mro__[1:] if base in (*_PLAIN_BASES, _fraction_class())), None)
     where = "" if cls.__module__ == "builtins" else f" (from {cls.__module__})"
     if plain is not None:
         return f"{cls.__qualname__}{where}, a subclass of {plain.__name__}"
     return f"{cls.__qualname__}{where}"
 
 
-_PLAIN_BASES = (bool, int, float, complex, str, bytes, bytearray, tuple, list, dict, set, frozenset, Fraction)
+_PLAIN_BASES = (bool, int, float, complex, str, bytes, bytearray, tuple, list, dict, set, frozenset)
 
 
 # --------------------------------------------------------------------------------------------- encoding
@@ -220,7 +225,7 @@ class Encoder:
     def _encode_other(self, value: Any, kind: type) -> Any:
         if kind is bytes:
             return {TAG: "b", "v": base64.b64encode(value).decode("ascii")}
-        if kind is Fraction:
+        if kind is _fraction_class():
             return {TAG: "q", "n": self._encode(value.numerator), "d": self._encode(value.denominator)}
         numpy = self._numpy
         if numpy is not None and isinstance(value, (numpy.ndarray, numpy.generic)):
@@ -406,7 +411,9 @@ class Decoder:
     def _bytes(self, tree: dict[str, Any]) -> bytes:
         return _b64(tree)
 
-    def _fraction(self, tree: dict[str, Any]) -> Fraction:
+    def _fraction(self, tree: dict[str, Any]) -> Any:
+        from fractions import Fraction
+
         numerator, denominator = tree.get("n"), tree.get("d")
         if type(numerator) is not int or type(denominator) is not int or denominator <= 0:
             raise Malformed("a malformed Fraction")
