@@ -146,11 +146,9 @@ def _append_github_output(outputs: dict[str, str]) -> None:
 
 def choose_sandbox(args: argparse.Namespace, bundle: Bundle) -> Sandbox:
     """The run's sandbox (probed once), said on stderr with the warning of a plain level."""
-    from ...sandbox.levels import choose
+    from ...sandbox.levels import choose, problems_options
 
-    sandbox = choose(args.sandbox, user=args.sandbox_user, grading=True,
-                     grader_paths=[str(p.path) for p in bundle.problems],
-                     packages=[d for p in bundle.problems for d in p.packages])
+    sandbox = choose(args.sandbox, user=args.sandbox_user, grading=True, **problems_options(bundle.problems))
     print(f"Sandbox: {sandbox.summary}" + (f" [{sandbox.note}]" if sandbox.note else ""), file=sys.stderr)
     if sandbox.warning:
         print(f"warning: {sandbox.warning}", file=sys.stderr)
