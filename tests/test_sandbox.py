@@ -353,7 +353,9 @@ def test_ctrl_c_while_the_level_is_probed_stops_the_run_and_leaves_nothing(tmp_p
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
             run.wait()
-    assert run.returncode == 130, stdout + stderr
+    # 130, or ended by SIGINT itself (how Python exits when a KeyboardInterrupt reaches its shutdown; seen
+    # under load, after "interrupted" was printed): a shell shows 130 for both
+    assert run.returncode in (130, -signal.SIGINT), stdout + stderr
     assert "interrupted" in stderr
     assert sorted(p.name for p in private_tmp.iterdir()) == []
 

@@ -344,10 +344,13 @@ def _probe(sandbox: Sandbox, secrets: Sequence[str]) -> None:
         command[-1] = json.dumps(list(secrets))
         held = forking.ctrl_c_held() if rules is not None else contextlib.nullcontext()
         # a preexec_fn makes CPython run its fork handlers, where a Ctrl-C would be lost: it is held until the
-        # probe ends (a fraction of a second)
+        # probe ends (a fraction of a second). The probe has a session of its own, as every process the judge
+        # starts: a Ctrl-C meant for the judge that reached bubblewrap while it set up its namespaces killed the
+        # outer bwrap and left the inner one waiting, holding the pipe this waits on (the judge hung at exit)
         try:
             with held:
                 done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False,
+                                      start_new_session=True,
                                       cwd=os.path.join(folder, "work"), env=sandbox.environment(folder),
                                       user=ids[0] if ids else None, group=ids[1] if ids else None,
                                       extra_groups=[] if ids else None, preexec_fn=rules.enter if rules else None)
