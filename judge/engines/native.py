@@ -108,7 +108,7 @@ class NativeEngine:
 
 
 def _problems_options(jobs: Sequence[Job]) -> dict[str, Any]:
-    return levels.problems_options({job.problem.id: job.problem for job in jobs}.values())
+    return levels.problems_options({job.problem.path: job.problem for job in jobs}.values())
 
 
 def judge_many(jobs: list[Job], parallel: int = 1,
