@@ -55,3 +55,46 @@ def test_limits_benchmark_reports_each_references_cpu_time_and_each_levels_job(t
     assert set(levels) == {"bubblewrap", "plain", "user"}
     assert levels["plain"]["median_cpu_s"] > 0
     assert "--user-python" in levels["user"]["unavailable"]  # measured only with a Python the identity can run
+
+
+@pytest.mark.slow  # runs pytest again, with two workers
+def test_suite_profile_records_every_test_of_the_run_and_its_worker(tmp_path):
+    out = tmp_path / "suite.json"
+    result = subprocess.run([sys.executable, "-m", "bench.suite", "--json", str(out), "tests/test_kinds.py",
+                             "-n", "2", "-p", "no:cacheprovider"], cwd=ROOT, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(out.read_text())
+    collected = subprocess.run([sys.executable, "-m", "pytest", "tests/test_kinds.py", "--collect-only", "-q",
+                                "-n", "0", "-p", "no:cacheprovider"], cwd=ROOT, capture_output=True, text=True,
+                               timeout=120).stdout
+    count = sum(1 for line in collected.splitlines() if "::" in line)
+    assert data["tests"] == count > 0
+    assert data["run"]["status"] == 0 and data["run"]["cores"] >= 1
+    assert {w["worker"] for w in data["workers"]} <= {"gw0", "gw1"}
+    assert sum(w["tests"] for w in data["workers"]) == count
+    assert [row["area"] for row in data["areas"]] == ["tests/test_kinds.py"]
+    assert "tests/test_kinds.py" in result.stdout
+
+
+def test_suite_profile_summary_names_areas_and_skips_a_cut_line(tmp_path):
+    from bench.suite import main
+
+    profile = tmp_path / "profile.jsonl"
+    lines = [{"id": "tests/browser/test_page.py::test_a", "worker": "gw0", "start": 100.0, "wall": 30.0, "cpu": 2.0},
+             {"id": "tests/parity/test_parity.py::test_b[x]", "worker": "gw1", "start": 100.5, "wall": 50.0,
+              "cpu": 40.0},
+             {"id": "tests/parity/test_compare.py::test_c", "worker": "gw1", "start": 151.0, "wall": 1.0, "cpu": 1.0},
+             {"id": "tests/test_cli.py::test_d", "worker": "gw0", "start": 131.0, "wall": 2.0, "cpu": 1.5}]
+    profile.write_text("".join(json.dumps(line) + "\n" for line in lines) + '{"id": "tests/test_cut', encoding="utf-8")
+    out = tmp_path / "suite.json"
+    assert main(["--from", str(profile), "--json", str(out), "--top", "2"]) == 0
+    data = json.loads(out.read_text())
+    assert data["tests"] == 4 and "run" not in data
+    assert {row["area"]: row["tests"] for row in data["areas"]} == {
+        "tests/browser/test_page.py (browser)": 1, "tests/parity/test_parity.py (pyodide)": 1,
+        "tests/parity/test_compare.py": 1, "tests/test_cli.py": 1}
+    assert data["workers"] == [{"worker": "gw0", "tests": 2, "busy_s": 32.0, "finished_s": 33.0},
+                               {"worker": "gw1", "tests": 2, "busy_s": 51.0, "finished_s": 52.0}]
+    assert [row["test"] for row in data["longest"]] == ["tests/parity/test_parity.py::test_b[x]",
+                                                        "tests/browser/test_page.py::test_a"]
