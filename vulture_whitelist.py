@@ -27,6 +27,8 @@ _.site_files
 _.after_restore
 _.prepare_numpy
 _.prepare_problem
+_.export_compiled  # web/worker.js hands one engine's compiled tests to the next (js/boot.mjs)
+_.adopt_compiled
 _.bare_pytest  # also bench/rerun_ab.py, through the page
 _.arrived
 # called from Node.js by name: judge/engines/pyodide_programs/compile_archives.cjs

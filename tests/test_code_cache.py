@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import importlib.machinery
+import marshal
 import shutil
 import traceback
 from pathlib import Path
@@ -69,6 +70,32 @@ def test_a_test_file_that_does_not_compile_is_left_for_the_run_to_report(tmp_pat
     broken.write_text("def test_x(:\n")
     code_cache.prepare([broken], [])  # no error here
     assert ("source", hashlib.sha256(broken.read_bytes()).digest(), -1) not in code_cache._cache
+
+
+def test_code_dumped_by_one_interpreter_is_loaded_by_another_and_not_compiled_again(tmp_path, compiles,
+                                                                                    monkeypatch):
+    """The browser hands the code one engine compiled to the next engine of the page (dump, load)."""
+    test_file = tmp_path / "test_dumped_cc.py"
+    test_file.write_text("from helper_dumped_cc import VALUE\n\ndef test_value():\n    assert VALUE == 3\n")
+    helper = tmp_path / "helper_dumped_cc.py"
+    helper.write_text("VALUE = 3\n")
+    code_cache.prepare([test_file], [helper])
+    dumped = code_cache.dump()
+    monkeypatch.setattr(code_cache, "_cache", {})  # the next engine: nothing compiled yet
+    assert code_cache.load(dumped) >= 3  # the test file rewritten and imported, the helper imported
+    assert code_cache.load(dumped) == 0  # what is there already is not taken again
+    compiles.clear()
+    code_cache.prepare([test_file], [helper])
+    namespace: dict = {}
+    exec(_code_at(helper), namespace)
+    assert compiles == [] and namespace["VALUE"] == 3
+
+
+@pytest.mark.parametrize("data", [b"", b"not marshal", marshal.dumps({"a": 1}),
+                                  marshal.dumps([("key", "not code"), (1, 2, 3)])])
+def test_bytes_that_are_not_a_dump_add_nothing(data, monkeypatch):
+    monkeypatch.setattr(code_cache, "_cache", {})
+    assert code_cache.load(data) == 0 and code_cache._cache == {}
 
 
 def test_the_native_engine_compiles_a_problems_tests_in_the_parent_before_its_test_process_starts():

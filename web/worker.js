@@ -38,9 +38,14 @@
  *                                                     "done" carries the answer's JSON, and the page keeps
  *                                                     this worker for the next input (js/engine.js)
  *   worker -> page  {type: "progress", text, loaded?, total?}   bytes of the boot's large files
- *   page -> worker  {type: "prepare", problems}       every problem (with its files), prepared while
- *                                                     idle (see prepareProblems)
+ *   page -> worker  {type: "prepare", problems, compiled?}   every problem (with its files), prepared
+ *                                                     while idle (see prepareProblems); compiled: the
+ *                                                     code another engine of the page compiled
  *   worker -> page  {type: "prepared"}                done
+ *                   {type: "compiled", data}          this engine's compiled code (a Uint8Array), for
+ *                                                     the page's next engines: only from an engine no
+ *                                                     learner code has run in
+ *                   {type: "adopted", entries}        how many compiled files it took from `compiled`
  *   page -> worker  {type: "pause"} / {type: "resume"}   a spare's background work (its boot's next
  *                                                     step, preparing, numpy, keeping the image) waits
  *                                                     while a run is in progress in another engine
@@ -63,6 +68,7 @@ let engine = null;
 // would otherwise take CPU from the run, whose time counts against its limit.
 let paused = false;
 let running = false;
+let ranCode = false; // learner code ran in this engine: its compiled code is not handed on
 let keeping = null; // the memory image being written for the next boot (keepImage)
 const idleWaiters = [];
 /** Resolves once nothing runs here and the page has not paused this worker. */
@@ -531,6 +537,7 @@ function consoleInput(dir, entry, source, text, fresh) {
 
 async function run(msg) {
   running = true;
+  ranCode = true;
   try {
     await runOne(msg);
   } finally {
@@ -576,6 +583,7 @@ async function runOne({ runId, problem, source, micropip, mode, call, input, fre
 }
 
 async function bare({ runId, problem, source }) {
+  ranCode = true;
   try {
     problem = withFiles(problem);
     await engine.whenReady(problem.files, source);
@@ -594,10 +602,12 @@ let toPrepare = [];
 
 let preparing = false;
 let prepareAsked = false;
+let toAdopt = null; // another engine's compiled code, adopted as the first step of preparing
 
-function prepareProblems({ problems }) {
+function prepareProblems({ problems, compiled }) {
   if (!engine) return;
   prepareAsked = true;
+  toAdopt = compiled || null;
   // a problem that imports numpy is prepared once numpy is there (it loads only when asked for)
   const all = problems.map(withFiles);
   const later = all.filter((p) => !engine.numpyLoaded && engine.needsNumpy(p.files, ""));
@@ -623,10 +633,21 @@ function startPreparing() {
       preparing = false; // "resume" starts again
       return;
     }
+    if (toAdopt) {
+      try {
+        post({ type: "adopted", entries: engine.adoptCompiled(toAdopt) });
+      } catch (err) {
+        // this engine compiles for itself
+      }
+      toAdopt = null;
+      setTimeout(next, 0);
+      return;
+    }
     const problem = toPrepare.shift();
     if (!problem) {
       preparing = false;
       post({ type: "prepared" });
+      offerCompiled();
       return;
     }
     try {
@@ -637,6 +658,18 @@ function startPreparing() {
     setTimeout(next, 0);
   };
   setTimeout(next, 0);
+}
+
+/** This engine's compiled code for the page's next engines, unless learner code has run here (a run
+ * could have changed what this engine compiles: the next engines must not inherit that). */
+function offerCompiled() {
+  if (ranCode || !engine) return;
+  try {
+    const data = engine.exportCompiled();
+    self.postMessage({ type: "compiled", data }, [data.buffer]);
+  } catch (err) {
+    // the next engines compile for themselves
+  }
 }
 
 self.onmessage = async (event) => {

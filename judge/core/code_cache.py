@@ -10,7 +10,9 @@ The code does not depend on where a file is, only the code objects' file name do
 the new path; nor on anything else that varies between runs (the judge's pytest configuration is
 fixed). The cache is keyed by the file's digest, so a changed file is compiled again. Only the judge's
 own process fills it: learner code never runs where this cache lives, except in the browser, where the
-page runs every run in a fresh engine.
+page runs every run in a fresh engine. There the first engine's code is handed to the next ones
+(:func:`dump`, :func:`load`), from an engine no learner code has run in, so that each engine of a page
+does not compile the same tests again.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import ast
 import contextlib
 import hashlib
 import importlib.machinery
+import marshal
 import os
 import types
 from collections.abc import Iterator
@@ -87,6 +90,27 @@ def prepare(test_files: list[Path], support_files: list[Path]) -> None:
         if key not in _cache:
             with contextlib.suppress(SyntaxError, ValueError):
                 _keep(key, compile(data, str(path), "exec", dont_inherit=True, optimize=-1))
+
+
+def dump() -> bytes:
+    """The code kept now, as bytes that :func:`load` reads in another interpreter of the same Python
+    (the browser hands the code one engine compiled to the page's next engine)."""
+    return marshal.dumps(list(_cache.items()))
+
+
+def load(data: bytes) -> int:
+    """Keep the code of a :func:`dump` (what is not a dump's entry is left out); how many entries it added."""
+    try:
+        entries = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return 0
+    added = 0
+    for entry in entries if isinstance(entries, list) else []:
+        if (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], tuple)
+                and isinstance(entry[1], types.CodeType) and entry[0] not in _cache):
+            _keep(entry[0], entry[1])
+            added += 1
+    return added
 
 
 @contextlib.contextmanager

@@ -289,6 +289,22 @@ def prepare_problem(problem_dir: str, signature: str | None = None) -> None:
     code_cache.prepare(problem.public_test_files, problem.support_files)  # type: ignore[attr-defined]
 
 
+def export_compiled() -> bytes:
+    """The tests' and helpers' code this engine compiled, for the page to hand to its next engine
+    (:func:`judge.core.code_cache.dump`; the worker offers it only while no learner code has run here)."""
+    from judge.core import code_cache
+
+    return code_cache.dump()
+
+
+def adopt_compiled(data: Any) -> int:
+    """Keep the code another engine of the page compiled (``export_compiled``'s bytes, a JavaScript
+    Uint8Array here): preparing the problems then compiles nothing. How many entries it added."""
+    from judge.core import code_cache
+
+    return code_cache.load(data.to_bytes() if hasattr(data, "to_bytes") else bytes(data))
+
+
 def bare_pytest(problem_dir: str, source: str, include_secret: bool = False, signature: str | None = None) -> float:
     """Seconds one bare ``pytest.main`` takes on the tests of a run of ``source`` (bench/browser.py).
 

@@ -275,3 +275,42 @@ def test_a_bundled_problems_hints_fold_in_english_and_chinese(app: App) -> None:
         assert app.page.locator(button).count() == 0
     assert "Hint 2" in app.page.inner_text(statement) and app.page.locator(button).count() == 0
     assert not app.errors, app.errors
+
+
+def _verdict(app: App, problem_id: str) -> dict[str, object]:
+    result = app.result(problem_id)
+    return {"status": result["status"], "points": result["points"],
+            "tests": [(t["id"], t["outcome"], t["message"]) for t in result["tests"]]}
+
+
+def test_the_next_engines_adopt_the_tests_the_first_compiled_and_judge_the_same(app: App, problems_root) -> None:
+    """One engine per run: each run's engine is new. An engine that compiled the problems' tests before
+    any learner code ran in it hands that code to the page, and the next engines adopt it instead of
+    compiling the same tests again; they judge exactly as an engine that compiled for itself."""
+    from tests.browser.test_page import _reference, _wrong
+
+    app.wait_ready()
+    app.select("pp-schedule")
+    wrong = _wrong(problems_root, "pp-schedule", "warmup_off_by_one")
+    app.set_code(wrong)
+    assert app.run() == "failed"
+    compiled_by_itself = _verdict(app, "pp-schedule")
+    adopting = """() => { const e = window.ppJudge.pool.primary;
+        return e && e.state === 'ready' && e.preparedAll && e.trace.some(t => t.type === 'adopted') }"""
+    for _ in range(3):  # the engine after the next one at most: the next one may have been prepared already
+        if app.page.evaluate(adopting):
+            break
+        assert app.run() == "failed"
+        app.page.wait_for_function("() => { const p = window.ppJudge.pool; return p.primary && p.primary.preparedAll }",
+                                   timeout=BOOT_TIMEOUT_MS)
+    app.page.wait_for_function(adopting, timeout=BOOT_TIMEOUT_MS)
+    adopted = app.page.evaluate("""() => Number(window.ppJudge.pool.primary.trace.find(t => t.type === 'adopted').text)""")
+    assert adopted > 0
+    assert app.page.evaluate("() => window.ppJudge.pool.compiled instanceof Uint8Array "
+                             "&& window.ppJudge.pool.compiled.length > 0")
+    engine = app.page.evaluate("() => window.ppJudge.pool.primary.id")
+    assert app.run() == "failed"
+    assert app.page.evaluate("() => window.ppJudge.pool.runs.at(-1).engine") == engine  # the adopting engine ran it
+    assert _verdict(app, "pp-schedule") == compiled_by_itself
+    app.set_code(_reference(problems_root, "pp-schedule"))
+    assert app.run() == "passed"

@@ -500,6 +500,21 @@ export class JudgeEngine {
   }
 
   /** Before a problem's first run (while idle): write its folder, load it and compile its files into the caches. */
+  /** The tests' and helpers' code this engine compiled (a Uint8Array), for the page's next engine. */
+  exportCompiled() {
+    const bytes = this.boot.export_compiled();
+    try {
+      return bytes.toJs();
+    } finally {
+      bytes.destroy();
+    }
+  }
+
+  /** Keep the code another engine of the page compiled (exportCompiled's bytes): preparing compiles nothing. */
+  adoptCompiled(bytes) {
+    return this.boot.adopt_compiled(bytes);
+  }
+
   prepareProblem(id, files) {
     const dir = this.writeProblem(id, files);
     this.boot.prepare_problem(dir, this.signatures.get(dir) ?? null);

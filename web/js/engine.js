@@ -16,7 +16,7 @@ const SPARE_DELAY_MS = 300; // every run ends its engine: the next one should be
 
 let engineCounter = 0;
 // the messages that report an engine's own work (its boot, numpy, the kept image), traced for tests
-const BACKGROUND_STEPS = new Set(["progress", "ready", "numpy", "image-kept", "prepared"]);
+const BACKGROUND_STEPS = new Set(["progress", "ready", "numpy", "image-kept", "prepared", "compiled", "adopted"]);
 
 /** A new worker, told to boot at once. */
 function startWorker(config, id, interrupt) {
@@ -111,7 +111,7 @@ class Engine {
 
   onMessage(msg) {
     if (BACKGROUND_STEPS.has(msg.type) && this.trace.length < 200) {
-      this.trace.push({ type: msg.type, text: msg.text || msg.state || "", at: performance.now() });
+      this.trace.push({ type: msg.type, text: msg.text || msg.state || String(msg.entries ?? ""), at: performance.now() });
     }
     if (msg.type === "progress") {
       this.progress = msg.text;
@@ -132,6 +132,8 @@ class Engine {
       this.imageSettled = true;
     } else if (msg.type === "prepared") {
       this.preparedAll = true;
+    } else if (msg.type === "compiled") {
+      this.pool.compiled = msg.data; // the next engines adopt it instead of compiling the same tests
     } else if (msg.type === "bare-done") {
       const waiter = this.bareWaiters.get(msg.runId);
       this.bareWaiters.delete(msg.runId);
@@ -199,7 +201,7 @@ class Engine {
     this.prepared = true;
     const ordered = [...problems.filter((p) => p.id === first), ...problems.filter((p) => p.id !== first)];
     const payload = ordered.map((problem) => this.withoutKnownFiles({ problem }).problem);
-    this.worker.postMessage({ type: "prepare", problems: payload });
+    this.worker.postMessage({ type: "prepare", problems: payload, compiled: this.pool.compiled || null });
   }
 
   /** A spare's background work (preparing the problems) waits while a run is in progress elsewhere. */
@@ -240,6 +242,7 @@ export class EnginePool {
     this.onChange = onChange;
     this.primary = null;
     this.spare = null;
+    this.compiled = null; // the tests' code an engine compiled before any run: the next engines adopt it
     this.runCounter = 0;
     this.current = null; // the run in progress (its controller)
     this.waiters = [];
