@@ -499,7 +499,6 @@ export class JudgeEngine {
     }
   }
 
-  /** Before a problem's first run (while idle): write its folder, load it and compile its files into the caches. */
   /** The tests' and helpers' code this engine compiled (a Uint8Array), for the page's next engine. */
   exportCompiled() {
     const bytes = this.boot.export_compiled();
@@ -515,6 +514,7 @@ export class JudgeEngine {
     return this.boot.adopt_compiled(bytes);
   }
 
+  /** Before a problem's first run (while idle): write its folder, load it and compile its files into the caches. */
   prepareProblem(id, files) {
     const dir = this.writeProblem(id, files);
     this.boot.prepare_problem(dir, this.signatures.get(dir) ?? null);
