@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
 
 import pytest
 
+from judge.engines import native
 from judge.engines.native import judge_many
-from judge.sandbox import forking, levels
+from judge.sandbox import forking, levels, process
 from tests.conftest import FIXTURE_PROBLEMS, folder_job
 
 CORRECT = "def add(a, b):\n    return a + b\n"
@@ -77,3 +79,53 @@ def test_an_ignored_ctrl_c_stays_ignored():
         assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.parametrize("landing", ["identity", "job folder", "after the fork", "after the spawn"])
+def test_a_ctrl_c_while_a_job_starts_leaves_nothing_of_it(tmp_path, monkeypatch, landing):
+    """Seen once in a full run: a Ctrl-C between the job's first folder and its record left
+    ``judge-fx-add-*`` behind. Wherever it lands while the job starts, the job's folders, descriptors
+    and test process go with it."""
+    sandbox = levels.choose("plain")  # its runtime folder made before /tmp is watched
+    watched = tmp_path / "tmp"
+    watched.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(watched))
+    made: list[str] = []
+    forked: list[int] = []
+
+    def make_job_folder(level: levels.Sandbox) -> str:
+        if landing == "job folder":
+            raise KeyboardInterrupt
+        made.append(process.make_job_folder(level))
+        return made[-1]
+
+    def acquire_identity(level: levels.Sandbox) -> None:
+        if landing == "identity":
+            raise KeyboardInterrupt
+
+    def started(start):
+        def start_then_ctrl_c(*args) -> None:
+            start(*args)
+            forked.extend(made.pid for made in args if isinstance(made, native._Made))
+            raise KeyboardInterrupt
+
+        return start_then_ctrl_c
+
+    real_fork, real_spawn = native._fork, native._spawn
+    monkeypatch.setattr(native, "make_job_folder", make_job_folder)
+    monkeypatch.setattr(levels, "acquire_identity", acquire_identity)
+    if landing == "after the fork":
+        monkeypatch.setattr(native, "_fork", started(real_fork))
+    if landing == "after the spawn":
+        monkeypatch.setenv("JUDGE_SPAWN", "1")
+        monkeypatch.setattr(native, "_spawn", started(real_spawn))
+    descriptors = sorted(os.listdir("/proc/self/fd"))
+    with pytest.raises(KeyboardInterrupt):
+        judge_many([folder_job(FIXTURE_PROBLEMS / "fx-add", CORRECT)], parallel=1, sandbox=sandbox)
+    assert sorted(p.name for p in watched.iterdir()) == []
+    assert [folder for folder in made if os.path.exists(folder)] == []
+    assert sorted(os.listdir("/proc/self/fd")) == descriptors
+    if landing.startswith("after"):
+        [pid] = forked
+        native._reap(block=True)
+        assert not os.path.exists(f"/proc/{pid}"), "the test process was killed and reaped"

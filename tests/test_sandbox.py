@@ -411,3 +411,36 @@ def test_the_user_levels_probe_runs_on_the_main_thread_even_when_chosen_ahead(mo
         assert ahead == chosen
     finally:
         levels._choose.cache_clear()
+
+
+def test_the_in_process_guard_confines_the_learners_thread_and_not_the_judges_others(tmp_path):
+    """Seen in a run: the native engine's warm-up runs a tiny learner module in the judge's own process
+    while the level's probe, on another thread, makes its folder; the guard refused that folder and the
+    whole run failed with "the judge does not allow changing files outside the learner's folder"."""
+    from judge.sandbox import guard
+
+    learner = tmp_path / "learner"
+    learner.mkdir()
+    made: list[str] = []
+    with guard.confined(str(learner)):
+        with pytest.raises(PermissionError, match="outside the learner's folder"):
+            os.mkdir(tmp_path / "by-the-learner")
+        judges = threading.Thread(target=lambda: made.append(tempfile.mkdtemp(dir=tmp_path)))
+        judges.start()
+        judges.join()
+    assert len(made) == 1 and os.path.isdir(made[0])
+    os.mkdir(tmp_path / "after")  # and the block put back what was before
+
+
+def test_a_learner_process_is_confined_on_every_thread(tmp_path):
+    """In a learner process (:mod:`judge.sandbox.child`) the learner's own threads are confined too."""
+    learner = tmp_path / "learner"
+    learner.mkdir()
+    code = ("import os, sys, threading\nfrom judge.sandbox import guard\nguard.confine(sys.argv[1])\n"
+            "def write():\n    try:\n        os.mkdir(sys.argv[2])\n        print('made')\n"
+            "    except PermissionError as exc:\n        print('refused:', exc)\n"
+            "thread = threading.Thread(target=write)\nthread.start()\nthread.join()\n")
+    done = subprocess.run([sys.executable, "-c", code, str(learner), str(tmp_path / "outside")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.startswith("refused: the judge does not allow changing files outside"), done.stdout + done.stderr
+    assert not (tmp_path / "outside").exists()

@@ -220,43 +220,72 @@ def _start(job: Job, sandbox: levels.Sandbox, warm_up: bool = True, gated: bool 
     except (OSError, UnicodeDecodeError) as exc:
         return Result.error(problem.id, f"{job.source_path}: cannot be read as UTF-8 text ({exc})",
                             problem.points or 0.0)
-    root = tempfile.mkdtemp(prefix=f"judge-{problem.id}-")  # private to this user: the tests live here
-    identity = levels.acquire_identity(sandbox)  # this job's alone, until _end_job
-    space = JobSpace(make_job_folder(sandbox), (identity.uid, identity.gid) if identity else None)
-    token = secrets.token_hex(16)
-    payload = {"token": token, "problem_dir": str(problem.path), "source": source, "root": root,
-               "include_secret": job.include_secret, "keyword": job.keyword,
-               "memory_limit": job.memory_limit or problem.memory_limit,
-               "test_time_limit": min(problem.per_test_time_limit, job.limit),
-               "sandbox": dataclasses.asdict(sandbox), "lang": job.language(),
-               "space": {"folder": space.folder, "ids": space.ids}}
     forks = _forks()
     limit = job.limit + (FORK_ALLOWANCE if forks else SPAWN_ALLOWANCE)
     wall = limit * levels.WALL_BACKSTOP if cputime.available() else limit
-    read_end, write_end = os.pipe()
-    gate_read, gate_write = os.pipe() if gated and forks else (-1, -1)
-    if forks:  # the child inherits the loaded Problem: no second parse and syntax check
-        pid = _fork(dict(payload, problem=problem, gate=gate_read), read_end, write_end, root, identity, warm_up,
-                    gate_write)
-    else:
-        pid = _spawn(payload, write_end, root)
-    # from here to the caller's record of the job, a Ctrl-C (raised at the next Python call) must not
-    # leave the test process running unknown to anyone
+    # from the first folder made to the caller's record of the job, an exception (a Ctrl-C, raised at the
+    # next Python call) must leave no folder, identity or test process behind
+    made = _Made()
     try:
-        os.close(write_end)
-        if gate_read >= 0:
-            os.close(gate_read)
+        made.root = tempfile.mkdtemp(prefix=f"judge-{problem.id}-")  # private to this user: the tests live here
+        made.identity = levels.acquire_identity(sandbox)  # this job's alone, until _end_job
+        made.space = JobSpace(make_job_folder(sandbox), (made.identity.uid, made.identity.gid)
+                              if made.identity else None)
+        token = secrets.token_hex(16)
+        payload = {"token": token, "problem_dir": str(problem.path), "source": source,
+                   "root": made.root, "include_secret": job.include_secret, "keyword": job.keyword,
+                   "memory_limit": job.memory_limit or problem.memory_limit,
+                   "test_time_limit": min(problem.per_test_time_limit, job.limit),
+                   "sandbox": dataclasses.asdict(sandbox), "lang": job.language(),
+                   "space": {"folder": made.space.folder, "ids": made.space.ids}}
+        read_end, write_end = made.pipe(os.pipe())
+        gate_read, gate_write = made.pipe(os.pipe()) if gated and forks else (-1, -1)
+        if forks:  # the child inherits the loaded Problem: no second parse and syntax check
+            _fork(dict(payload, problem=problem, gate=gate_read), read_end, write_end, made, warm_up, gate_write)
+        else:
+            _spawn(payload, write_end, made)
+        made.close(write_end, gate_read)
         # a prepared job waits for its turn without a wall-clock limit: its CPU time still counts, and the
         # learner process's start has a limit of its own
         backstop = math.inf if gate_write >= 0 else time.monotonic() + wall
-        return _Running(job, pid, read_end, root, token, limit, backstop, space, identity, gate=gate_write,
-                        wall_seconds=wall)
+        return _Running(job, made.pid, read_end, made.root, token, limit, backstop, made.space,
+                        made.identity, gate=gate_write, wall_seconds=wall)
     except BaseException:
-        _kill_group(pid)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)  # not yet the leader of its own group
-        _end_job(_Running(job, pid, read_end, root, token, limit, 0.0, space, identity))
+        made.undo()
         raise
+
+
+@dataclass
+class _Made:
+    """What :func:`_start` has made so far, to be undone if it cannot hand the job over."""
+
+    root: str = ""
+    identity: identities.Identity | None = None
+    space: JobSpace | None = None
+    pid: int = 0
+    descriptors: list[int] = field(default_factory=list)
+
+    def pipe(self, ends: tuple[int, int]) -> tuple[int, int]:
+        self.descriptors.extend(ends)
+        return ends
+
+    def close(self, *descriptors: int) -> None:
+        """Close the parent's copies of the ends only the child uses."""
+        for descriptor in descriptors:
+            if descriptor >= 0:
+                os.close(descriptor)
+                self.descriptors.remove(descriptor)
+
+    def undo(self) -> None:
+        if self.pid:
+            _kill_group(self.pid)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)  # perhaps not yet the leader of its own group
+            _exiting.append(self.pid)
+        for descriptor in self.descriptors:
+            with contextlib.suppress(OSError):
+                os.close(descriptor)
+        _free(self.identity, self.space.folder if self.space else "", self.root)
 
 
 def _forks() -> bool:
@@ -264,39 +293,40 @@ def _forks() -> bool:
     return hasattr(os, "fork") and not os.environ.get("JUDGE_SPAWN")
 
 
-def _fork(payload: dict, read_end: int, write_end: int, root: str, identity: identities.Identity | None,
-          warm_up: bool, gate_write: int = -1) -> int:
+def _fork(payload: dict, read_end: int, write_end: int, made: _Made, warm_up: bool, gate_write: int = -1) -> None:
+    """Fork the job's test process; its pid is in ``made`` before a Ctrl-C held during the fork is raised."""
     _preload(warm_up)
     problem = payload["problem"]  # its tests compiled here once, for every job of the problem
     code_cache.prepare(problem.test_files(payload["include_secret"]), problem.support_files)
     gc.freeze()  # keep the parent's objects out of the child's collections: fewer copied pages
     with forking.ctrl_c_held():  # the child leaves the block too, with its mask as it was
-        pid = os.fork()
-    if pid == 0:  # the child
+        made.pid = os.fork()
+    if made.pid == 0:  # the child
         try:
             os.setsid()
             os.close(read_end)
             if gate_write >= 0:
                 os.close(gate_write)
-            if identity is not None:
-                os.close(identity.lock_fd)  # the judge holds the identity, not the job
-            _redirect_output(root)
+            if made.identity is not None:
+                os.close(made.identity.lock_fd)  # the judge holds the identity, not the job
+            _redirect_output(made.root)
             os.environ.update(_CHILD_ENV)
             sys.dont_write_bytecode = True
         except BaseException:  # noqa: BLE001
             os._exit(ExitCode.INTERNAL)
         from .native_child import run_job
         run_job(payload, write_end)
-    return pid
 
 
-def _spawn(payload: dict, write_end: int, root: str) -> int:
+def _spawn(payload: dict, write_end: int, made: _Made) -> None:
     env = dict(os.environ, **_CHILD_ENV)
     env["PYTHONPATH"] = os.pathsep.join([_PACKAGE_ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
-    with open(os.path.join(root, ".stderr"), "wb") as stderr:
+    with open(os.path.join(made.root, ".stderr"), "wb") as stderr:
         process = subprocess.Popen([sys.executable, "-m", "judge.engines.native_child"], stdin=subprocess.PIPE,
                                    stdout=subprocess.DEVNULL, stderr=stderr, pass_fds=(write_end,),
-                                   start_new_session=True, env=env, cwd=root)
+                                   start_new_session=True, env=env, cwd=made.root)
+    made.pid = process.pid
+    process.returncode = 0  # reaped by _poll with os.waitpid, not by Popen
     payload = dict(payload, fd=write_end)
     stdin: IO[bytes] = process.stdin  # type: ignore[assignment]  # stdin=PIPE, binary
     try:
@@ -304,8 +334,6 @@ def _spawn(payload: dict, write_end: int, root: str) -> int:
         stdin.close()
     except OSError:
         pass
-    process.returncode = 0  # reaped by _poll with os.waitpid, not by Popen
-    return process.pid
 
 
 _CHILD_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
@@ -427,15 +455,20 @@ def _cpu_snapshot(now: float) -> list | None:
 
 def _end_job(run: _Running) -> None:
     """Every process of the job's identity ended (verified) and its folders removed; on every path."""
+    identity, run.identity = run.identity, None
+    _free(identity, run.space.folder, run.root)
+
+
+def _free(identity: identities.Identity | None, *folders: str) -> None:
     try:
-        if run.identity is not None:
-            identities.release(run.identity)
-            run.identity = None
+        if identity is not None:
+            identities.release(identity)
     except identities.IdentityError as exc:  # never reused: its lock stays held until the judge exits
         print(f"judge: {exc}", file=sys.stderr)
     finally:
-        shutil.rmtree(run.space.folder, ignore_errors=True)
-        shutil.rmtree(run.root, ignore_errors=True)
+        for folder in folders:
+            if folder:
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 def _finish(run: _Running, sandbox: levels.Sandbox) -> Result:

@@ -12,6 +12,7 @@ started) fail the same way as natively.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import os
 import sys
@@ -31,10 +32,17 @@ _PATH_EVENTS = {"os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.renam
                 "os.utime": (0,)}
 _DEVICES = ("/dev/null", "/dev/stdout", "/dev/stderr")
 _state: dict[str, str | None] = {"root": None}
+#: the one thread confined, or None for every thread of the process
+_thread_confined: list[int | None] = [None]
 
 
 def confine(root: str) -> None:
-    """Confine what runs from now on to ``root`` (the hook is installed on first use)."""
+    """Confine what runs from now on, on every thread, to ``root`` (the hook is installed on first use)."""
+    _confine(root)
+    _thread_confined[0] = None
+
+
+def _confine(root: str) -> None:
     if "hook" not in _state:
         sys.addaudithook(_hook)
         _state["hook"] = "installed"
@@ -66,17 +74,20 @@ def release() -> None:
 
 @contextlib.contextmanager
 def confined(root: str | None) -> Iterator[None]:
-    """Confine to ``root`` (None: nothing) for a block, then put back what was before, the working
-    directory included: in the browser's one interpreter, only while the learner's code runs."""
-    previous, cwd = _state["root"], os.getcwd()
-    if root is None:
-        _state["root"] = None
-    else:
-        confine(root)
+    """Confine the calling thread to ``root`` (None: nothing) for a block, then put back what was before,
+    the working directory included: in the browser's one interpreter, only while the learner's code
+    runs. Other threads keep their rights: natively the judge warms up in its own process while another
+    of its threads makes folders (the sandbox's probe)."""
+    previous, thread, cwd = _state["root"], _thread_confined[0], os.getcwd()
     try:
+        if root is None:
+            _state["root"] = None
+        else:
+            _confine(root)
+            _thread_confined[0] = _thread.get_ident()
         yield
     finally:
-        _state["root"] = previous
+        _state["root"], _thread_confined[0] = previous, thread
         if os.getcwd() != cwd:
             os.chdir(cwd)
 
@@ -94,7 +105,7 @@ def _inside(path: object, root: str) -> bool:
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
     root = _state["root"]
-    if root is None:
+    if root is None or (_thread_confined[0] is not None and _thread_confined[0] != _thread.get_ident()):
         return
     if event == "open":
         path, mode, flags = args
