@@ -10,6 +10,7 @@ list short and say who uses each one. Never imported or run.
 _ = object
 
 # pytest hooks, called by pytest by name (judge/core/collector.py, core/runner.py, sandbox/standin.py, engines/test_timer.py)
+_.pytest_keyboard_interrupt
 _.pytest_make_collect_report
 _.pytest_collection_modifyitems
 _.pytest_collection_finish

@@ -170,8 +170,8 @@ def test_output_of_the_learner_lands_in_the_test_that_printed_it():
 
 
 def test_an_interrupt_in_the_learners_code_ends_the_run_without_formatting_every_frame(monkeypatch):
-    """The browser's Stop and time limit are a KeyboardInterrupt raised in the learner's code. pytest's
-    terminal reporter, whose output is never shown, formatted every frame of it (some 40, each source
+    """The Pyodide harness's time limit is a KeyboardInterrupt raised in the learner's code. pytest's
+    terminal reporter, whose output is never shown, formatted every frame of it (67 here, each source
     file parsed: 0.6 to 1.7 s of CPU before the run could end); it now gets the last frame only."""
     from _pytest._code.code import ExceptionInfo
 

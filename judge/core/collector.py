@@ -51,10 +51,10 @@ class Collector:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        """Before pytest's terminal reporter formats the interrupt (a Stop or time limit in the browser,
-        Ctrl-C natively), keep only its last frame. That report is never shown, and formatting every
-        frame parsed each frame's source file: 0.6 to 1.7 s of CPU after the interrupt, here and in
-        Pyodide, before the run could end."""
+        """Before pytest's terminal reporter formats the interrupt (the time limit of the Pyodide
+        harness under Node.js, which interrupts the engine; Ctrl-C natively), keep only its last
+        frame. That report is never shown, and formatting every frame parsed each frame's source file:
+        0.6 to 1.7 s of CPU after the interrupt, natively and in Pyodide, before the run could end."""
         excinfo.traceback = excinfo.traceback[-1:]
 
     # --- collection -------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -71,6 +72,7 @@ class InProcessLearner:
         for name, module in list(sys.modules.items()):
             if (getattr(module, "__file__", None) or "").startswith(self.folder + os.sep):
                 del sys.modules[name]
+        shutil.rmtree(self.folder, ignore_errors=True)  # a learner started again gets a folder of its own
         return ""
 
 
