@@ -444,3 +444,22 @@ def test_a_learner_process_is_confined_on_every_thread(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.stdout.startswith("refused: the judge does not allow changing files outside"), done.stdout + done.stderr
     assert not (tmp_path / "outside").exists()
+
+
+def test_a_job_space_whose_identity_keeps_a_process_still_removes_its_folder(tmp_path, monkeypatch):
+    """An identity whose processes survived being killed is never reused (IdentityError); its job's
+    folder goes anyway (judge-job-* folders were left behind in /tmp)."""
+    from judge.sandbox import identities
+    from judge.sandbox.process import JobSpace
+
+    def survived(identity: identities.Identity) -> None:
+        raise identities.IdentityError("processes of the sandbox identity 60001 survived being killed: [4242]")
+
+    monkeypatch.setattr(identities, "release", survived)
+    folder = tmp_path / "judge-job-x"
+    folder.mkdir()
+    space = JobSpace(str(folder), (60001, 60001), identities.Identity(60001, 60001, -1))
+    with pytest.raises(identities.IdentityError, match="survived"):
+        space.close()
+    assert not folder.exists()
+    assert space.identity is None, "never released twice"

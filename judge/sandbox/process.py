@@ -64,14 +64,16 @@ class JobSpace:
 
     def close(self) -> None:
         """End what the space's identity runs, remove its folder, give the identity back (standalone)."""
-        if self.confinement is not None:
-            self.confinement.close()
-        if self.identity is not None:
-            identities.release(self.identity)
-            self.identity = None
-        elif self.ids is not None:
-            identities.end_processes(self.ids[0])
-        shutil.rmtree(self.folder, ignore_errors=True)
+        try:
+            if self.confinement is not None:
+                self.confinement.close()
+            identity, self.identity = self.identity, None
+            if identity is not None:
+                identities.release(identity)
+            elif self.ids is not None:
+                identities.end_processes(self.ids[0])
+        finally:  # also when a process of the identity survived (IdentityError): the folder goes
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def make_job_folder(sandbox: levels.Sandbox) -> str:
