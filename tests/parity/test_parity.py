@@ -147,8 +147,9 @@ def probe_problem(tmp_path_factory: pytest.TempPathFactory) -> Path:
 RUNAWAY = {
     # label: (source, time limit): an interruptible loop, an uninterruptible sleep (worker killed),
     # code that kills the interpreter, then a normal job
-    # 5 s, not 1: on a loaded machine the job's own start (pytest in Pyodide) took over a second, and an
-    # interrupt that lands before the loop is there does not stop the loop (the worker was terminated)
+    # 5 s, not 1: in one full run the loop's worker was terminated after its 20 s of grace instead of
+    # interrupted. An interrupt before the loop starts does stop the run (tried at 0.01 to 0.1 s); what an
+    # interrupted run did next under load was pytest formatting the interrupt's every frame (since cut)
     "probe/loop": ("def answer():\n    while True:\n        pass\n", 5.0),
     "probe/sleep": ("import time\n\ndef answer():\n    time.sleep(60)\n", 1.0),
     "probe/exit": ("import os\n\ndef answer():\n    os._exit(3)\n", 10.0),
