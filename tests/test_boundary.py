@@ -11,6 +11,8 @@ import functools
 import json
 import shutil
 import signal
+import sys
+import tempfile
 
 import pytest
 
@@ -36,16 +38,19 @@ def judge_in(source: str, where: str) -> dict[str, tuple[str, str]]:
 
 def run(source: str, where: str) -> dict:
     """``{test function name: TestResult}`` of a run of ``source``."""
-    if where == "in-process":
-        start = InProcessLearner
-    else:
-        sandbox = levels.choose(where)
+    with tempfile.TemporaryDirectory(prefix="test-boundary-") as root:
+        if where == "in-process":
+            start = functools.partial(InProcessLearner, root=root)  # its folders go with root
+            # what the fixture keeps in sys: the page runs each run in a fresh engine, this process does not
+            sys.__dict__.pop("kept_by_the_learner", None)
+        else:
+            sandbox = levels.choose(where)
 
-        def start(spec, side):
-            return ProcessLearner(spec, sandbox, side)
+            def start(spec, side):
+                return ProcessLearner(spec, sandbox, side)
 
-    result = judge_source(PROBLEM, source, learner=functools.partial(standin.session, start=start),
-                          plugins=[TestTimer(PROBLEM.per_test_time_limit)])
+        result = judge_source(PROBLEM, source, learner=functools.partial(standin.session, start=start),
+                              plugins=[TestTimer(PROBLEM.per_test_time_limit)])
     assert result.tests, result.message
     return {t.id.split("::")[1]: t for t in result.tests}
 
@@ -169,7 +174,19 @@ def test_output_of_the_learner_lands_in_the_test_that_printed_it():
     assert tests["test_generators_close"].stdout == ""
 
 
-def test_an_interrupt_in_the_learners_code_ends_the_run_without_formatting_every_frame(monkeypatch):
+def test_a_learner_that_removes_its_own_folder_gets_the_same_verdict_in_the_browsers_engine():
+    """The in-process engine (the browser's) used to fail every test with a bare FileNotFoundError from
+    the judge's own bookkeeping of the working directory; in a learner process the call succeeds and
+    the next tests cannot import the learner's file again. (Under bubblewrap the folder is a mount
+    point, which cannot be removed: the call fails there.)"""
+    source = hostile(echo="def echo(x):\n    import shutil\n    shutil.rmtree(os.getcwd())\n    return x\n")
+    native, in_process = judge_in(source, "plain"), judge_in(source, "in-process")
+    assert native["test_values_are_copies"][0] == "passed"
+    assert "No such file or directory: 'learner.py'" in str(native)
+    assert in_process == native
+
+
+def test_an_interrupt_in_the_learners_code_ends_the_run_without_formatting_every_frame(monkeypatch, tmp_path):
     """The Pyodide harness's time limit is a KeyboardInterrupt raised in the learner's code. pytest's
     terminal reporter, whose output is never shown, formatted every frame of it (67 here, each source
     file parsed: 0.6 to 1.7 s of CPU before the run could end); it now gets the last frame only."""
@@ -191,7 +208,8 @@ def test_an_interrupt_in_the_learners_code_ends_the_run_without_formatting_every
     signal.setitimer(signal.ITIMER_REAL, 0.5)
     try:
         result = judge_source(PROBLEM, hostile(echo="def echo(x):\n    while True:\n        pass\n"),
-                              learner=functools.partial(standin.session, start=InProcessLearner))
+                              learner=functools.partial(standin.session,
+                                                        start=functools.partial(InProcessLearner, root=str(tmp_path))))
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)

@@ -81,7 +81,7 @@ def test_an_ignored_ctrl_c_stays_ignored():
         signal.signal(signal.SIGINT, previous)
 
 
-@pytest.mark.parametrize("landing", ["identity", "job folder", "after the fork", "after the spawn"])
+@pytest.mark.parametrize("landing", ["identity", "job folder", "during the fork", "after the fork", "after the spawn"])
 def test_a_ctrl_c_while_a_job_starts_leaves_nothing_of_it(tmp_path, monkeypatch, landing):
     """Seen once in a full run: a Ctrl-C between the job's first folder and its record left
     ``judge-fx-add-*`` behind. Wherever it lands while the job starts, the job's folders, descriptors
@@ -111,9 +111,28 @@ def test_a_ctrl_c_while_a_job_starts_leaves_nothing_of_it(tmp_path, monkeypatch,
 
         return start_then_ctrl_c
 
-    real_fork, real_spawn = native._fork, native._spawn
+    def fork_then_ctrl_c() -> int:
+        """os.fork, and in the judge a real Ctrl-C while the fork still holds it back."""
+        pid = real_os_fork()
+        if pid:
+            forked.append(pid)
+            os.kill(os.getpid(), signal.SIGINT)
+        return pid
+
+    ended: dict[int, int] = {}
+
+    def waitpid(pid: int, options: int) -> tuple[int, int]:
+        done, status = real_waitpid(pid, options)
+        if done:
+            ended[done] = status
+        return done, status
+
+    real_fork, real_spawn, real_os_fork, real_waitpid = native._fork, native._spawn, os.fork, os.waitpid
+    monkeypatch.setattr(os, "waitpid", waitpid)
     monkeypatch.setattr(native, "make_job_folder", make_job_folder)
     monkeypatch.setattr(levels, "acquire_identity", acquire_identity)
+    if landing == "during the fork":
+        monkeypatch.setattr(os, "fork", fork_then_ctrl_c)
     if landing == "after the fork":
         monkeypatch.setattr(native, "_fork", started(real_fork))
     if landing == "after the spawn":
@@ -125,7 +144,7 @@ def test_a_ctrl_c_while_a_job_starts_leaves_nothing_of_it(tmp_path, monkeypatch,
     assert sorted(p.name for p in watched.iterdir()) == []
     assert [folder for folder in made if os.path.exists(folder)] == []
     assert sorted(os.listdir("/proc/self/fd")) == descriptors
-    if landing.startswith("after"):
+    if forked:
         [pid] = forked
-        native._reap(block=True)
-        assert not os.path.exists(f"/proc/{pid}"), "the test process was killed and reaped"
+        assert os.WIFSIGNALED(ended[pid]) and os.WTERMSIG(ended[pid]) == signal.SIGKILL, "killed, and reaped"
+    assert bool(forked) == (landing not in ("identity", "job folder"))

@@ -224,13 +224,16 @@ def _start(job: Job, sandbox: levels.Sandbox, warm_up: bool = True, gated: bool 
     limit = job.limit + (FORK_ALLOWANCE if forks else SPAWN_ALLOWANCE)
     wall = limit * levels.WALL_BACKSTOP if cputime.available() else limit
     # from the first folder made to the caller's record of the job, an exception (a Ctrl-C, raised at the
-    # next Python call) must leave no folder, identity or test process behind
-    made = _Made()
+    # next Python call) must leave no folder, identity or test process behind: each thing made is recorded
+    # with Ctrl-C held, so that a Ctrl-C raised when the system call returns finds it recorded
+    made = _Made(parent=os.getpid())
     try:
-        made.root = tempfile.mkdtemp(prefix=f"judge-{problem.id}-")  # private to this user: the tests live here
-        made.identity = levels.acquire_identity(sandbox)  # this job's alone, until _end_job
-        made.space = JobSpace(make_job_folder(sandbox), (made.identity.uid, made.identity.gid)
-                              if made.identity else None)
+        with forking.ctrl_c_held():
+            made.root = tempfile.mkdtemp(prefix=f"judge-{problem.id}-")  # private to this user: the tests live here
+        made.identity = levels.acquire_identity(sandbox)  # this job's alone, until _end_job (it may wait)
+        with forking.ctrl_c_held():
+            made.space = JobSpace(make_job_folder(sandbox), (made.identity.uid, made.identity.gid)
+                                  if made.identity else None)
         token = secrets.token_hex(16)
         payload = {"token": token, "problem_dir": str(problem.path), "source": source,
                    "root": made.root, "include_secret": job.include_secret, "keyword": job.keyword,
@@ -238,8 +241,8 @@ def _start(job: Job, sandbox: levels.Sandbox, warm_up: bool = True, gated: bool 
                    "test_time_limit": min(problem.per_test_time_limit, job.limit),
                    "sandbox": dataclasses.asdict(sandbox), "lang": job.language(),
                    "space": {"folder": made.space.folder, "ids": made.space.ids}}
-        read_end, write_end = made.pipe(os.pipe())
-        gate_read, gate_write = made.pipe(os.pipe()) if gated and forks else (-1, -1)
+        read_end, write_end = made.pipe()
+        gate_read, gate_write = made.pipe() if gated and forks else (-1, -1)
         if forks:  # the child inherits the loaded Problem: no second parse and syntax check
             _fork(dict(payload, problem=problem, gate=gate_read), read_end, write_end, made, warm_up, gate_write)
         else:
@@ -251,6 +254,8 @@ def _start(job: Job, sandbox: levels.Sandbox, warm_up: bool = True, gated: bool 
         return _Running(job, made.pid, read_end, made.root, token, limit, backstop, made.space,
                         made.identity, gate=gate_write, wall_seconds=wall)
     except BaseException:
+        if os.getpid() != made.parent:  # a Ctrl-C that reached the forked child before its own set-up
+            os._exit(ExitCode.INTERNAL)
         made.undo()
         raise
 
@@ -259,22 +264,26 @@ def _start(job: Job, sandbox: levels.Sandbox, warm_up: bool = True, gated: bool 
 class _Made:
     """What :func:`_start` has made so far, to be undone if it cannot hand the job over."""
 
+    parent: int  # the judge's pid (a forked child leaves _start by another way)
     root: str = ""
     identity: identities.Identity | None = None
     space: JobSpace | None = None
     pid: int = 0
     descriptors: list[int] = field(default_factory=list)
 
-    def pipe(self, ends: tuple[int, int]) -> tuple[int, int]:
-        self.descriptors.extend(ends)
+    def pipe(self) -> tuple[int, int]:
+        with forking.ctrl_c_held():
+            ends = os.pipe()
+            self.descriptors.extend(ends)
         return ends
 
     def close(self, *descriptors: int) -> None:
         """Close the parent's copies of the ends only the child uses."""
         for descriptor in descriptors:
             if descriptor >= 0:
-                os.close(descriptor)
-                self.descriptors.remove(descriptor)
+                with forking.ctrl_c_held():
+                    self.descriptors.remove(descriptor)
+                    os.close(descriptor)
 
     def undo(self) -> None:
         if self.pid:

@@ -77,8 +77,9 @@ def confined(root: str | None) -> Iterator[None]:
     """Confine the calling thread to ``root`` (None: nothing) for a block, then put back what was before,
     the working directory included: in the browser's one interpreter, only while the learner's code
     runs. Other threads keep their rights: natively the judge warms up in its own process while another
-    of its threads makes folders (the sandbox's probe)."""
-    previous, thread, cwd = _state["root"], _thread_confined[0], os.getcwd()
+    of its threads makes folders (the sandbox's probe). Pyodide cannot start threads, so in the browser
+    that thread is all of the learner's code."""
+    previous, thread, cwd = _state["root"], _thread_confined[0], working_directory()
     try:
         if root is None:
             _state["root"] = None
@@ -88,8 +89,16 @@ def confined(root: str | None) -> Iterator[None]:
         yield
     finally:
         _state["root"], _thread_confined[0] = previous, thread
-        if os.getcwd() != cwd:
+        if cwd is not None and working_directory() != cwd:
             os.chdir(cwd)
+
+
+def working_directory() -> str | None:
+    """The working directory, or None when it no longer exists (the learner's code removed its own)."""
+    try:
+        return os.getcwd()
+    except FileNotFoundError:
+        return None
 
 
 def _inside(path: object, root: str) -> bool:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -54,11 +53,12 @@ class InProcessLearner:
     def learner_running(self) -> Iterator[None]:
         """While the learner's code runs: confined to its folder, in its own working directory."""
         with guard.confined(self.folder):
-            os.chdir(self._cwd)
+            with contextlib.suppress(OSError):  # removed by the learner's code: it runs where the tests are
+                os.chdir(self._cwd)
             try:
                 yield
             finally:
-                self._cwd = os.getcwd()
+                self._cwd = guard.working_directory() or self._cwd
 
     def _confined(self, handler: protocol.Handler) -> protocol.Handler:
         def handle(message: dict[str, Any]) -> dict[str, Any]:
@@ -72,7 +72,6 @@ class InProcessLearner:
         for name, module in list(sys.modules.items()):
             if (getattr(module, "__file__", None) or "").startswith(self.folder + os.sep):
                 del sys.modules[name]
-        shutil.rmtree(self.folder, ignore_errors=True)  # a learner started again gets a folder of its own
         return ""
 
 
