@@ -21,6 +21,7 @@ import functools
 import json
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from fractions import Fraction
@@ -99,9 +100,9 @@ def measure_codec(repeats: int = 200) -> list[dict[str, Any]]:
 Starter = Callable[[standin.LearnerSpec, standin.TestSide], standin.Learner]
 
 
-def _starters() -> tuple[dict[str, Starter], dict[str, str]]:
-    """How a learner is started at each level that works on this machine, and in one interpreter;
-    the levels that do not work here, with why."""
+def _starters(root: str) -> tuple[dict[str, Starter], dict[str, str]]:
+    """How a learner is started at each level that works on this machine, and in one interpreter (its
+    folder under ``root``); the levels that do not work here, with why."""
     found: dict[str, Starter] = {}
     unavailable: dict[str, str] = {}
     for level in ("bubblewrap", "user", "plain"):
@@ -111,7 +112,7 @@ def _starters() -> tuple[dict[str, Starter], dict[str, str]]:
             unavailable[level] = str(exc)
             continue
         found[f"learner process ({level})"] = functools.partial(_process, sandbox=sandbox)
-    found["one interpreter (the browser's transport)"] = lambda spec, side: InProcessLearner(spec, side)
+    found["one interpreter (the browser's transport)"] = functools.partial(InProcessLearner, root=root)
     return found, unavailable
 
 
@@ -126,16 +127,17 @@ def measure_calls(calls: int) -> tuple[list[dict[str, Any]], dict[str, str]]:
     direct = namespace["add"]
     rows = [{"how": "a direct call (no boundary)",
              "us_per_call": round(_per_call_us(functools.partial(direct, 1, 2), calls), 2)}]
-    starters, unavailable = _starters()
-    for label, start in starters.items():
-        side = standin.session(problem, ADD, FIXTURE, start=start)
-        started = time.perf_counter()
-        side.start()
-        start_ms = (time.perf_counter() - started) * 1e3
-        add = side.module.add
-        rows.append({"how": label, "us_per_call": round(_per_call_us(functools.partial(add, 1, 2), calls), 1),
-                     "start_ms": round(start_ms, 1)})
-        side.stop()
+    with tempfile.TemporaryDirectory(prefix="bench-boundary-") as root:
+        starters, unavailable = _starters(root)
+        for label, start in starters.items():
+            side = standin.session(problem, ADD, FIXTURE, start=start)
+            started = time.perf_counter()
+            side.start()
+            start_ms = (time.perf_counter() - started) * 1e3
+            add = side.module.add
+            rows.append({"how": label, "us_per_call": round(_per_call_us(functools.partial(add, 1, 2), calls), 1),
+                         "start_ms": round(start_ms, 1)})
+            side.stop()
     return rows, unavailable
 
 

@@ -99,7 +99,7 @@ def test_a_ctrl_c_while_a_job_starts_leaves_nothing_of_it(tmp_path, monkeypatch,
         made.append(process.make_job_folder(level))
         return made[-1]
 
-    def acquire_identity(level: levels.Sandbox) -> None:
+    def acquire_identity(level: levels.Sandbox, wait: float = 0.0) -> None:
         if landing == "identity":
             raise KeyboardInterrupt
 
@@ -148,3 +148,59 @@ def test_a_ctrl_c_while_a_job_starts_leaves_nothing_of_it(tmp_path, monkeypatch,
         [pid] = forked
         assert os.WIFSIGNALED(ended[pid]) and os.WTERMSIG(ended[pid]) == signal.SIGKILL, "killed, and reaped"
     assert bool(forked) == (landing not in ("identity", "job folder"))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="sandbox identities are taken by root")
+def test_a_ctrl_c_as_the_jobs_identity_is_taken_gives_it_back(tmp_path, monkeypatch):
+    """A real Ctrl-C arriving as the identity's lock is taken (held back, raised as the try ends): the
+    identity is recorded first and given back, not left locked until the judge exits."""
+    import dataclasses
+    import fcntl
+
+    from judge.sandbox import identities
+
+    sandbox = dataclasses.replace(levels.choose("plain"), as_identity=True)  # a job identity, as root
+    taken: list[identities.Identity] = []
+
+    def acquire_then_ctrl_c(level: levels.Sandbox, wait: float = 0.0) -> identities.Identity | None:
+        identity = real_acquire(level, wait=wait)
+        assert identity is not None
+        taken.append(identity)
+        os.kill(os.getpid(), signal.SIGINT)
+        return identity
+
+    real_acquire = levels.acquire_identity
+    monkeypatch.setattr(levels, "acquire_identity", acquire_then_ctrl_c)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(KeyboardInterrupt):
+        judge_many([folder_job(FIXTURE_PROBLEMS / "fx-add", CORRECT)], parallel=1, sandbox=sandbox)
+    [identity] = taken
+    lock = os.open(os.path.join(identities._lock_folder(), f"uid-{identity.uid}.lock"), os.O_RDWR)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError while the judge still holds it
+    finally:
+        os.close(lock)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_ctrl_c_while_a_job_runs_closes_its_channel(tmp_path, monkeypatch):
+    """Interrupted while a job runs: its test process killed, its folders removed, and the judge's end
+    of its channel closed (it was left open)."""
+    sandbox = levels.choose("plain")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    polls: list[int] = []
+
+    def poll_then_ctrl_c(running):
+        polls.append(len(running))
+        if len(polls) == 3:
+            raise KeyboardInterrupt
+        return real_poll(running)
+
+    real_poll = native._poll
+    monkeypatch.setattr(native, "_poll", poll_then_ctrl_c)
+    descriptors = sorted(os.listdir("/proc/self/fd"))
+    with pytest.raises(KeyboardInterrupt):
+        judge_many([folder_job(FIXTURE_PROBLEMS / "fx-add", SLEEPS, time_limit=60.0)], parallel=1, sandbox=sandbox)
+    assert polls[-1] == 1, "the job was running"
+    assert sorted(os.listdir("/proc/self/fd")) == descriptors
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

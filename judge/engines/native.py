@@ -129,6 +129,14 @@ def judge_many(jobs: list[Job], parallel: int = 1,
     # and not for a named user, a pool of one identity
     ahead = _forks() and slots < _cores() and sandbox.user is None
 
+    def recorder(index: int, gated: bool = False) -> Callable[[_Running], None]:
+        def record(run: _Running) -> None:  # called by _start with Ctrl-C held: never a job unknown to both
+            running[run.pid] = (index, run)
+            if gated:
+                prepared.append(run.pid)
+
+        return record
+
     def ended_at_once(index: int, result: Result) -> None:
         results[index] = result
         if on_result:
@@ -141,19 +149,13 @@ def judge_many(jobs: list[Job], parallel: int = 1,
                     _release(running[prepared.pop(0)][1])
                 else:
                     index, job = pending.pop(0)
-                    # recorded with no Python call in between (a Ctrl-C is raised at the next one)
-                    outcome = _start(job, sandbox, warm_up=len(jobs) > 1)
-                    if isinstance(outcome, _Running):
-                        running[outcome.pid] = (index, outcome)
-                    else:
+                    outcome = _start(job, sandbox, recorder(index), warm_up=len(jobs) > 1)
+                    if not isinstance(outcome, _Running):
                         ended_at_once(index, outcome)
             if ahead and pending and not prepared:
                 index, job = pending.pop(0)
-                outcome = _start(job, sandbox, gated=True)
-                if isinstance(outcome, _Running):
-                    running[outcome.pid] = (index, outcome)
-                    prepared.append(outcome.pid)
-                else:
+                outcome = _start(job, sandbox, recorder(index, gated=True), gated=True)
+                if not isinstance(outcome, _Running):
                     ended_at_once(index, outcome)
             ended = [(pid, *running.pop(pid)) for pid in _poll(running)]
             for pid, _, _ in ended:
@@ -169,6 +171,9 @@ def judge_many(jobs: list[Job], parallel: int = 1,
         for _, run in running.values():
             _kill_group(run.pid)
             _close_gate(run)
+            if run.channel >= 0:
+                os.close(run.channel)
+                run.channel = -1
             _end_job(run)
         _reap(block=True)
     return results  # type: ignore[return-value]
@@ -211,9 +216,11 @@ def _reap(block: bool = False) -> None:
             _exiting.remove(pid)
 
 
-def _start(job: Job, sandbox: levels.Sandbox, warm_up: bool = True, gated: bool = False) -> _Running | Result:
-    """Start ``job``'s test process. ``gated``: prepared ahead, while other jobs run; it sets up the tests
-    and its learner process, then waits for :func:`_release` before the first test (forks only)."""
+def _start(job: Job, sandbox: levels.Sandbox, record: Callable[[_Running], None], warm_up: bool = True,
+           gated: bool = False) -> _Running | Result:
+    """Start ``job``'s test process and ``record`` it (the caller then owns its clean-up), or return the
+    Result of a job that cannot start. ``gated``: prepared ahead, while other jobs run; it sets up the
+    tests and its learner process, then waits for :func:`_release` before the first test (forks only)."""
     problem = job.problem
     try:
         source = job.code()
@@ -230,7 +237,7 @@ def _start(job: Job, sandbox: levels.Sandbox, warm_up: bool = True, gated: bool 
     try:
         with forking.ctrl_c_held():
             made.root = tempfile.mkdtemp(prefix=f"judge-{problem.id}-")  # private to this user: the tests live here
-        made.identity = levels.acquire_identity(sandbox)  # this job's alone, until _end_job (it may wait)
+        made.take_identity(sandbox)  # this job's alone, until _end_job
         with forking.ctrl_c_held():
             made.space = JobSpace(make_job_folder(sandbox), (made.identity.uid, made.identity.gid)
                                   if made.identity else None)
@@ -251,12 +258,17 @@ def _start(job: Job, sandbox: levels.Sandbox, warm_up: bool = True, gated: bool 
         # a prepared job waits for its turn without a wall-clock limit: its CPU time still counts, and the
         # learner process's start has a limit of its own
         backstop = math.inf if gate_write >= 0 else time.monotonic() + wall
-        return _Running(job, made.pid, read_end, made.root, token, limit, backstop, made.space,
-                        made.identity, gate=gate_write, wall_seconds=wall)
+        run = _Running(job, made.pid, read_end, made.root, token, limit, backstop, made.space, made.identity,
+                       gate=gate_write, wall_seconds=wall)
+        with forking.ctrl_c_held():
+            record(run)
+            made.handed_over = True
+        return run
     except BaseException:
         if os.getpid() != made.parent:  # a Ctrl-C that reached the forked child before its own set-up
             os._exit(ExitCode.INTERNAL)
-        made.undo()
+        if not made.handed_over:
+            made.undo()
         raise
 
 
@@ -265,11 +277,26 @@ class _Made:
     """What :func:`_start` has made so far, to be undone if it cannot hand the job over."""
 
     parent: int  # the judge's pid (a forked child leaves _start by another way)
+    handed_over: bool = False  # recorded by the caller, which then cleans it up
     root: str = ""
     identity: identities.Identity | None = None
     space: JobSpace | None = None
     pid: int = 0
     descriptors: list[int] = field(default_factory=list)
+
+    def take_identity(self, sandbox: levels.Sandbox) -> None:
+        """The job's identity (where the level has one): each try with Ctrl-C held, so that a Ctrl-C raised
+        as a try returns finds the identity recorded; the waits for a free one without."""
+        deadline = time.monotonic() + identities.WAIT
+        while True:
+            try:
+                with forking.ctrl_c_held():
+                    self.identity = levels.acquire_identity(sandbox, wait=0)
+                return
+            except levels.IdentitiesBusy:
+                if time.monotonic() > deadline:
+                    raise
+            time.sleep(0.05)
 
     def pipe(self) -> tuple[int, int]:
         with forking.ctrl_c_held():

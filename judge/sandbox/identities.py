@@ -38,6 +38,13 @@ class IdentityError(RuntimeError):
     """No identity could be taken, or one could not be cleared of its processes."""
 
 
+class AllTaken(IdentityError):
+    """Every identity of the pool is held by other jobs (one may be free later)."""
+
+
+WAIT = 600.0  # seconds a job waits at most for a free identity
+
+
 @dataclass(frozen=True)
 class Identity:
     """A uid (and gid) a job's learner processes run as, with the lock that makes it this job's."""
@@ -77,7 +84,7 @@ def _free_uids(first: int, size: int) -> Iterator[int]:
             yield uid  # an account of that uid would own files somewhere: never use it
 
 
-def acquire(named: tuple[int, int] | None = None, wait: float = 600.0) -> Identity:
+def acquire(named: tuple[int, int] | None = None, wait: float = WAIT) -> Identity:
     """Take an identity for one job (a free uid of the pool, or the named user's ids), waiting for
     one if all are taken; :class:`IdentityError` if none becomes free within ``wait`` seconds."""
     folder = _lock_folder()
@@ -102,7 +109,7 @@ def acquire(named: tuple[int, int] | None = None, wait: float = 600.0) -> Identi
                 raise
             return identity
         if time.monotonic() > deadline:
-            raise IdentityError("every sandbox identity is taken by other jobs (more than "
+            raise AllTaken("every sandbox identity is taken by other jobs (more than "
                                 f"{len(candidates)} at once on this machine)")
         time.sleep(0.05)
 

@@ -75,6 +75,10 @@ class SandboxError(JudgeError):
     """The sandbox level asked for cannot be used here; the message says why and how to fix it."""
 
 
+class IdentitiesBusy(SandboxError):
+    """Every sandbox identity is held by other jobs: one may be free later."""
+
+
 @dataclass(frozen=True)
 class Sandbox:
     """How learner processes are started for this run."""
@@ -281,13 +285,16 @@ def _try(level: Level, python: str, runtime: str, packages: dict[str, str], user
     return Sandbox("plain", python, runtime, packages=packages)
 
 
-def acquire_identity(sandbox: Sandbox) -> identities.Identity | None:
+def acquire_identity(sandbox: Sandbox, wait: float = identities.WAIT) -> identities.Identity | None:
     """The identity one job's learner processes run as (held until released), or None to run them as
-    the judge's own user (the plain level, bubblewrap started by root or by an unprivileged judge)."""
+    the judge's own user (the plain level, bubblewrap started by root or by an unprivileged judge).
+    :class:`IdentitiesBusy` when every identity stayed taken for ``wait`` seconds."""
     if os.geteuid() != 0 or not (sandbox.level == "user" or sandbox.as_identity):
         return None
     try:
-        return identities.acquire(_user_ids(sandbox.user) if sandbox.user else None)
+        return identities.acquire(_user_ids(sandbox.user) if sandbox.user else None, wait=wait)
+    except identities.AllTaken as exc:
+        raise IdentitiesBusy(f"{sandbox.level}: {exc}") from None
     except identities.IdentityError as exc:
         raise SandboxError(f"{sandbox.level}: {exc}") from None
 
