@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import tempfile
+import threading
 
 import pytest
 
@@ -25,6 +26,13 @@ pytestmark = [pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExcepti
               pytest.mark.usefixtures("ctrl_c_as_in_a_terminal")]
 
 SLEEPS = "import time\n\ntime.sleep(20)\n\n\ndef add(a, b):\n    return a + b\n"
+
+
+def ctrl_c_to_the_main_thread() -> None:
+    """SIGINT as a terminal's Ctrl-C reaches the judge, which has no other thread while jobs start. (The
+    kernel gives a signal sent to the process to any thread that does not block it: a pytest-xdist
+    worker's other threads would take it and defeat the hold being tested.)"""
+    signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
 
 
 class _PressesCtrlC:
@@ -116,7 +124,7 @@ def test_a_ctrl_c_while_a_job_starts_leaves_nothing_of_it(tmp_path, monkeypatch,
         pid = real_os_fork()
         if pid:
             forked.append(pid)
-            os.kill(os.getpid(), signal.SIGINT)
+            ctrl_c_to_the_main_thread()
         return pid
 
     ended: dict[int, int] = {}
@@ -166,7 +174,7 @@ def test_a_ctrl_c_as_the_jobs_identity_is_taken_gives_it_back(tmp_path, monkeypa
         identity = real_acquire(level, wait=wait)
         assert identity is not None
         taken.append(identity)
-        os.kill(os.getpid(), signal.SIGINT)
+        ctrl_c_to_the_main_thread()
         return identity
 
     real_acquire = levels.acquire_identity

@@ -34,7 +34,10 @@ def _handle_pending() -> None:
 
 @contextlib.contextmanager
 def ctrl_c_held() -> Iterator[None]:
-    """SIGINT blocked for the block (which forks), and raised after it if it came."""
+    """SIGINT blocked for the block (which forks), and raised after it if it came. It holds a Ctrl-C sent
+    to the process only while no other thread runs (the kernel hands such a signal to any thread that
+    does not block it): the judge has none while it starts jobs (the sandbox probe's thread is joined
+    before the first fork)."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
         yield
         return
