@@ -13,11 +13,11 @@ runs, then prints:
 - the tests that took longest, set-up included (a session fixture's cost lands on the first test
   that asks for it).
 
-``--from FILE`` summarises a profile recorded before instead of running the suite. The figures go to
-``bench/results/suite.json`` (or ``--json FILE``). Absolute times move from run to run on a shared
-machine: compare runs taken side by side.
+``--from FILE`` summarises a profile recorded before (``--profile FILE`` keeps a run's) instead of
+running the suite. The figures go to ``bench/results/suite.json`` (or ``--json FILE``). Absolute times
+move from run to run on a shared machine: compare runs taken side by side.
 
-    python -m bench.suite [--from PROFILE] [--top N] [--json FILE] [PYTEST ARGS ...]
+    python -m bench.suite [--from PROFILE | --profile FILE] [--top N] [--json FILE] [PYTEST ARGS ...]
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import argparse
 import collections
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -159,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from", dest="source", type=Path, help="summarise this recorded profile; run nothing")
     parser.add_argument("--top", type=int, default=20, help="how many of the longest tests to list (20)")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "suite.json")
+    parser.add_argument("--profile", type=Path, help="keep the run's per-test profile in this file (for --from)")
     args, pytest_args = parser.parse_known_args(argv)
     run: dict[str, Any] = {}
     if args.source:
@@ -168,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
             profile = Path(scratch) / "profile.jsonl"
             status, wall, busy = run_suite(pytest_args, profile)
             records = read_profile(profile) if profile.is_file() else []
+            if args.profile and profile.is_file():
+                shutil.copyfile(profile, args.profile)
         run = {"status": status, "wall_s": round(wall, 1), "machine_busy": busy, "cores": os.cpu_count(),
                "pytest_args": pytest_args}
     data = {**summarise(records, args.top), **({"run": run} if run else {})}
