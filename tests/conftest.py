@@ -134,11 +134,8 @@ def _fd_streams() -> tuple[io.TextIOWrapper, io.TextIOWrapper]:
 
 BROWSER_FILES = {"test_bench_browser.py"}
 NODE_FREE_PARITY_FILES = {"test_compare.py"}  # tests/parity/ modules that do not need Node.js
-# pytest-xdist (``-n 2 --dist loadgroup`` in pyproject.toml): the tests of each of these modules run in
-# one worker, where their module fixtures (a harness run, a page) are made once and their order holds.
-# Each browser module is a group of its own, so that both workers share the browser tests (all of them
-# in one worker held the whole suite up: 841 s of it on 2 cores); a worker makes its session fixtures
-# (the site build, the server, Chromium, the shared page) once, for whichever browser modules it runs.
+# pytest-xdist (``-n 2 --dist loadgroup`` in pyproject.toml): the tests of these modules run in one
+# worker, where their session or module fixtures (a site build, a browser, a harness run) are made once.
 # test_parity.py and test_hints.py are not grouped: their fixtures judge through tests/judged.py, whose
 # lock per Result lets both workers share a sweep.
 UNGROUPED = {"test_parity.py"}
@@ -150,7 +147,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         relative = item.path.relative_to(ROOT / "tests") if item.path.is_relative_to(ROOT / "tests") else item.path
         if relative.parts[:1] == ("browser",) or relative.name in BROWSER_FILES:
             item.add_marker(pytest.mark.browser)
-            item.add_marker(pytest.mark.xdist_group(f"browser-{relative.stem}"))
+            item.add_marker(pytest.mark.xdist_group("browser"))
         elif relative.parts[:1] == ("parity",) and relative.name not in NODE_FREE_PARITY_FILES:
             item.add_marker(pytest.mark.pyodide)
             if relative.name not in UNGROUPED:
