@@ -58,6 +58,7 @@ def test_the_engine_restores_the_snapshot_and_loads_numpy_in_the_background(app:
     snapshot = _config(site_dir)["pyodide"]["snapshot"]
     image = (site_dir / snapshot["url"]).read_bytes()
     assert image[:2] == b"\x1f\x8b" and hashlib.sha256(image).hexdigest() == snapshot["sha256"]
+    app.wait_ready()  # the page is shared: an earlier test's last run may have left a spare still booting
     assert _engine(app)["mode"] == "snapshot", _engine(app)
     app.select(NUMPY_PROBLEM)  # numpy loads once a problem that imports it is open (never for the others)
     app.page.wait_for_function("() => window.ppJudge.pool.primary.numpy === 'ready'", timeout=RUN_TIMEOUT_MS)
