@@ -3,7 +3,10 @@
 The floor is one Python process that imports pytest once and runs ``pytest.main`` over each
 problem's work directory in turn (the same tests, the same reference code, no isolation). The
 judge runs cold as a learner would: ``python -m judge DIR`` in a new process, one child process
-per problem. Both are repeated, interleaved, and the median ratio is reported.
+per problem. Both are repeated, interleaved, and the median ratio is reported. Beside them, what
+judging itself costs with no process boundary (:mod:`bench.one_interpreter`: the judge with the
+browser's transport in one warm interpreter against bare pytest), so that the ratios say how much of
+the judge's time is the boundary and how much the judging.
 
     python -m bench.native [--problems DIR] [--repeats N] [--json FILE]
 """
@@ -11,6 +14,7 @@ per problem. Both are repeated, interleaved, and the median ratio is reported.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -66,11 +70,25 @@ def measure(problems_dir: Path, repeats: int) -> dict:
             serial_times.append(_timed(judge + ["-j", "1"], env))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return {"problems": len(problems), "repeats": repeats, "cpus": os.cpu_count(),
+    one = _one_interpreter(problems_dir, repeats)
+    return {"problems": len(problems), "repeats": repeats, "cpus": os.cpu_count(), "one_interpreter": one,
             "bare_pytest_s": bare_times, "judge_s": judge_times, "judge_serial_s": serial_times,
             "median_ratio": statistics.median(j / b for j, b in zip(judge_times, bare_times)),
             "median_ratio_serial": statistics.median(j / b for j, b in zip(serial_times, bare_times)),
             "target_ratio": 1.0, "target_ratio_serial": 1.3}
+
+
+def _one_interpreter(problems_dir: Path, repeats: int) -> dict:
+    """:mod:`bench.one_interpreter`'s figures, measured in a process of its own (warm runs: byte code
+    does not matter there)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    done = subprocess.run([sys.executable, "-m", "bench.one_interpreter", "--problems", str(problems_dir),
+                           "--repeats", str(repeats), "--json", "-"], env=env, cwd=ROOT, capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"bench.one_interpreter failed ({done.returncode}):\n"
+                         f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return json.loads(done.stdout)
 
 
 def _timed(command: list[str], env: dict) -> float:
@@ -91,6 +109,10 @@ def print_table(data: dict) -> None:
                                ("median_ratio_serial", "target_ratio_serial", "judge -j 1")):
         verdict = "meets" if data[key] <= data[target] else "misses"
         print(f"  median ratio {label} / bare pytest: {data[key]:.2f} ({verdict} the target <= {data[target]})")
+    one = data["one_interpreter"]
+    print(f"  judging itself, no process boundary (warm, one interpreter, best of {one['repeats']}): "
+          f"{one['ratio']:.2f}x bare pytest ({one['judge_s']:.2f}s against {one['bare_s']:.2f}s; "
+          "python -m bench.one_interpreter for each problem)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,9 +18,12 @@ def test_native_benchmark_runs_on_a_tiny_case(tmp_path):
                              "--repeats", "1", "--json", str(out)], cwd=ROOT, capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "median ratio" in result.stdout
+    assert "median ratio" in result.stdout and "judging itself, no process boundary" in result.stdout
     data = json.loads(out.read_text())
     assert data["problems"] == 1 and len(data["bare_pytest_s"]) == 1 and data["median_ratio"] > 0
+    one = data["one_interpreter"]  # the same reference judged in one interpreter, against bare pytest
+    assert [(row["problem"], row["tests"]) for row in one["problems"]] == [("fx-add", 4)]
+    assert one["bare_s"] > 0 and one["judge_s"] > 0 and one["ratio"] > 0
 
 
 @pytest.mark.slow
