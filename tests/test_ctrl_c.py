@@ -89,6 +89,45 @@ def test_an_ignored_ctrl_c_stays_ignored():
         signal.signal(signal.SIGINT, previous)
 
 
+def stop_to_the_main_thread(number: int) -> None:
+    signal.pthread_kill(threading.main_thread().ident, number)
+
+
+@pytest.mark.parametrize("stop", forking.STOP_SIGNALS, ids=[s.name for s in forking.STOP_SIGNALS])
+def test_a_stop_signal_is_a_ctrl_c_held_deferred_and_latched_as_one(stop):
+    """SIGTERM (a container, a platform's time limit) and SIGHUP (a closed terminal) end a command as
+    Ctrl-C does, so its jobs are ended and their folders removed; not inside a fork's hold (the job must
+    be recorded first), nor inside code that catches KeyboardInterrupt itself."""
+    assert signal.getsignal(stop) == signal.SIG_DFL
+    with forking.ctrl_c_latched():
+        with pytest.raises(KeyboardInterrupt):
+            stop_to_the_main_thread(stop)
+            for _ in range(1000):
+                pass
+        with pytest.raises(KeyboardInterrupt):
+            forking.raise_if_pressed()
+        for block in (forking.ctrl_c_held, forking.ctrl_c_deferred):
+            went_through = []
+            with pytest.raises(KeyboardInterrupt), block():
+                stop_to_the_main_thread(stop)
+                for _ in range(1000):
+                    pass
+                went_through.append("the block")
+            assert went_through == ["the block"], f"a stop signal was raised inside {block.__name__}"
+    assert signal.getsignal(stop) == signal.SIG_DFL, "the default is restored"
+
+
+def test_an_ignored_hang_up_stays_ignored():
+    """A judge started under nohup (SIGHUP ignored) keeps ignoring it."""
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with forking.ctrl_c_latched():
+            assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+        assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+
+
 @pytest.mark.parametrize("landing", ["identity", "job folder", "during the fork", "after the fork", "after the spawn"])
 def test_a_ctrl_c_while_a_job_starts_leaves_nothing_of_it(tmp_path, monkeypatch, landing):
     """Seen once in a full run: a Ctrl-C between the job's first folder and its record left

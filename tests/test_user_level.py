@@ -359,6 +359,17 @@ def _looping(tmp: Path) -> bool:
     return False
 
 
+def stop_and_wait(started: subprocess.Popen, stop: signal.Signals) -> str:
+    """Send ``stop`` to a running judge and wait for it to end: its standard error."""
+    started.send_signal(stop)
+    try:
+        return started.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        started.kill()
+        stderr = started.communicate()[1]
+        pytest.fail(f"judge grade did not end within 60 s of {stop.name}; it wrote:\n{stderr[-3000:]}")
+
+
 @needs_root
 def test_a_timed_out_or_interrupted_run_leaves_nothing_behind(user_python, tmp_path, private_tmp):
     loop = ("import os, sys\nsys.modules['judge.sandbox.guard'].release()\ntry:\n    if os.fork() == 0:\n"
@@ -379,15 +390,32 @@ def test_a_timed_out_or_interrupted_run_leaves_nothing_behind(user_python, tmp_p
     while not _looping(private_tmp) and time.monotonic() < deadline:
         time.sleep(0.1)  # until the looper's code runs (not another test's probe of the pool, nor a reference)
     assert _looping(private_tmp), "the looper's process never ran"
-    started.send_signal(signal.SIGINT)
-    try:
-        _, stderr = started.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        started.kill()
-        _, stderr = started.communicate()
-        pytest.fail(f"judge grade did not end within 60 s of Ctrl-C; it wrote:\n{stderr[-3000:]}")
+    stderr = stop_and_wait(started, signal.SIGINT)
     assert started.returncode == 130 and "interrupted" in stderr, (started.returncode, stderr[-3000:])
     assert nothing_left_behind(private_tmp) == [], "an interrupted run left processes or folders behind"
+
+
+@needs_root
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_run_stopped_as_platforms_and_terminals_stop_it_leaves_nothing_behind(user_python, tmp_path, private_tmp,
+                                                                                 stop):
+    """SIGTERM is how a container, a CI job or a platform's time limit stops the judge; SIGHUP what a closed
+    terminal sends. Either ends the run as Ctrl-C does: its jobs' processes and folders, and the judge's
+    runtime folder, are gone (before, the judge died at once and left them)."""
+    entry = tmp_path / "subs" / "looper" / "fx-add" / "adder.py"
+    entry.parent.mkdir(parents=True)
+    entry.write_text("def add(a, b):\n    while True:\n        pass\n")
+    command = [user_python, "-m", "judge", "grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"),
+               "--problems", str(FIXTURE_PROBLEMS), "--sandbox", "user", "--timeout", "60"]
+    started = subprocess.Popen([*FROM_A_TERMINAL, *command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True, env=clean_env(TMPDIR=str(private_tmp)), cwd=ROOT)
+    deadline = time.monotonic() + 120
+    while not _looping(private_tmp) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _looping(private_tmp), "the looper's process never ran"
+    stderr = stop_and_wait(started, stop)
+    assert started.returncode == 130 and "interrupted" in stderr, (started.returncode, stderr[-3000:])
+    assert nothing_left_behind(private_tmp) == [], f"a run stopped by {stop.name} left processes or folders behind"
 
 
 @needs_root
@@ -410,13 +438,7 @@ def test_an_interrupted_run_with_a_job_prepared_ahead_leaves_nothing_behind(user
             break
         time.sleep(0.1)
     assert len(busy) >= 2, f"no job was prepared ahead: learner processes of {busy}"
-    started.send_signal(signal.SIGINT)
-    try:
-        _, stderr = started.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        started.kill()
-        _, stderr = started.communicate()
-        pytest.fail(f"judge grade did not end within 60 s of Ctrl-C; it wrote:\n{stderr[-3000:]}")
+    stop_and_wait(started, signal.SIGINT)
     assert nothing_left_behind(private_tmp) == [], "an interrupted run left processes or folders behind"
 
 
@@ -439,7 +461,7 @@ def test_the_pool_gives_each_concurrent_job_its_own_identity_and_ends_its_proces
 
 
 CONFINED_PROBE = r'''
-import errno, os, subprocess, sys, tempfile
+import errno, os, shutil, subprocess, sys, tempfile
 from judge.sandbox import confine, identities, levels
 
 sandbox = levels.choose("user", grading=True)
@@ -467,6 +489,7 @@ attempt("write-own", lambda: open("mine.txt", "w").write("x"))
 done = subprocess.run([sandbox.python, "-I", "-S", "-c", probe, sys.argv[1]], capture_output=True, text=True,
                       user=identity.uid, group=identity.gid, extra_groups=[], preexec_fn=rules.enter, cwd=work)
 identities.release(identity)
+shutil.rmtree(folder)  # the probe's own job folder (one was left in the temporary folder by every run)
 print(done.stdout + done.stderr)
 '''
 

@@ -13,7 +13,9 @@ child's mask is restored; pending signals are not inherited).
 :func:`ctrl_c_deferred` raises a Ctrl-C pressed during code that catches KeyboardInterrupt itself
 (the warm-up's pytest run) once that code is done.
 
-:func:`ctrl_c_latched` (the command line, around a command) keeps a Ctrl-C that Python drops anyway:
+:func:`ctrl_c_latched` (the command line, around a command) makes SIGTERM and SIGHUP a Ctrl-C, so that
+a judge stopped by a container, a platform or a closed terminal ends its jobs as after Ctrl-C, and
+keeps a Ctrl-C that Python drops anyway:
 a KeyboardInterrupt raised while a destructor, a weakref callback or a garbage collection runs is
 printed as "Exception ignored" and the program goes on. The press is also remembered, and the
 judging loop calls :func:`raise_if_pressed` on every turn. A judge started with SIGINT ignored (in
@@ -26,6 +28,7 @@ import contextlib
 import signal
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 
 def _handle_pending() -> None:
@@ -82,18 +85,42 @@ def _on_ctrl_c(number: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+#: How a run is stopped other than by Ctrl-C: SIGTERM (a container stopped, a CI job or a platform's time
+#: limit ending), SIGHUP (the terminal closed). Their default ends the judge at once, and a job's learner
+#: processes and folders outlived it; within :func:`ctrl_c_latched` each is a Ctrl-C instead.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _as_ctrl_c(number: int, frame: Any) -> None:
+    """A stop signal taken as a Ctrl-C: inside :func:`ctrl_c_held` a SIGINT left pending until the fork is
+    recorded; elsewhere SIGINT's handler of the moment (latched, or deferred by :func:`ctrl_c_deferred`)
+    called at once (a SIGINT raised from here would wait for the next signal check, past a blocking call)."""
+    if hasattr(signal, "pthread_sigmask") and signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []):
+        signal.raise_signal(signal.SIGINT)
+        return
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+
+
 @contextlib.contextmanager
 def ctrl_c_latched() -> Iterator[None]:
     """Within the block, Ctrl-C raises KeyboardInterrupt as ever and is remembered for
-    :func:`raise_if_pressed`; SIGINT's handler is restored after it."""
+    :func:`raise_if_pressed`, and SIGTERM and SIGHUP (:data:`STOP_SIGNALS`) whose action is the default
+    do what Ctrl-C does; the handlers are restored after it."""
     if not _hears_ctrl_c() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         yield  # ignored (the judge runs in the background), or a handler of the program embedding the judge
         return
     _pressed[0] = False
     signal.signal(signal.SIGINT, _on_ctrl_c)
+    stops = [number for number in STOP_SIGNALS if signal.getsignal(number) == signal.SIG_DFL]  # nohup's SIGHUP stays
+    for number in stops:
+        signal.signal(number, _as_ctrl_c)
     try:
         yield
     finally:
+        for number in stops:
+            signal.signal(number, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         _pressed[0] = False
 
