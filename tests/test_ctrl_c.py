@@ -117,6 +117,27 @@ def test_a_stop_signal_is_a_ctrl_c_held_deferred_and_latched_as_one(stop):
     assert signal.getsignal(stop) == signal.SIG_DFL, "the default is restored"
 
 
+def test_a_judge_started_in_the_background_still_ends_its_run_when_stopped():
+    """SIGINT ignored (``judge grade &`` in a script) stays ignored, but SIGTERM still ends the command as
+    Ctrl-C would, held and deferred alike: a container or a platform stops such a judge too."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with forking.ctrl_c_latched():
+            assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+            for block in (forking.ctrl_c_held, forking.ctrl_c_deferred):
+                went_through = []
+                with pytest.raises(KeyboardInterrupt), block():
+                    stop_to_the_main_thread(signal.SIGTERM)
+                    for _ in range(1000):
+                        pass
+                    went_through.append("the block")
+                assert went_through == ["the block"], block.__name__
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_an_ignored_hang_up_stays_ignored():
     """A judge started under nohup (SIGHUP ignored) keeps ignoring it."""
     previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)

@@ -28,7 +28,12 @@ import contextlib
 import signal
 import threading
 from collections.abc import Iterator
-from typing import Any
+
+#: How a run is stopped other than by Ctrl-C: SIGTERM (a container stopped, a CI job or a platform's time
+#: limit ending), SIGHUP (the terminal closed). Their default ends the judge at once, and a job's learner
+#: processes and folders outlived it; within :func:`ctrl_c_latched` each is a Ctrl-C instead (also where
+#: SIGINT is ignored: a judge started in the background still cleans up when it is stopped).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def _handle_pending() -> None:
@@ -37,14 +42,15 @@ def _handle_pending() -> None:
 
 @contextlib.contextmanager
 def ctrl_c_held() -> Iterator[None]:
-    """SIGINT blocked for the block (which forks), and raised after it if it came. It holds a Ctrl-C sent
+    """SIGINT (and :data:`STOP_SIGNALS`) blocked for the block (which forks), and raised after it if it came.
+    It holds a Ctrl-C sent
     to the process only while no other thread runs (the kernel hands such a signal to any thread that
     does not block it): the judge has none while it starts jobs (the sandbox probe's thread is joined
     before the first fork)."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, *STOP_SIGNALS})
     try:
         _handle_pending()  # a Ctrl-C caught before the block is raised here, not inside a fork handler
         yield
@@ -64,15 +70,18 @@ def ctrl_c_deferred() -> Iterator[None]:
     """Ctrl-C during the block is raised as KeyboardInterrupt when it ends, not inside it: for code that
     catches KeyboardInterrupt itself (pytest returns when one reaches a run, and the judge's warm-up runs
     pytest in the judge's own process: the judge would go on grading)."""
-    if not _hears_ctrl_c():
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
     pressed: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, frame: pressed.append(number))
+    deferred = [signal.SIGINT] if _hears_ctrl_c() else []  # an ignored Ctrl-C stays ignored
+    deferred += [number for number in STOP_SIGNALS if signal.getsignal(number) is _on_ctrl_c]
+    previous = {number: signal.signal(number, lambda number, frame: pressed.append(number)) for number in deferred}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     if pressed:
         raise KeyboardInterrupt
 
@@ -85,43 +94,25 @@ def _on_ctrl_c(number: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-#: How a run is stopped other than by Ctrl-C: SIGTERM (a container stopped, a CI job or a platform's time
-#: limit ending), SIGHUP (the terminal closed). Their default ends the judge at once, and a job's learner
-#: processes and folders outlived it; within :func:`ctrl_c_latched` each is a Ctrl-C instead.
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
-
-
-def _as_ctrl_c(number: int, frame: Any) -> None:
-    """A stop signal taken as a Ctrl-C: inside :func:`ctrl_c_held` a SIGINT left pending until the fork is
-    recorded; elsewhere SIGINT's handler of the moment (latched, or deferred by :func:`ctrl_c_deferred`)
-    called at once (a SIGINT raised from here would wait for the next signal check, past a blocking call)."""
-    if hasattr(signal, "pthread_sigmask") and signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []):
-        signal.raise_signal(signal.SIGINT)
-        return
-    handler = signal.getsignal(signal.SIGINT)
-    if callable(handler):
-        handler(signal.SIGINT, frame)
-
-
 @contextlib.contextmanager
 def ctrl_c_latched() -> Iterator[None]:
     """Within the block, Ctrl-C raises KeyboardInterrupt as ever and is remembered for
     :func:`raise_if_pressed`, and SIGTERM and SIGHUP (:data:`STOP_SIGNALS`) whose action is the default
     do what Ctrl-C does; the handlers are restored after it."""
-    if not _hears_ctrl_c() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        yield  # ignored (the judge runs in the background), or a handler of the program embedding the judge
+    if threading.current_thread() is not threading.main_thread():
+        yield
         return
+    # SIGINT ignored (the judge runs in the background) stays so, as does a handler of a program embedding
+    # the judge; a stop signal ignored (nohup's SIGHUP) or handled by such a program is left alone too
+    latched = [signal.SIGINT] if signal.getsignal(signal.SIGINT) is signal.default_int_handler else []
+    latched += [number for number in STOP_SIGNALS if signal.getsignal(number) == signal.SIG_DFL]
     _pressed[0] = False
-    signal.signal(signal.SIGINT, _on_ctrl_c)
-    stops = [number for number in STOP_SIGNALS if signal.getsignal(number) == signal.SIG_DFL]  # nohup's SIGHUP stays
-    for number in stops:
-        signal.signal(number, _as_ctrl_c)
+    previous = {number: signal.signal(number, _on_ctrl_c) for number in latched}
     try:
         yield
     finally:
-        for number in stops:
-            signal.signal(number, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
         _pressed[0] = False
 
 
