@@ -27,7 +27,8 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 #: How a run is stopped other than by Ctrl-C: SIGTERM (a container stopped, a CI job or a platform's time
 #: limit ending), SIGHUP (the terminal closed). Their default ends the judge at once, and a job's learner
@@ -42,11 +43,10 @@ def _handle_pending() -> None:
 
 @contextlib.contextmanager
 def ctrl_c_held() -> Iterator[None]:
-    """SIGINT (and :data:`STOP_SIGNALS`) blocked for the block (which forks), and raised after it if it came.
-    It holds a Ctrl-C sent
-    to the process only while no other thread runs (the kernel hands such a signal to any thread that
-    does not block it): the judge has none while it starts jobs (the sandbox probe's thread is joined
-    before the first fork)."""
+    """SIGINT (and :data:`STOP_SIGNALS`) blocked for the block (which forks), and raised after it if it
+    came. It holds a Ctrl-C sent to the process only while no other thread runs (the kernel hands such a
+    signal to any thread that does not block it): the judge has none while it starts jobs (the sandbox
+    probe's thread is joined before the first fork)."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
         yield
         return
@@ -66,6 +66,17 @@ def _hears_ctrl_c() -> bool:
 
 
 @contextlib.contextmanager
+def _handled(numbers: Sequence[int], handler: Callable[[int, Any], Any]) -> Iterator[None]:
+    """``handler`` for the signals ``numbers`` during the block; their handlers of before restored after it."""
+    previous = {number: signal.signal(number, handler) for number in numbers}
+    try:
+        yield
+    finally:
+        for number, before in previous.items():
+            signal.signal(number, before)
+
+
+@contextlib.contextmanager
 def ctrl_c_deferred() -> Iterator[None]:
     """Ctrl-C during the block is raised as KeyboardInterrupt when it ends, not inside it: for code that
     catches KeyboardInterrupt itself (pytest returns when one reaches a run, and the judge's warm-up runs
@@ -76,12 +87,8 @@ def ctrl_c_deferred() -> Iterator[None]:
     pressed: list[int] = []
     deferred = [signal.SIGINT] if _hears_ctrl_c() else []  # an ignored Ctrl-C stays ignored
     deferred += [number for number in STOP_SIGNALS if signal.getsignal(number) is _on_ctrl_c]
-    previous = {number: signal.signal(number, lambda number, frame: pressed.append(number)) for number in deferred}
-    try:
+    with _handled(deferred, lambda number, frame: pressed.append(number)):
         yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
     if pressed:
         raise KeyboardInterrupt
 
@@ -107,12 +114,10 @@ def ctrl_c_latched() -> Iterator[None]:
     latched = [signal.SIGINT] if signal.getsignal(signal.SIGINT) is signal.default_int_handler else []
     latched += [number for number in STOP_SIGNALS if signal.getsignal(number) == signal.SIG_DFL]
     _pressed[0] = False
-    previous = {number: signal.signal(number, _on_ctrl_c) for number in latched}
     try:
-        yield
+        with _handled(latched, _on_ctrl_c):
+            yield
     finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
         _pressed[0] = False
 
 
