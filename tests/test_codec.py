@@ -61,6 +61,59 @@ def test_a_list_of_tuples_of_tuples_crosses_under_one_tag():
     assert '"N"' not in codec.dumps(codec.Encoder().encode([(1, [2])]))  # a list inside: each tuple is tagged
 
 
+LONG = 20  # items: a list this long is checked in C (type sets, smallest and largest item, exact sum), not item by item
+NUMBERS_AT_EVERY_PLACE = [
+    [*range(LONG - 1), 2**63], [2**63, *range(LONG - 1)], [-(2**63), *range(LONG)], [*range(LONG), 10**400],
+    [*map(float, range(LONG)), math.nan], [math.nan, *map(float, range(LONG))], [*map(float, range(LONG)), math.inf],
+    [-math.inf, *map(float, range(LONG))], [math.inf, -math.inf, *map(float, range(LONG))], [1e308] * LONG,
+    [*range(LONG), 1e19, -1e300], [True, False] * LONG, [*range(LONG), True, 2.5], [2**63 - 1, -(2**63) + 1] * LONG,
+]
+
+
+@pytest.mark.parametrize("numbers", NUMBERS_AT_EVERY_PLACE, ids=lambda v: repr(v)[-30:])
+def test_long_lists_of_numbers_keep_every_value_and_type_wherever_an_odd_one_sits(numbers):
+    """Big ints, non-finite and huge floats at the start or the end of a long list, and in rows as a column."""
+    for value in (numbers, [(n, "x") for n in numbers], [((n,), "x") for n in numbers], tuple(numbers)):
+        copy = codec.round_trip(value)
+        assert repr(copy) == repr(value) and type(copy) is type(value)
+        # what does not fit JSON as it is (nan, inf, ints beyond 64 bits) travels tagged
+        assert not _untagged_misfits(codec.dumps(codec.Encoder().encode(value)))
+
+
+def _untagged_misfits(wire: str) -> list[str]:
+    """The JSON numbers of ``wire`` that JSON carries inexactly or not at all: NaN, Infinity, big ints."""
+    misfits: list[str] = []
+    json.loads(wire, parse_constant=misfits.append,
+               parse_int=lambda text: misfits.append(text) if not -(2**63) < int(text) < 2**63 else 0)
+    return misfits
+
+
+def test_long_lists_of_rows_of_any_width_and_depth_round_trip_under_one_tag():
+    rows = [("F", mb, 0.5 * mb, None, True) for mb in range(LONG)]
+    ragged = [("F", mb) if mb % 2 else ("B", mb, mb + 1) for mb in range(LONG)]
+    pairs = [(("F", mb, (1, (2.5, "x"))), ("B", mb)) for mb in range(LONG)]
+    for value, tag in ((rows, "T"), (ragged, "T"), (pairs, "N")):
+        assert json.loads(codec.dumps(codec.Encoder().encode(value)))["~"] == tag
+        copy = codec.round_trip(value)
+        assert copy == value and repr(copy) == repr(value)
+
+
+@pytest.mark.parametrize("place", [0, LONG // 2, LONG - 1])
+def test_an_odd_value_anywhere_in_a_long_list_or_its_rows_is_refused_with_its_place(place):
+    for odd, named in ((LyingInt(1), "subclass of int"), (LyingFloat(1.0), "subclass of float"),
+                       (LyingStr("x"), "subclass of str"), (object(), "object")):
+        numbers: list = list(range(LONG))
+        numbers[place] = odd
+        rows = [("F", n, n) for n in range(LONG)]
+        rows[place] = ("F", odd, 0)
+        pairs = [(("F", n), ("B", n)) for n in range(LONG)]
+        pairs[place] = (("F", place), ("B", (odd,)))
+        for value, where in ((numbers, f"[{place}]"), (rows, f"[{place}][1]"), (pairs, f"[{place}][1][1][0]")):
+            with pytest.raises(codec.NotPlain) as caught:
+                codec.Encoder().encode(value)
+            assert named in caught.value.what and caught.value.what.endswith(f"(at {where})"), caught.value.what
+
+
 def test_nan_round_trips():
     assert math.isnan(codec.round_trip(math.nan))
 

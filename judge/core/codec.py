@@ -30,6 +30,7 @@ import json
 import math
 import sys
 from collections.abc import Callable, Iterable
+from itertools import chain
 from typing import Any, Protocol
 
 TAG = "~"
@@ -195,13 +196,7 @@ class Encoder:
         if kind is float:
             return value if math.isfinite(value) else {TAG: "f", "r": repr(value)}
         if kind is list:
-            if _all_scalars(value):
-                return value  # the JSON encoder writes it as it is
-            if all(type(item) is tuple and _all_scalars(item) for item in value):
-                return {TAG: "T", "v": value}  # a list of tuples of scalars (schedules, timelines): one tag
-            if all(type(item) is tuple for item in value) and _tuple_trees(value, 0):
-                return {TAG: "N", "v": value}  # a list of tuples of tuples (pairs of operations): one tag
-            return self._nested(list, map(self._encode, value))
+            return self._encode_list(value)
         if kind is tuple:
             return {TAG: "t", "v": value if _all_scalars(value) else self._nested(list, map(self._encode, value))}
         if kind is dict:
@@ -210,6 +205,17 @@ class Encoder:
             return {TAG: "d", "v": self._nested(list, ([self._encode(key), self._encode(item)]
                                                         for key, item in value.items()))}
         return self._encode_other(value, kind)
+
+    def _encode_list(self, value: list[Any]) -> Any:
+        kinds = set(map(type, value))
+        if kinds <= _JSON_SCALARS and _scalars_fit(value, kinds):
+            return value  # the JSON encoder writes it as it is
+        if kinds == _TUPLES:
+            if _rows_of_scalars(value):
+                return {TAG: "T", "v": value}  # a list of tuples of scalars (schedules, timelines): one tag
+            if _tuple_trees(value):
+                return {TAG: "N", "v": value}  # a list of tuples of tuples (pairs of operations): one tag
+        return self._nested(list, map(self._encode, value))
 
     def _nested(self, build: Callable[[Any], Any], items: Any) -> Any:
         """``build(items)`` one level deeper; counted here, not left to the recursion limit, which the
@@ -245,8 +251,39 @@ class Encoder:
         return {TAG: "r", "n": name, "v": [self._encode(item) for item in tuple.__iter__(value)]}
 
 
+#: the scalars JSON writes as they are (ints of 64 bits and finite floats only: see :func:`_scalars_fit`)
+_JSON_SCALARS = frozenset({str, bool, type(None), int, float})
+_NUMBERS = frozenset({bool, int, float})
+_TUPLES = frozenset({tuple})
+_FEW = 8  # items below which a plain loop checks a sequence faster than the C builtins' set-up
+
+
 def _all_scalars(items: Any) -> bool:
     """Whether every item is a str, bool, None, an int of 64 bits or a finite float (JSON as it is)."""
+    if len(items) <= _FEW:
+        return _each_fits(items)
+    kinds = set(map(type, items))
+    return kinds <= _JSON_SCALARS and _scalars_fit(items, kinds)
+
+
+def _scalars_fit(items: Any, kinds: set[type]) -> bool:
+    """Whether the ints and floats among ``items``, whose types are ``kinds`` (all of them scalars), fit
+    JSON as they are. Lists of numbers only are checked in C: their smallest and largest item, then their
+    exact sum, which is not finite when one of them is nan or infinite; anything else item by item."""
+    if int not in kinds and float not in kinds:
+        return True
+    if not kinds <= _NUMBERS or len(items) <= _FEW:
+        return _each_fits(items)
+    try:
+        if min(items) > -_SMALL_INT and max(items) < _SMALL_INT and math.isfinite(math.fsum(items)):
+            return True
+    except (OverflowError, ValueError):  # a sum beyond the floats, or inf - inf
+        pass
+    return _each_fits(items)  # nan, a float beyond 2**63 (which fits), a big int (which does not): exactly
+
+
+def _each_fits(items: Any) -> bool:
+    """:func:`_all_scalars` item by item."""
     for item in items:
         kind = type(item)
         if kind is str or kind is bool or item is None:
@@ -261,17 +298,26 @@ def _all_scalars(items: Any) -> bool:
     return True
 
 
-def _tuple_trees(items: Any, depth: int) -> bool:
-    """Whether every item is a scalar :func:`_all_scalars` passes or a tuple of such items, at any depth."""
-    for item in items:
-        kind = type(item)
-        if kind is tuple:
-            if depth >= MAX_NESTING or not _tuple_trees(item, depth + 1):
-                return False
-        elif not (kind is str or kind is bool or item is None or (kind is int and -_SMALL_INT < item < _SMALL_INT)
-                  or (kind is float and item - item == 0.0)):
+def _rows_of_scalars(rows: list[tuple[Any, ...]]) -> bool:
+    """Whether every tuple of ``rows`` holds only scalars :func:`_all_scalars` passes: a column at a time
+    when the rows are of one width (a schedule's ``(op, micro-batch, stage)``: each column of one type)."""
+    if len(set(map(len, rows))) == 1:
+        return all(map(_all_scalars, zip(*rows)))
+    return _all_scalars(list(chain.from_iterable(rows)))
+
+
+def _tuple_trees(items: list[Any]) -> bool:
+    """Whether every item is a scalar :func:`_all_scalars` passes or a tuple of such items, at any depth
+    up to :data:`MAX_NESTING`: checked a level at a time (every tuple of one level unpacked into the next)."""
+    level = items
+    for _ in range(MAX_NESTING):
+        tuples = [item for item in level if type(item) is tuple]
+        if len(tuples) < len(level) and not _all_scalars([item for item in level if type(item) is not tuple]):
             return False
-    return True
+        if not tuples:
+            return True
+        level = list(chain.from_iterable(tuples))
+    return False
 
 
 def _encode_numpy(numpy: Any, value: Any) -> dict[str, Any]:
@@ -365,9 +411,9 @@ class Decoder:
 
     def _tuples(self, tree: dict[str, Any]) -> list[tuple[Any, ...]]:
         rows = _field(tree, "v", list)
-        if not all(type(row) is list for row in rows):
+        if not set(map(type, rows)) <= _LISTS:
             raise Malformed("a list of tuples with an item that is not one")
-        return [tuple(row) for row in rows]
+        return list(map(tuple, rows))
 
     def _tuple_trees(self, tree: dict[str, Any]) -> list[tuple[Any, ...]]:
         rows = []
@@ -458,6 +504,7 @@ class Decoder:
 #: dtype text on the wire -> (that dtype, the same in native byte order); only texts that passed
 #: :func:`_wire_dtype`'s checks, so a hostile peer cannot grow it past the few hundred numeric ones
 _WIRE_DTYPES: dict[str, tuple[Any, Any]] = {}
+_LISTS = frozenset({list})
 
 
 def _wire_dtype(dtype: str) -> tuple[Any, Any]:
@@ -565,8 +612,10 @@ def exception_from_tree(tree: Any, registry: Registry) -> Exception:
 
 # --------------------------------------------------------------------------------------------- text
 #: json.dumps(tree, ensure_ascii=True, separators=(",", ":"), allow_nan=True) makes this encoder for
-#: every call; one is kept instead (encoding with it is reentrant)
-_JSON_ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=True)
+#: every call; one is kept instead (encoding with it is reentrant). It does not look for cycles: a tree
+#: holds no container that can contain itself (the :class:`Encoder` builds every dict and every list but
+#: lists of scalars or of tuples, which cannot), and that check cost a quarter of the encoding.
+_JSON_ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=True, check_circular=False)
 
 
 def dumps(tree: Any) -> str:

@@ -17,6 +17,7 @@ import importlib
 import importlib.machinery
 import importlib.util
 import io
+import operator
 import os
 import sys
 import types
@@ -118,6 +119,9 @@ class LearnerSide:
         self.decoder = codec.Decoder(registry, self)
         self._bound: dict[str, int] = {}  # the module's functions as the test side last heard of them
         self._bound_objects: dict[str, Any] = {}  # the same functions themselves: unchanged is checked by identity
+        # every name of the module and its value at the last look: most calls rebind none of them
+        self._seen_names: list[str] = []
+        self._seen_values: list[Any] = []
         _SIDES[id(self)] = self
 
     # --- the module's functions, known to the test side without asking ------------------------
@@ -133,10 +137,15 @@ class LearnerSide:
 
         The stand-in calls functions it knows by reference, so a call costs one message; this keeps
         it right when the learner's code (or a test, through the stand-in) rebinds a name."""
+        namespace = vars(self.module)
+        names, values = list(namespace), list(namespace.values())
+        if names == self._seen_names and all(map(operator.is_, values, self._seen_values)):
+            return {}  # the common case, after every call: not one name of the module rebound
+        self._seen_names, self._seen_values = names, values
         objects = self._function_objects()
         if objects.keys() == self._bound_objects.keys() and all(
                 value is self._bound_objects[name] for name, value in objects.items()):
-            return {}  # the common case, after every call: checked without exporting anything
+            return {}  # only other names rebound (a counter the learner's code keeps): no function changed
         self._bound_objects = objects
         found = self._functions()
         now = {name: ident for name, (ident, _) in found.items()}
