@@ -28,6 +28,7 @@ session :func:`prune` deletes the entries unused for two weeks and the least rec
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import fcntl
@@ -260,6 +261,7 @@ def snapshot(folder: Path) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     if base is None:
         target = Path(tempfile.mkdtemp(prefix="pp-judge-snapshot-")) / folder.name
+        atexit.register(shutil.rmtree, target.parent, True)  # nothing left in the temporary folder
         shutil.copytree(folder, target, ignore=ignore)
         return target
     target = base / "snapshots" / tree_digest(folder)[:20] / folder.name

@@ -49,7 +49,7 @@ from ..core import code_cache
 from ..core.errors import ExitCode
 from ..core.problem import Problem
 from ..core.result import Result
-from ..sandbox import cputime, forking, identities, levels
+from ..sandbox import cputime, forking, identities, levels, trees
 from ..sandbox.process import JobSpace, make_job_folder
 from . import Job
 
@@ -504,7 +504,7 @@ def _free(identity: identities.Identity | None, *folders: str) -> None:
     finally:
         for folder in folders:
             if folder:
-                shutil.rmtree(folder, ignore_errors=True)
+                trees.remove_tree(folder)
 
 
 def _finish(run: _Running, sandbox: levels.Sandbox) -> Result:

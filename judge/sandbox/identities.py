@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import shutil
 import signal
 import stat
 import tempfile
@@ -25,7 +24,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from . import forking
+from . import forking, trees
 
 #: the pool: uids with no account, inside the 16 bits a container's user namespace usually maps
 POOL_FIRST = 64200
@@ -233,7 +232,7 @@ def _remove_if_owned(entry: os.DirEntry[str], uid: int) -> None:
     if entry.stat(follow_symlinks=False).st_uid != uid:
         return
     if entry.is_dir(follow_symlinks=False):
-        shutil.rmtree(entry.path, ignore_errors=True)
+        trees.remove_tree(entry.path)
     else:
         os.unlink(entry.path)
 

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from ..core.errors import JudgeError
-from . import confine, forking, identities
+from . import confine, forking, identities, trees
 
 Level = Literal["bubblewrap", "user", "plain"]
 LEVELS: tuple[Level, ...] = get_args(Level)
@@ -51,6 +51,32 @@ WALL_BACKSTOP = 10.0
 PACKAGES = ("numpy",)
 #: where things appear inside the bubblewrap sandbox
 SANDBOX_WORK, SANDBOX_RUNTIME, SANDBOX_SITE = "/work", "/judge/runtime", "/judge/site"
+#: bytes each of the sandbox's own in-memory folders (/tmp, /dev/shm) may hold: what is written there is
+#: memory that the learner's memory limit (an address-space limit) does not count
+TMPFS_BYTES = 16 * 1024 * 1024
+
+
+def _kernel_and_memory(bwrap: str) -> list[str]:
+    """The sandbox's /proc, /dev and /tmp. Its /proc/sys and /proc/sysrq-trigger are read-only: where the
+    judge runs bubblewrap as root (a Python no identity of the pool can run) the sandbox's user is root
+    outside, without capabilities, and the kernel lets a file's owner write the machine's settings there (a
+    red team wrote kernel.printk_ratelimit). /dev is read-only but for its devices; /tmp and /dev/shm hold
+    :data:`TMPFS_BYTES` each where bubblewrap can bound them (``--size``, bubblewrap 0.7 and later)."""
+    size = ["--size", str(TMPFS_BYTES)] if _bwrap_sizes_tmpfs(bwrap) else []
+    return ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
+            "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
+            "--dev", "/dev", *size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev", *size, "--tmpfs", "/tmp"]
+
+
+@functools.lru_cache(maxsize=4)
+def _bwrap_sizes_tmpfs(bwrap: str) -> bool:
+    try:
+        done = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--size" in done.stdout
+
+
 #: the learner process's main, after its folders are put first on sys.path
 BOOT = ("import sys; sys.path[:0] = sys.argv[1:4]; "
         "from judge.sandbox.child import main; main()")
@@ -145,13 +171,12 @@ class Sandbox:
         prefix = _prefix_of(self.python)
         if not prefix.startswith("/usr/"):
             args += ["--ro-bind", prefix, prefix]
-        for path in self.hidden:
-            args += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
+        for path in self.hidden:  # an empty folder the learner's code cannot fill either
+            args += ["--tmpfs", path, "--remount-ro", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
         args += ["--ro-bind", os.path.join(self.runtime, "judge"), f"{SANDBOX_RUNTIME}/judge"]
         for name, path in sorted(self.packages.items()):
             args += ["--ro-bind", path, f"{SANDBOX_SITE}/{name}"]
-        args += ["--bind", work, SANDBOX_WORK, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                 "--chdir", SANDBOX_WORK, "--clearenv"]
+        args += ["--bind", work, SANDBOX_WORK, *_kernel_and_memory(self.bwrap), "--chdir", SANDBOX_WORK, "--clearenv"]
         for key, value in {**_ENV, "HOME": SANDBOX_WORK, "PATH": "/usr/bin:/bin", "TMPDIR": SANDBOX_WORK}.items():
             args += ["--setenv", key, value]
         return args
@@ -368,7 +393,7 @@ def _probe(sandbox: Sandbox, secrets: Sequence[str]) -> None:
             rules.close()
         if identity is not None:
             identities.release(identity)
-        shutil.rmtree(folder, ignore_errors=True)
+        trees.remove_tree(folder)
     _check_probe(sandbox, done)
 
 

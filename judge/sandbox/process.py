@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -25,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import protocol
-from . import confine, identities, levels
+from . import confine, identities, levels, trees
 from .standin import LearnerSpec, TestSide
 
 READY_TIMEOUT_FLOOR = 2.0  # seconds a learner process may take to start and import, at least
@@ -73,7 +72,7 @@ class JobSpace:
             elif self.ids is not None:
                 identities.end_processes(self.ids[0])
         finally:  # also when a process of the identity survived (IdentityError): the folder goes
-            shutil.rmtree(self.folder, ignore_errors=True)
+            trees.remove_tree(self.folder)
 
 
 def make_job_folder(sandbox: levels.Sandbox) -> str:
@@ -206,7 +205,7 @@ class ProcessLearner:
             self.space.close()  # every process of its identity ended, verified
         elif self.space.ids is not None and self.space.ids[0] != os.geteuid():
             identities.end_processes(self.space.ids[0])  # what the replaced process left running
-        shutil.rmtree(self.folder, ignore_errors=True)
+        trees.remove_tree(self.folder)
         return how
 
 

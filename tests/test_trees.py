@@ -1,0 +1,57 @@
+"""Removing what the learner's code made (judge/sandbox/trees.py): however deep, never through a link,
+never raising: a tree 5,000 folders deep once stopped `judge grade` for the whole class."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from judge.sandbox import trees
+
+
+def nest(top: Path, depth: int) -> None:
+    """``depth`` folders named ``d`` under ``top``, each made relative to the last (no long path)."""
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        with open(os.open("f", os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=fd), "w") as handle:
+            handle.write("deepest")
+    finally:
+        os.close(fd)
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_removed_without_an_error(tmp_path: Path) -> None:
+    top = tmp_path / "job"
+    top.mkdir()
+    nest(top, 5000)
+    with pytest.raises(RecursionError):  # what the judge's clean-up called before, and what it raised
+        shutil.rmtree(top, ignore_errors=True)
+    trees.remove_tree(top)
+    assert not top.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_links_are_removed_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("root's own file")
+    top = tmp_path / "job"
+    top.mkdir()
+    nest(top, 3)
+    (top / "d" / "to-a-folder").symlink_to(outside)
+    (top / "d" / "to-a-file").symlink_to(outside / "keep")
+    trees.remove_tree(top)
+    assert not top.exists() and (outside / "keep").read_text() == "root's own file"
+
+
+def test_what_is_not_there_or_not_a_folder_is_no_error(tmp_path: Path) -> None:
+    trees.remove_tree(tmp_path / "missing")
+    (tmp_path / "file").write_text("x")
+    trees.remove_tree(tmp_path / "file")
+    assert not (tmp_path / "file").exists()
