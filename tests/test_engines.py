@@ -36,3 +36,14 @@ def test_every_registered_format_has_its_option_and_renders():
         assert get(name).render([result]).strip(), name
     with pytest.raises(KeyError, match="unknown format 'yaml'"):
         get("yaml")
+
+
+def test_a_lone_surrogate_in_the_learners_message_fails_its_tests_and_ends_no_run():
+    """A str may hold a lone surrogate (``ValueError("\\ud800")``), UTF-8 cannot: the test process used to
+    end with exit 70 writing the Result ("internal error", the judge's own traceback shown to the learner)."""
+    problem = load_problem(FIXTURE_PROBLEMS / "fx-add")
+    source = 'def add(a, b):\n    raise ValueError("wrong \\ud800 answer")\n'
+    [result] = get_engine("native").judge([Job(problem, source=source, time_limit=10.0)])
+    assert (result.status, result.passed) == ("failed", 0), result.message
+    messages = [t.message for t in result.tests]
+    assert all("wrong \ufffd answer" in m for m in messages), messages

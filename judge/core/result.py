@@ -8,6 +8,7 @@ field meanings are documented in ``docs/result.md``.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
@@ -106,7 +107,8 @@ class Result:
         data = {name: getattr(self, name) for name in _RESULT_FIELDS}
         data.update(tests=[_test_json(t) for t in self.tests], passed=self.passed, total=self.total, score=self.score,
                     objectives=[asdict(o) for o in self.objectives])
-        return json.dumps({key: data[key] for key in _FIELD_ORDER}, indent=indent, ensure_ascii=False)
+        text = json.dumps({key: data[key] for key in _FIELD_ORDER}, indent=indent, ensure_ascii=False)
+        return _LONE_SURROGATE.sub("\ufffd", text)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:
@@ -183,6 +185,10 @@ def _test_from_dict(data: dict[str, Any], status: str) -> TestResult:
         data["points"] = 1.0 if data["outcome"] == "passed" and status != "timeout" else 0.0
     return TestResult(**data)
 
+
+#: a surrogate code point on its own: a str may hold one (the learner's code raised ValueError("\\ud800")), no
+#: UTF-8 text can, so the Result's JSON shows it as the replacement character instead of failing to be written
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 #: control characters shown as Unicode's pictures of them (tab and newline kept): a learner's escape
 #: codes then rewrite no grader's terminal, feedback file or spreadsheet cell that shows its words
