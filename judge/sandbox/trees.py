@@ -4,9 +4,10 @@ The judge removes a job's folders when the job ends, and what an identity of the
 temporary folders. The learner's code may have made them thousands of folders deep. Python's
 ``shutil.rmtree`` walks a tree by recursion (up to Python 3.12) and then raises ``RecursionError``,
 which its ``ignore_errors`` does not cover: a red team's submission stopped ``judge grade`` for the whole
-class that way. What ``rmtree`` leaves is removed by ``rm -r``, which walks any depth without following
-links. What neither can remove stays: callers that must know look for it (``nothing_left_behind`` in the
-tests; an identity whose processes survive is never reused).
+class that way. What ``rmtree`` leaves is made open to its owner again (``chmod -R u+rwx``: a folder
+the learner locked) and removed by ``rm -r``, which walks any depth; neither follows a link. What
+neither can remove stays: callers that must know look for it (``nothing_left_behind`` in the tests; an
+identity whose processes survive is never reused).
 """
 
 from __future__ import annotations
@@ -28,7 +29,14 @@ def remove_tree(path: str | os.PathLike[str]) -> None:
 
 
 def _remove_deep(path: str) -> None:
-    rm = shutil.which("rm") or "/bin/rm"
+    if os.path.isdir(path) and not os.path.islink(path):
+        # a folder its owner locked (mode 0): the identity removing its own leftovers may not list it
+        # until it opens it again; chmod -R follows no link
+        _run("chmod", "-R", "u+rwx", "--", path)
+    _run("rm", "-r", "-f", "--", path)
+
+
+def _run(tool: str, *args: str) -> None:
     with contextlib.suppress(OSError, subprocess.SubprocessError):
-        subprocess.run([rm, "-r", "-f", "--", path], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, timeout=RM_SECONDS, check=False)
+        subprocess.run([shutil.which(tool) or f"/bin/{tool}", *args], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=RM_SECONDS, check=False)
