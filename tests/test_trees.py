@@ -55,3 +55,27 @@ def test_what_is_not_there_or_not_a_folder_is_no_error(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     trees.remove_tree(tmp_path / "file")
     assert not (tmp_path / "file").exists()
+
+
+def test_a_hard_link_to_a_file_outside_keeps_that_files_mode(tmp_path: Path) -> None:
+    """What rmtree leaves is opened again folder by folder only: a file may be a hard link to another's."""
+    outside = tmp_path / "outside"
+    outside.write_text("root's own file")
+    outside.chmod(0o600)
+    top = tmp_path / "job"
+    top.mkdir()
+    nest(top, 2000)  # deeper than rmtree's recursion: what it leaves, the fallback removes
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(2000):  # down to the deepest folder, where rmtree never got
+        inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    try:
+        os.mkdir("locked", dir_fd=fd)
+        os.link(outside, "locked/link", dst_dir_fd=fd)
+        os.chmod("locked", 0, dir_fd=fd)
+    finally:
+        os.close(fd)
+    trees.remove_tree(top)
+    assert not top.exists()
+    assert (outside.stat().st_mode & 0o777, outside.read_text()) == (0o600, "root's own file")

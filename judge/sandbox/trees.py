@@ -4,8 +4,8 @@ The judge removes a job's folders when the job ends, and what an identity of the
 temporary folders. The learner's code may have made them thousands of folders deep. Python's
 ``shutil.rmtree`` walks a tree by recursion (up to Python 3.12) and then raises ``RecursionError``,
 which its ``ignore_errors`` does not cover: a red team's submission stopped ``judge grade`` for the whole
-class that way. What ``rmtree`` leaves is made open to its owner again (``chmod -R u+rwx``: a folder
-the learner locked) and removed by ``rm -r``, which walks any depth; neither follows a link. What
+class that way. What ``rmtree`` leaves is opened to its owner again (``find``: a folder the learner
+locked, folders only) and removed by ``rm -r``, which walks any depth; neither follows a link. What
 neither can remove stays: callers that must know look for it (``nothing_left_behind`` in the tests; an
 identity whose processes survive is never reused).
 """
@@ -30,9 +30,10 @@ def remove_tree(path: str | os.PathLike[str]) -> None:
 
 def _remove_deep(path: str) -> None:
     if os.path.isdir(path) and not os.path.islink(path):
-        # a folder its owner locked (mode 0): the identity removing its own leftovers may not list it
-        # until it opens it again; chmod -R follows no link
-        _run("chmod", "-R", "u+rwx", "--", path)
+        # a folder its owner locked (mode 0): the identity removing its own leftovers may not list it until
+        # it opens it again. Folders only, each before find enters it, no link followed: a file may be a
+        # hard link to someone else's, whose mode this must not change
+        _run("find", path, "-type", "d", "!", "-perm", "-u=rwx", "-exec", "chmod", "u+rwx", "{}", ";")
     _run("rm", "-r", "-f", "--", path)
 
 
