@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -79,3 +80,31 @@ def test_a_hard_link_to_a_file_outside_keeps_that_files_mode(tmp_path: Path) -> 
     trees.remove_tree(top)
     assert not top.exists()
     assert (outside.stat().st_mode & 0o777, outside.read_text()) == (0o600, "root's own file")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="runs the removal as another user: needs root")
+def test_the_owner_opens_a_folder_it_locked_and_no_file_outside_changes_mode() -> None:
+    """As the identity removing its own leftovers (not root): a locked folder at the bottom of a deep tree,
+    holding a hard link to a file outside, is opened and removed; the file outside keeps its mode."""
+    place = Path(tempfile.mkdtemp(prefix="pp-judge-trees-"))  # pytest's tmp_path is closed to others
+    place.chmod(0o777)
+    try:
+        _as_nobody(place)
+        assert list(place.iterdir()) == [place / "outside"]
+    finally:
+        trees.remove_tree(place)
+
+
+def _as_nobody(place: Path) -> None:
+    pid = os.fork()
+    if pid == 0:  # the child: become nobody, make the tree, remove it, say by the exit status how it went
+        try:
+            os.setgroups([])
+            os.setresgid(65534, 65534, 65534)
+            os.setresuid(65534, 65534, 65534)
+            test_a_hard_link_to_a_file_outside_keeps_that_files_mode(place)
+        except BaseException:  # noqa: BLE001 - reported through the exit status
+            os._exit(1)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

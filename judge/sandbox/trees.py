@@ -29,10 +29,11 @@ def remove_tree(path: str | os.PathLike[str]) -> None:
 
 
 def _remove_deep(path: str) -> None:
-    if os.path.isdir(path) and not os.path.islink(path):
+    if os.geteuid() != 0 and os.path.isdir(path) and not os.path.islink(path):
         # a folder its owner locked (mode 0): the identity removing its own leftovers may not list it until
-        # it opens it again. Folders only, each before find enters it, no link followed: a file may be a
-        # hard link to someone else's, whose mode this must not change
+        # it opens it again (root may: it changes no mode, so no path raced into the tree can make it).
+        # Folders only, each before find enters it, no link followed: a file may be a hard link to
+        # someone else's, whose mode this must not change
         _run("find", path, "-type", "d", "!", "-perm", "-u=rwx", "-exec", "chmod", "u+rwx", "{}", ";")
     _run("rm", "-r", "-f", "--", path)
 
