@@ -56,20 +56,20 @@ SANDBOX_WORK, SANDBOX_RUNTIME, SANDBOX_SITE = "/work", "/judge/runtime", "/judge
 TMPFS_BYTES = 16 * 1024 * 1024
 
 
-def _kernel_and_memory(bwrap: str) -> list[str]:
+def _kernel_and_memory(sized_tmpfs: bool) -> list[str]:
     """The sandbox's /proc, /dev and /tmp. Its /proc/sys and /proc/sysrq-trigger are read-only: where the
     judge runs bubblewrap as root (a Python no identity of the pool can run) the sandbox's user is root
     outside, without capabilities, and the kernel lets a file's owner write the machine's settings there (a
     red team wrote kernel.printk_ratelimit). /dev is read-only but for its devices; /tmp and /dev/shm hold
-    :data:`TMPFS_BYTES` each where bubblewrap can bound them (``--size``, bubblewrap 0.7 and later)."""
-    size = ["--size", str(TMPFS_BYTES)] if _bwrap_sizes_tmpfs(bwrap) else []
+    :data:`TMPFS_BYTES` each where bubblewrap can bound them (``sized_tmpfs``)."""
+    size = ["--size", str(TMPFS_BYTES)] if sized_tmpfs else []
     return ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
             "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
             "--dev", "/dev", *size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev", *size, "--tmpfs", "/tmp"]
 
 
-@functools.lru_cache(maxsize=4)
 def _bwrap_sizes_tmpfs(bwrap: str) -> bool:
+    """Whether ``bwrap`` bounds a tmpfs (``--size``: bubblewrap 0.7 and later)."""
     try:
         done = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError):
@@ -121,6 +121,7 @@ class Sandbox:
     confinement: tuple[str, ...] = ()  # "landlock", "seccomp" (user level); "seccomp" (bwrap loads it)
     readable: tuple[str, ...] = ()  # what Landlock lets the learner process read
     bwrap: str = "bwrap"  # the bubblewrap found on the judge's PATH when the level was chosen
+    sized_tmpfs: bool = False  # that bubblewrap bounds the sandbox's in-memory folders (checked when chosen)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Sandbox:
@@ -176,7 +177,8 @@ class Sandbox:
         args += ["--ro-bind", os.path.join(self.runtime, "judge"), f"{SANDBOX_RUNTIME}/judge"]
         for name, path in sorted(self.packages.items()):
             args += ["--ro-bind", path, f"{SANDBOX_SITE}/{name}"]
-        args += ["--bind", work, SANDBOX_WORK, *_kernel_and_memory(self.bwrap), "--chdir", SANDBOX_WORK, "--clearenv"]
+        args += ["--bind", work, SANDBOX_WORK, *_kernel_and_memory(self.sized_tmpfs),
+                 "--chdir", SANDBOX_WORK, "--clearenv"]
         for key, value in {**_ENV, "HOME": SANDBOX_WORK, "PATH": "/usr/bin:/bin", "TMPDIR": SANDBOX_WORK}.items():
             args += ["--setenv", key, value]
         return args
@@ -281,7 +283,7 @@ def _try(level: Level, python: str, runtime: str, packages: dict[str, str], user
         hidden = tuple(_hidden_paths(python, grader_paths))
         seccomp = ("seccomp",) if confine.offered().seccomp else ()
         sandbox = Sandbox("bubblewrap", python, runtime, hidden=hidden, packages=packages, bwrap=bwrap,
-                          confinement=seccomp)
+                          confinement=seccomp, sized_tmpfs=_bwrap_sizes_tmpfs(bwrap))
         if os.geteuid() != 0:
             _probe(sandbox, ())
             return sandbox
