@@ -13,6 +13,7 @@ import csv
 import hashlib
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ import pytest
 from judge.commands.grade import Options, grade_class
 from judge.core.problem import discover_problems, load_problem
 from judge.engines import get_engine
-from judge.sandbox import levels
+from judge.sandbox import levels, trees
 from tests.conftest import FIXTURE_PROBLEMS, PROBLEMS, ROOT
 
 pytestmark = pytest.mark.slow  # every attack is graded at every sandbox level
@@ -146,3 +147,23 @@ def test_the_docs_table_lists_every_canary_with_its_measured_outcome():
         assert plain.startswith("**4**") == (name in PLAIN_HOLES), name
     exploits = {c.split("`")[1] for c in section.splitlines() if c.startswith("| `") and "__" in c.split("|")[1]}
     assert exploits == set(EXPLOITS)
+
+
+def test_a_tree_too_deep_for_rmtree_stops_no_grading_at_the_plain_level(tmp_path, monkeypatch):
+    """The red team's deep_dirs (5,000 nested folders) once stopped `judge grade` for the class: at the plain
+    level too every student is graded and the job's folders go (what it made in /tmp as the grader stays:
+    the plain level is no sandbox, and this test removes it)."""
+    private = tmp_path / "tmp"
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    shared_before = set(Path("/tmp").glob("deep-*"))
+    attack = (ATTACKS / "user" / "deep_dirs.py").read_text()
+    try:
+        rows = grade({"deep_dirs": {"fx-add": attack}, "zz-honest": {"fx-add": HONEST}}, fixture_copy(tmp_path),
+                     tmp_path / "out", "plain")
+    finally:
+        for left in set(Path("/tmp").glob("deep-*")) - shared_before:
+            trees.remove_tree(left)
+    assert (rows["deep_dirs"]["total"], rows["zz-honest"]["total"]) == ("0", "4")
+    # the run's runtime folder (the judge's own learner-side modules) lives as long as this process
+    assert [p.name for p in private.glob("judge-*") if not p.name.startswith("judge-runtime-")] == []
