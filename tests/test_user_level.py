@@ -329,7 +329,8 @@ def test_under_bubblewrap_no_attack_earns_and_classmates_keep_full_marks(marked_
 @pytest.mark.slow  # builds and runs the Gradescope bundle end to end
 @needs_root
 @pytest.mark.parametrize("attack", ["plant_symlinks", "daemon", "kill_everyone", "interrupt_the_grader",
-                                    "zombie_leader", "remove_own_folder", "deep_dirs"])
+                                    "zombie_leader", "remove_own_folder", "deep_dirs", "kernel_settings",
+                                    "memory_in_tmpfs"])
 def test_the_gradescope_bundle_at_the_user_level_keeps_its_score(gradescope, attack, private_tmp):  # noqa: F811
     _, root, user = gradescope
     if not user:
