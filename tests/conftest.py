@@ -139,6 +139,12 @@ NODE_FREE_PARITY_FILES = {"test_compare.py"}  # tests/parity/ modules that do no
 # test_parity.py and test_hints.py are not grouped: their fixtures judge through tests/judged.py, whose
 # lock per Result lets both workers share a sweep.
 UNGROUPED = {"test_parity.py"}
+# Other modules whose module or session fixtures do work a second worker would do again (judging every
+# problem through the command line, building a wheel or a bundle): each runs in one worker. The export
+# tests join the user-level ones, which use their Gradescope bundle (a session fixture, built once).
+SHARED_FIXTURE_GROUPS = {"test_verdict_language.py": "verdict-language", "test_mutants.py": "mutants",
+                         "test_packaging.py": "packaging", "test_formats_platforms.py": "formats-platforms",
+                         "test_export.py": "user-level"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
@@ -152,6 +158,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.pyodide)
             if relative.name not in UNGROUPED:
                 item.add_marker(pytest.mark.xdist_group(relative.stem))
+        elif relative.name in SHARED_FIXTURE_GROUPS:
+            item.add_marker(pytest.mark.xdist_group(SHARED_FIXTURE_GROUPS[relative.name]))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
