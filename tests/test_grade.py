@@ -159,10 +159,28 @@ def _bad_submissions(subs: Path, outside: Path) -> dict[str, str]:
     _zip(subs / "unknown.zip", {"other-problem/solution.py": REFERENCE})
     (subs / "notes.txt").write_text("not a submission")
     (_folder(subs / "folder-link")).joinpath("fx-add").symlink_to(outside)
+    _damaged_zip(subs / "encrypted.zip", encrypted=True)
+    _damaged_zip(subs / "bad-deflate.zip", encrypted=False)
     return {"corrupt": "not a readable zip file", "empty": "empty", "slip": "leaves its folder",
             "absolute": "absolute", "many": "members", "bomb": "zip bomb", "zip-link": "symbolic link",
             "duplicate": "more than one file", "latin1": "not UTF-8", "unknown": "no known problem",
-            "notes.txt": "neither a .zip file nor a folder", "folder-link": "symbolic link"}
+            "notes.txt": "neither a .zip file nor a folder", "folder-link": "symbolic link",
+            "encrypted": "encrypted", "bad-deflate": "compressed data is corrupt"}
+
+
+def _damaged_zip(path: Path, encrypted: bool) -> None:
+    """A zip whose entry file is marked encrypted (zipfile raises RuntimeError reading it) or whose deflated
+    bytes are scrambled (zlib.error): both stopped the whole class's grading once."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("fx-add/adder.py", REFERENCE * 20)
+    data = bytearray(path.read_bytes())
+    if encrypted:  # bit 0 of the general-purpose flags, in the local and the central header
+        data[6] |= 1
+        data[data.rfind(b"PK\x01\x02") + 8] |= 1
+    else:
+        start = 30 + len("fx-add/adder.py") + 2
+        data[start:start + 10] = bytes(b ^ 0xA5 for b in data[start:start + 10])
+    path.write_bytes(bytes(data))
 
 
 class _SlowWhenCrowded:
@@ -218,6 +236,22 @@ def test_bad_submissions_get_a_row_and_write_nothing_outside(tmp_path, problems)
         assert rows[student]["status"].startswith("error: "), student
         assert phrase in rows[student]["status"], (student, rows[student]["status"])
         assert rows[student]["total"] == "", student  # no grade: an empty cell, the reason in the status
+
+
+def test_names_that_are_not_utf8_are_graded_and_shown_escaped(tmp_path, problems):
+    """A student folder and a stray file whose names are not UTF-8 (a repository committed on another
+    system): every output is written, the names shown with \\x escapes (it stopped the class's outputs)."""
+    subs = _folder(tmp_path / "subs")
+    (_folder(subs / "alice" / "fx-add") / "adder.py").write_text(REFERENCE)
+    (subs / "alice" / os.fsdecode(b"notes-\xff.txt")).write_text("hi")
+    odd = subs / os.fsdecode(b"b\xe9a")
+    (_folder(odd / "fx-add") / "adder.py").write_text(REFERENCE)
+    rows = _grade(subs, tmp_path / "out", problems)
+    assert rows["alice"]["total"] == "10" and "notes-\\xff.txt" in rows["alice"]["status"], rows["alice"]
+    assert rows["b\\xe9a"]["total"] == "10", rows
+    for path in (tmp_path / "out").rglob("*"):
+        if path.is_file():
+            path.read_text(encoding="utf-8")  # every output is UTF-8 text
 
 
 @pytest.mark.slow
@@ -788,3 +822,17 @@ def test_times_file_gives_submission_times_and_extensions(tmp_path, problems):
     assert (rows["Grace Hopper_7654321"]["days_late"], rows["Grace Hopper_7654321"]["total"]) == ("0", "10")
     assert (rows["ann"]["days_late"], rows["ann"]["total"]) == ("0", "10")
     assert "--times names 1 student(s) with no submission: zed" in done.stdout
+
+
+def test_a_time_with_a_utc_offset_is_refused_before_anything_is_judged(tmp_path, problems):
+    """The downloads' times carry no offset: --deadline or --times with one could not be compared with them,
+    which once stopped the run after the whole class was judged, with nothing written."""
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": REFERENCE})
+    times = tmp_path / "times.csv"
+    times.write_text("student,submitted_at\nann,2026-12-03T08:00Z\n")
+    for extra in (["--deadline", "2026-12-01T23:59+01:00"], ["--deadline", "2026-12-01T23:59", "--times", str(times)]):
+        done = run_cli("grade", str(subs), "-o", str(tmp_path / "out"), "--problems", str(problems), *extra)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "without a UTC offset" in done.stderr, done.stderr
+        assert not (tmp_path / "out").exists()

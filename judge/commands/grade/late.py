@@ -58,19 +58,26 @@ def read_times(path: Path) -> dict[str, tuple[str, str]]:
         raise ValueError(f"--times {path}: expected the columns student, submitted_at and (optional) deadline")
     times = {}
     for number, row in enumerate(rows, start=2):
-        try:
-            when = [datetime.fromisoformat(row[k].strip()).isoformat() if (row.get(k) or "").strip() else ""
-                    for k in ("submitted_at", "deadline")]
-        except ValueError:
-            raise ValueError(f"--times {path}, line {number}: " + _("expected a date and time like 2026-12-01T23:59"))\
-                from None
+        where = f"--times {path}, line {number}"
+        when = [_local_time(row[k].strip(), where).isoformat() if (row.get(k) or "").strip() else ""
+                for k in ("submitted_at", "deadline")]
         times[row["student"].strip()] = (when[0], when[1])
     return times
 
 
 def parse_deadline(text: str) -> datetime:
     """``2026-12-01T23:59`` or ``2026-12-01 23:59`` (ValueError names the expected form)."""
+    return _local_time(text, f"--deadline {text!r}")
+
+
+def _local_time(text: str, where: str) -> datetime:
+    """A date and time without a UTC offset, as the LMS downloads' times are (their local time): one with an
+    offset cannot be compared with them, so it is refused here rather than after the whole class is judged."""
     try:
-        return datetime.fromisoformat(text)
+        when = datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(f"--deadline {text!r}: " + _("expected a date and time like 2026-12-01T23:59")) from None
+        raise ValueError(f"{where}: " + _("expected a date and time like 2026-12-01T23:59")) from None
+    if when.tzinfo is not None:
+        raise ValueError(f"{where}: " + _("give the time without a UTC offset (like 2026-12-01T23:59), in the time "
+                                          "zone of the submissions' times")) from None
+    return when

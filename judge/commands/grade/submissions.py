@@ -84,7 +84,7 @@ class Submission:
 
     def to_dict(self) -> dict[str, Any]:
         """What ``results/<student>.json`` keeps of the submission (a regrade of one reads the rest back)."""
-        return {"origin": str(self.origin), "layout": self.layout, "lms_id": self.lms_id,
+        return {"origin": printable(str(self.origin)), "layout": self.layout, "lms_id": self.lms_id,
                 "submitted_at": self.submitted_at, "late_marked": self.late_marked, "deadline": self.deadline,
                 "error": self.error,
                 "unreadable": self.unreadable, "notes": self.notes, "files": self.files, "sources": self.sources}
@@ -146,7 +146,28 @@ def read_entry(entry: Entry, problems: list[Problem]) -> Submission:
         submission.error = str(exc)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
         submission.error = _("not a readable zip file ({error})").format(error=exc)
+    return _displayable(submission)
+
+
+def _displayable(submission: Submission) -> Submission:
+    """``submission`` with every name it took from the disk or a zip writable as UTF-8: a file or folder name
+    that is not UTF-8 (Python keeps its bytes as lone surrogates) would stop the writing of every output,
+    for the whole class, after everyone was judged."""
+    submission.student, submission.lms_id = printable(submission.student), printable(submission.lms_id)
+    submission.error = printable(submission.error)
+    submission.notes = [printable(note) for note in submission.notes]
+    submission.unreadable = {pid: printable(why) for pid, why in submission.unreadable.items()}
+    submission.files = {pid: printable(where) for pid, where in submission.files.items()}
     return submission
+
+
+def printable(text: str) -> str:
+    """``text`` with the bytes of a name that is not UTF-8 shown as ``\\xff`` escapes (and any other lone
+    surrogate as ``\\udXXX``): what can be written to a UTF-8 file and read by a person."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class _Reader:
@@ -344,6 +365,15 @@ def _why_not_judged(path: PurePosixPath, problems: list[Problem]) -> str:
     return _("not a file of any problem")
 
 
+def _read_error(exc: Exception) -> str:
+    """Why a file or zip member could not be read, in words an instructor can act on."""
+    if isinstance(exc, RuntimeError) and "encrypted" in str(exc):
+        return _("it is encrypted: the zip needs a password, and submissions must not have one")
+    if type(exc).__module__ in ("zlib", "_lzma", "lzma", "_bz2", "bz2") or isinstance(exc, EOFError):
+        return _("its compressed data is corrupt: {error}").format(error=exc)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
 def _read_source(submission: Submission, pid: str, file: _File) -> None:
     if file.size > MAX_ENTRY_BYTES:
         submission.unreadable[pid] = _("{file} is larger than {kib} KiB").format(
@@ -351,8 +381,10 @@ def _read_source(submission: Submission, pid: str, file: _File) -> None:
         return
     try:
         data = file.read()
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
-        submission.unreadable[pid] = _("{file} could not be read ({error})").format(file=file.label, error=exc)
+    except Exception as exc:  # noqa: BLE001 - a zip member's decompressor may raise anything: RuntimeError
+        # (an encrypted member), zlib.error, lzma.LZMAError (corrupt data); one student's file, not the class's
+        submission.unreadable[pid] = _("{file} could not be read ({error})").format(
+            file=file.label, error=_read_error(exc))
         return
     if len(data) > MAX_ENTRY_BYTES:
         submission.unreadable[pid] = _("{file} is larger than {kib} KiB").format(
