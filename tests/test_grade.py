@@ -836,3 +836,30 @@ def test_a_time_with_a_utc_offset_is_refused_before_anything_is_judged(tmp_path,
         assert done.returncode == 2, done.stdout + done.stderr
         assert "without a UTC offset" in done.stderr, done.stderr
         assert not (tmp_path / "out").exists()
+
+
+def test_a_file_name_a_student_chose_never_makes_them_graded_as_a_classmate(tmp_path, problems):
+    """An LMS appends the name the student gave their file to its own prefix, which alone names the student:
+    a Blackboard attachment named like a classmate's later attempt (or receipt), and a Canvas attachment
+    named like a Blackboard file of a classmate, stay their sender's (the first became the classmate's
+    latest attempt: 10 points down to 0)."""
+    subs = _folder(tmp_path / "subs")
+    starter = (FIXTURE_PROBLEMS / "fx-add" / "starter" / "adder.py").read_text()
+    (subs / "HW1_victim_attempt_2026-12-01-09-00-00.txt").write_text("receipt")
+    (subs / "HW1_victim_attempt_2026-12-01-09-00-00_adder.py").write_text(REFERENCE)
+    (subs / "HW1_mallory_attempt_2026-12-01-10-00-00.txt").write_text("receipt")
+    (subs / "HW1_mallory_attempt_2026-12-01-10-00-00_adder.py").write_text(REFERENCE)
+    (subs / "HW1_mallory_attempt_2026-12-01-10-00-00_x_victim_attempt_2026-12-01-09-30-00_adder.py").write_text(starter)
+    (subs / "HW1_mallory_attempt_2026-12-01-10-00-00_x_victim_attempt_2027-01-01-00-00-00.txt").write_text("fake")
+    rows = _grade(subs, tmp_path / "out", problems, similarity=None)
+    assert set(rows) == {"victim", "mallory"}, rows
+    assert rows["victim"]["total"] == "10", rows["victim"]
+    assert rows["mallory"]["total"] == "10", rows["mallory"]  # her own attempt; her other files are not judged
+    assert "not judged: x_victim_attempt_2026-12-01-09-30-00_adder.py" in rows["mallory"]["status"], rows["mallory"]
+
+    canvas = _folder(tmp_path / "canvas")
+    _zip(canvas / "victim_1234_5678_practice.zip", {"fx-add/adder.py": REFERENCE})
+    (canvas / "mallory_4321_8765_x_victim_attempt_2026-12-01-09-30-00_adder.py").write_text(starter)
+    rows = _grade(canvas, tmp_path / "out-canvas", problems, similarity=None)
+    assert set(rows) == {"victim_1234", "mallory_4321"}, rows
+    assert rows["victim_1234"]["total"] == "10"

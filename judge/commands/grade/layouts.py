@@ -29,8 +29,12 @@ from ...i18n import _
 
 _CANVAS = re.compile(r"^(?P<name>[a-z0-9]+)(?P<late>_LATE)?_(?P<uid>\d+)_(?P<sid>\d+)_(?P<file>.+)$")
 _CANVAS_RESUBMITTED = re.compile(r"-\d+(?=\.[^.]+$|$)")
+# The student chooses the file name an LMS appends to its own prefix, so each pattern takes the student from
+# the prefix alone: the first "_<user>_attempt_<time>" (Blackboard), the first "_<id>_assignsubmission_" of a
+# Moodle file; a Moodle folder's name ends with its prefix. Canvas's is anchored at the start.
 _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<uid>\d+)_assignsubmission_(?P<plugin>[a-z]+)(?:_(?P<file>.*))?$")
-_BLACKBOARD = re.compile(r"^(?P<assignment>.+)_(?P<user>[^_]+)_attempt_(?P<time>\d{4}(?:-\d{2}){5})"
+_MOODLE_FOLDER = re.compile(r"^(?P<name>.+)_(?P<uid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_?(?P<file>)$")
+_BLACKBOARD = re.compile(r"^(?P<assignment>.+?)_(?P<user>[^_]+)_attempt_(?P<time>\d{4}(?:-\d{2}){5})"
                          r"(?:_(?P<file>.+)|\.txt)$")
 _BLACKBOARD_TIME = "%Y-%m-%d-%H-%M-%S"
 
@@ -63,7 +67,8 @@ def discover_entries(folder: Path) -> list[Entry]:
     for path in sorted(folder.iterdir()):
         if path.name.startswith((".", "_")):
             continue
-        blackboard = _BLACKBOARD.match(path.name)
+        # a Canvas or Moodle download's file whose own name looks like a Blackboard one stays its sender's
+        blackboard = None if _CANVAS.match(path.name) or _MOODLE.match(path.name) else _BLACKBOARD.match(path.name)
         if blackboard and not path.is_dir():
             when = datetime.strptime(blackboard["time"], _BLACKBOARD_TIME)
             attempts.setdefault(blackboard["user"], {}).setdefault(when, [])
@@ -78,7 +83,7 @@ def discover_entries(folder: Path) -> list[Entry]:
 
 def _add(entries: dict[str, Entry], path: Path) -> None:
     canvas = _CANVAS.match(path.name) if not path.is_dir() else None
-    moodle = _MOODLE.match(path.name)
+    moodle = (_MOODLE_FOLDER if path.is_dir() else _MOODLE).match(path.name)
     if canvas:
         student = f"{canvas['name']}_{canvas['uid']}"
         entry = entries.setdefault(student, Entry(student, layout="canvas", lms_id=canvas["uid"]))
