@@ -19,7 +19,7 @@ from judge.commands.check import (
 )
 from judge.commands.practice import create_practice
 from judge.core.findings import Finding, kinds
-from judge.core.problem import load_problem
+from judge.core.problem import ProblemError, load_problem
 from judge.core.wrong import WrongSolutionError, apply_unified_diff, load_wrong, parse_expectation
 from tests.conftest import FIXTURE_PROBLEMS, SOLUTIONS, judge_cli, run_cli
 
@@ -287,11 +287,15 @@ def test_assets_that_would_leak_or_are_links_are_refused(tmp_path: Path) -> None
     folder = fixture(tmp_path, {"subtracts.diff": SUBTRACT_DIFF})
     (folder / "assets").mkdir()
     shutil.copy(folder / "tests" / "secret" / "test_big.py", folder / "assets" / "notes.txt")
-    (folder / "assets" / "answer.py").symlink_to(folder / "reference" / "adder.py")
     failures = findings(folder).failures
-    assert kinds(failures) == ["unpublishable-asset", "leaking-asset"]
-    assert failures[0].message.startswith("assets/answer.py ") and failures[1].message.startswith("assets/notes.txt ")
-    assert "tests/secret/test_big.py" in failures[1].message  # what it leaks
+    assert kinds(failures) == ["leaking-asset"]
+    assert failures[0].message.startswith("assets/notes.txt ")
+    assert "tests/secret/test_big.py" in failures[0].message  # what it leaks
+    (folder / "assets" / "answer.py").symlink_to(folder / "reference" / "adder.py")
+    with pytest.raises(ProblemError) as refused:  # a link anywhere in the folder: it does not load at all
+        findings(folder)
+    assert [f.kind for f in refused.value.findings] == ["symbolic-link"]
+    assert "fx-add/assets/answer.py is a symbolic link" in str(refused.value)
 
 
 def test_tests_whose_verdicts_change_from_one_run_to_the_next_are_not_deterministic(tmp_path: Path) -> None:

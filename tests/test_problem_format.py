@@ -90,6 +90,37 @@ def test_missing_files_are_named(folder):
     assert "starter/adder.py: missing" in _error(folder, published=True)
 
 
+@pytest.mark.parametrize("link, target", [
+    ("support/helpers.py", "../reference/adder.py"),  # the reference, published as a support module
+    ("tests/public/key.py", "../secret/test_big.py"),  # a secret test among the public ones
+    ("README.fr.md", "/etc/hostname"),  # a file from outside the folder, as a statement
+    ("notes", "reference"),  # a folder
+])
+def test_a_symbolic_link_anywhere_in_the_folder_is_refused(folder, link, target):
+    """The site, the practice folder and the exports copy parts of a problem folder: a link would publish what
+    it points to (reference/, a secret test, a file of the machine's), so a folder with one does not load."""
+    path = folder / link
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    assert _findings(folder) == [("symbolic-link", "")]
+    assert f"fx-add/{link} is a symbolic link" in _error(folder)
+    assert f"fx-add/{link} is a symbolic link" in _error(folder, published=True)
+
+
+def test_an_export_copies_only_what_the_format_publishes(folder, tmp_path):
+    from judge.commands.export.bundle import copy_problem
+
+    (folder / "solution_draft.py").write_text("the reference, half done\n")
+    shutil.copytree(folder / "tests" / "secret", folder / "tests" / "secret.bak")
+    (folder / "README.zh.md").write_text((folder / "README.md").read_text())
+    copied = copy_problem(load_problem(folder), tmp_path / "copy" / "fx-add", include_secret=False)
+    assert sorted(p.name for p in copied.iterdir()) == ["README.md", "README.zh.md", "problem.toml", "starter",
+                                                        "tests"]
+    assert sorted(p.name for p in (copied / "tests").iterdir()) == ["public"]
+    with_secret = copy_problem(load_problem(folder), tmp_path / "with-secret" / "fx-add", include_secret=True)
+    assert sorted(p.name for p in (with_secret / "tests").iterdir()) == ["public", "secret"]
+
+
 def test_no_public_tests(folder):
     shutil.rmtree(folder / "tests" / "public")
     assert _findings(folder) == [("no-tests", "")]

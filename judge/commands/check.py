@@ -308,7 +308,6 @@ def check_files(check: ProblemCheck) -> None:
         check.failures.append(Finding("todo", "README.md", 0, "README.md still contains TODO: write the statement"))
     _check_links(check, "README.md", problem.statement)
     _check_translations(check)
-    check.failures += [Finding("unpublishable-asset", message=m) for m in assets.unpublishable(problem.path)]
     check.failures += [Finding("leaking-asset", message=m) for m in assets.leaks(problem.path)]
     check.notes += cut_test_names(problem)
     check.failures += untranslated_titles(problem)

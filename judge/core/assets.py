@@ -3,8 +3,8 @@
 Assets are published: ``judge build`` serves them from a content-hashed folder of the site (and
 rewrites the statement's ``assets/...`` links to it), and the practice folder gets a copy beside
 README.md, so ``![diagram](assets/diagram.svg)`` works on the site, in the practice folder and
-in the problem folder alike. Only regular files are published: symbolic links are refused
-(:func:`unpublishable`), hidden files and ``__pycache__`` skipped, and a file that holds a
+in the problem folder alike. Only regular files are published: a problem folder with a symbolic link
+anywhere does not load (judge.core.problem), hidden files and ``__pycache__`` are skipped, and a file that holds a
 reference solution, a secret test or a wrong solution is a leak (:func:`leaks`).
 """
 
@@ -26,18 +26,6 @@ def asset_files(problem_dir: Path) -> list[Path]:
         dirs[:] = sorted(d for d in dirs if _published_name(d) and not Path(folder, d).is_symlink())
         found += [Path(folder, f) for f in files if _published_name(f) and not Path(folder, f).is_symlink()]
     return sorted(found)
-
-
-def unpublishable(problem_dir: Path) -> list[str]:
-    """Why some of ``assets/`` cannot be published: its symbolic links (they may point anywhere)."""
-    problems = []
-    for folder, dirs, files in os.walk(problem_dir / ASSETS):
-        for name in sorted(dirs + files):
-            path = Path(folder, name)
-            if path.is_symlink():
-                problems.append(f"{path.relative_to(problem_dir).as_posix()} is a symbolic link: the site and "
-                                "the practice folder get regular files only; copy the file into assets/")
-    return problems
 
 
 def leaks(problem_dir: Path) -> list[str]:

@@ -16,11 +16,11 @@ FindingKind = Literal[
     # a problem folder that does not load (judge.core.problem)
     "not-a-folder", "no-problems-folder", "missing-file", "unreadable-file", "invalid-toml", "syntax-error",
     "no-tests", "name-clash", "duplicate-id", "unknown-field", "missing-field", "wrong-type", "bad-value",
-    "bad-boundary", "bad-objective", "bad-equivalent-mutant",
+    "bad-boundary", "bad-objective", "bad-equivalent-mutant", "symbolic-link",
     # the folder's files (judge check)
     "fill-in", "todo", "broken-link", "remote-image", "link-not-on-site", "unreadable-translation",
     "signature-mismatch", "link-targets-differ", "statement-languages", "missing-translation",
-    "unpublishable-asset", "leaking-asset", "cut-test-name", "secret-expected-timeline", "untranslated-title",
+    "leaking-asset", "cut-test-name", "secret-expected-timeline", "untranslated-title",
     # the reference
     "reference-fails", "import-failure", "reference-time", "reference-slow", "objective-without-tests",
     "nondeterministic",

@@ -7,6 +7,7 @@ where there is one, the field or line, so an instructor can fix it without readi
 from __future__ import annotations
 
 import keyword
+import os
 import re
 import tomllib
 from collections.abc import Iterator, Sequence
@@ -191,6 +192,7 @@ def load_problem(path: str | Path, published: bool = False, compile_tests: bool 
     folder = Path(path).resolve()
     if not folder.is_dir():
         raise ProblemError(_("{path}: not a folder").format(path=folder), "not-a-folder")
+    _refuse_links(folder)
     meta = _read_toml(folder / "problem.toml")
     _check_meta(meta, folder)
     entry = meta["entry"]
@@ -350,6 +352,19 @@ def _read_text(path: Path) -> str:
     except UnicodeDecodeError as exc:
         raise ProblemError(_("{path}: not UTF-8 text ({error})").format(path=path, error=exc),
                            "unreadable-file") from None
+
+
+def _refuse_links(folder: Path) -> None:
+    """A problem folder holds files, not links: the site, the practice folder and the exports copy parts of it,
+    and a link (to reference/, to a secret test, to a file outside the folder) would publish what it points to."""
+    for parent, dirs, files in os.walk(folder):  # never follows a linked folder
+        for name in sorted(dirs + files):
+            path = Path(parent, name)
+            if path.is_symlink():
+                relative = path.relative_to(folder).as_posix()
+                raise ProblemError(_("{path} is a symbolic link: a problem folder holds regular files and folders "
+                                     "only (what a link points to could be published); copy the file "
+                                     "instead").format(path=f"{folder.name}/{relative}"), "symbolic-link")
 
 
 def _python_files(folder: Path, *patterns: str) -> list[Path]:

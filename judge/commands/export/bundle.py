@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,8 @@ from ...i18n import _
 
 PROBLEMS, CANONICAL, CONFIG = "problems", "canonical.json", "config.json"
 _NEVER_SHIPPED = ("reference", "wrong", "__pycache__")
+#: what a published copy of a problem folder holds at its top (docs/problem-format.md)
+_SHIPPED_TOP = re.compile(r"^(problem\.toml|README(\.[A-Za-z-]+)?\.md|starter|tests|support|assets)$")
 
 
 class ExportError(JudgeError):
@@ -56,12 +59,18 @@ def write_bundle(dest: Path, problems: list[Problem], canonical: dict[str, Resul
 
 
 def copy_problem(problem: Problem, dest: Path, include_secret: bool) -> Path:
-    """Copy ``problem`` to ``dest`` without reference/ and wrong/ (nor tests/secret/ unless asked)."""
+    """Copy what ``problem`` publishes to ``dest``: the parts of the problem format a platform needs
+    (docs/problem-format.md), never reference/ nor wrong/ (nor tests/secret/ unless asked), and nothing the
+    format does not name (a stray ``solution_draft.py`` or ``tests/secret.bak/`` stays behind)."""
+    tests = {"public", "secret"} if include_secret else {"public"}
+
     def ignore(folder: str, names: list[str]) -> list[str]:
         here = Path(folder).resolve()
         skipped = [n for n in names if n in _NEVER_SHIPPED or n.endswith(".pyc")]
-        if here == problem.path / "tests" and not include_secret:
-            skipped.append("secret")
+        if here == problem.path:
+            skipped += [n for n in names if not _SHIPPED_TOP.match(n)]
+        elif here == problem.path / "tests":
+            skipped += [n for n in names if n not in tests]
         return skipped
 
     if dest.exists():

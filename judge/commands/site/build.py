@@ -253,7 +253,7 @@ def _translated_titles(problem: Problem) -> dict[str, str]:
 def _copy_problem_assets(out: Path, problems: list[Problem]) -> None:
     """Every problem's assets/ into its content-hashed site folder, after the same leak checks as check's."""
     for problem in problems:
-        refused = problem_assets.unpublishable(problem.path) + problem_assets.leaks(problem.path)
+        refused = problem_assets.leaks(problem.path)
         if refused:
             raise BuildError(f"{problem.path}: assets/ cannot be published:\n" + "\n".join(f"  {r}" for r in refused))
         folder = problem_assets.site_folder(problem.id, problem.path)
