@@ -333,6 +333,9 @@ def test_github_classroom_with_private_tests(tmp_path, wheelhouse):
                                 "path": ".judge-tests"}
     shutil.copytree(tests_out, out / ".judge-tests")  # what that checkout step does on GitHub
     shutil.copy(SOLUTIONS / "partly_failing.py", out / "fx-add" / "adder.py")
+    # a judge.py at the repository's root is the student's (the practice launcher, or worse): the step's
+    # `python -P -m` never imports it in place of the installed judge
+    (out / "judge.py").write_text("import sys\nsys.exit('the repository judge.py ran in the grader')\n")
     result = _run_step(steps["judge"], out, tmp_path)
     assert result["status"] == "fail" and result["max_score"] == 4.0
     assert sum(t["score"] for t in result["tests"]) == 3.0
