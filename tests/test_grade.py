@@ -863,3 +863,26 @@ def test_a_file_name_a_student_chose_never_makes_them_graded_as_a_classmate(tmp_
     rows = _grade(canvas, tmp_path / "out-canvas", problems, similarity=None)
     assert set(rows) == {"victim_1234", "mallory_4321"}, rows
     assert rows["victim_1234"]["total"] == "10"
+
+
+def test_a_file_swapped_for_a_link_after_the_listing_is_not_read(tmp_path):
+    """Where students can write to the submissions folder while it is graded, a student may swap a file (or a
+    folder above it) for a link to a file only the grader may read, between the listing and the read: the
+    read must find the very file the listing saw, or read nothing."""
+    from judge.commands.grade.submissions import _folder_files
+
+    secret = tmp_path / "reference.py"
+    secret.write_text("THE REFERENCE\n")
+    (tmp_path / "elsewhere" / "fx-add").mkdir(parents=True)
+    (tmp_path / "elsewhere" / "fx-add" / "adder.py").write_text("THE REFERENCE\n")
+    root = tmp_path / "alice"
+    (_folder(root / "fx-add") / "adder.py").write_text("def add(a, b):\n    raise NotImplementedError\n")
+    (root / "other.py").write_text("x = 1\n")
+    files = {str(f.path): f for f in _folder_files(root)}
+    (root / "other.py").unlink()
+    (root / "other.py").symlink_to(secret)  # the file itself
+    shutil.rmtree(root / "fx-add")
+    (root / "fx-add").symlink_to(tmp_path / "elsewhere" / "fx-add")  # a folder above it
+    for name in ("other.py", "fx-add/adder.py"):
+        with pytest.raises(OSError):
+            files[name].read()

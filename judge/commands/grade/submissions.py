@@ -177,6 +177,7 @@ class _Reader:
         self.files: list[_File] = []
         self.notes: list[str] = []
         self._archives: list[zipfile.ZipFile] = []
+        self._handles: list[IO[bytes]] = []  # the zips' files: a ZipFile does not close a file it was given
         self._count = self._total = 0
 
     def __enter__(self) -> _Reader:
@@ -185,17 +186,21 @@ class _Reader:
     def __exit__(self, *exc: object) -> None:
         for archive in self._archives:
             archive.close()
+        for handle in self._handles:
+            handle.close()
 
     def add(self, path: Path, original_name: str | None) -> None:
-        if path.is_symlink():
+        seen = path.lstat()
+        if stat.S_ISLNK(seen.st_mode):
             raise _Unsafe(_("{name} is a symbolic link; it was not followed").format(name=path.name))
-        if path.is_dir():
+        if stat.S_ISDIR(seen.st_mode):
             for file in _folder_files(path):
                 self._take(file, inner_zips=True)
         elif (original_name or path.name).lower().endswith(".zip"):
-            self._add_zip(zipfile.ZipFile(path), prefix=f"{original_name}:" if original_name else "")
+            self._handles.append(_opener(path, seen)())
+            self._add_zip(zipfile.ZipFile(self._handles[-1]), prefix=f"{original_name}:" if original_name else "")
         elif original_name is not None:  # an LMS's loose attachment
-            self._take(_File(PurePosixPath(original_name), path.stat().st_size, _opener(path), original_name),
+            self._take(_File(PurePosixPath(original_name), seen.st_size, _opener(path, seen), original_name),
                        inner_zips=False)
         else:
             raise _Unsafe(_("{name} is neither a .zip file nor a folder (a loose file of no student: put it in a "
@@ -255,17 +260,34 @@ def _folder_files(root: Path) -> Iterator[_File]:
         for name in sorted(names):
             full = Path(current, name)
             path = PurePosixPath(full.relative_to(root).as_posix())
-            if _ignored(path) or not full.is_file():
+            if _ignored(path):
                 continue
-            size = full.stat().st_size
-            total += size
+            seen = full.lstat()
+            if not stat.S_ISREG(seen.st_mode):
+                continue
+            total += seen.st_size
             if total > MAX_TOTAL_BYTES:
                 raise _Unsafe(_("the folder holds more than {mib} MiB").format(mib=MAX_TOTAL_BYTES // 2**20))
-            yield _File(path, size, _opener(full))
+            yield _File(path, seen.st_size, _opener(full, seen))
 
 
-def _opener(path: Path) -> Callable[[], IO[bytes]]:
-    return lambda: path.open("rb")
+def _opener(path: Path, seen: os.stat_result) -> Callable[[], IO[bytes]]:
+    """Opens ``path`` only while it is still the regular file ``seen`` (its ``lstat`` when the submission
+    was listed). Where students can write to the submissions folder while it is graded, one could swap the
+    file, or a folder above it, for a link to a file only the grader may read (a reference, a classmate's
+    zip) between that listing and this read."""
+    def open_seen() -> IO[bytes]:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            now = os.fstat(fd)
+            if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (seen.st_dev, seen.st_ino):
+                raise OSError(_("{name} changed while the submissions were being read; it was not read").format(
+                    name=path.name))
+            return os.fdopen(fd, "rb")
+        except BaseException:
+            os.close(fd)
+            raise
+    return open_seen
 
 
 def _safe_path(name: str) -> PurePosixPath:
