@@ -886,3 +886,14 @@ def test_a_file_swapped_for_a_link_after_the_listing_is_not_read(tmp_path):
     for name in ("other.py", "fx-add/adder.py"):
         with pytest.raises(OSError):
             files[name].read()
+
+
+def test_a_student_name_near_the_file_name_limit_is_graded(tmp_path, problems):
+    """A plain entry of 250 characters: its results file is named by a hash (its temporary file would pass
+    the 255 bytes a file name may have, which stopped every output once)."""
+    subs = _folder(tmp_path / "subs")
+    long = "s" * 250
+    (_folder(subs / long / "fx-add") / "adder.py").write_text(REFERENCE)
+    rows = _grade(subs, tmp_path / "out", problems, similarity=None)
+    assert rows[long]["total"] == "10"
+    assert len(list((tmp_path / "out" / "results").iterdir())) == 1

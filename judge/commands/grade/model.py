@@ -138,10 +138,15 @@ class ClassGrades:
         return add(self.max_points(p.id) for p in self.problems)
 
 
+#: the longest plain name kept as it is: with ``.`` before it and ``.json.tmp`` after (write_atomic's temporary
+#: file), a longer one would pass the 255 bytes a file name may have
+_PLAIN_NAME_BYTES = 200
+
+
 def safe_name(student: str) -> str:
     """A file name for ``student``: unchanged when it is plain, else cleaned and made unique by a hash."""
     cleaned = _UNSAFE_CHARS.sub("_", student).strip("._") or "student"
-    if cleaned == student:
+    if cleaned == student and len(student.encode()) <= _PLAIN_NAME_BYTES:
         return student
     return f"{cleaned[:80]}-{hashlib.sha256(student.encode()).hexdigest()[:8]}"
 
