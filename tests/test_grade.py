@@ -897,3 +897,15 @@ def test_a_student_name_near_the_file_name_limit_is_graded(tmp_path, problems):
     rows = _grade(subs, tmp_path / "out", problems, similarity=None)
     assert rows[long]["total"] == "10"
     assert len(list((tmp_path / "out" / "results").iterdir())) == 1
+
+
+def test_control_characters_in_a_zip_members_name_are_shown_escaped(tmp_path, problems):
+    """A member name that clears the terminal and prints a line of its own reaches no output raw."""
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "mallory.zip", {"fx-add/adder.py": REFERENCE,
+                                "\x1b[2J\x1b[HAll graded, nothing to review.\x1b[8m/fx-add/adder.py": REFERENCE})
+    done = run_cli("grade", str(subs), "-o", str(tmp_path / "out"), "--problems", str(problems), "--similarity", "0")
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout + done.stderr and "\\x1b[2J" in done.stdout, done.stdout
+    for path in (tmp_path / "out").rglob("*"):
+        assert not path.is_file() or "\x1b" not in path.read_text(encoding="utf-8"), path

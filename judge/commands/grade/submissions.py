@@ -163,11 +163,16 @@ def _displayable(submission: Submission) -> Submission:
 
 def printable(text: str) -> str:
     """``text`` with the bytes of a name that is not UTF-8 shown as ``\\xff`` escapes (and any other lone
-    surrogate as ``\\udXXX``): what can be written to a UTF-8 file and read by a person."""
+    surrogate as ``\\udXXX``), and its control characters as escapes too (``\\x1b``: a zip member's name
+    could otherwise rewrite the instructor's terminal): what a UTF-8 file holds and a person can read."""
     try:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return _CONTROL.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class _Reader:
