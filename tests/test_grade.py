@@ -909,3 +909,14 @@ def test_control_characters_in_a_zip_members_name_are_shown_escaped(tmp_path, pr
     assert "\x1b" not in done.stdout + done.stderr and "\\x1b[2J" in done.stdout, done.stdout
     for path in (tmp_path / "out").rglob("*"):
         assert not path.is_file() or "\x1b" not in path.read_text(encoding="utf-8"), path
+
+
+def test_a_zip_holding_only_a_zip_says_why_nothing_was_judged(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as archive:
+        archive.writestr("fx-add/adder.py", REFERENCE)
+    _zip(subs / "bob.zip", {"answer.zip": inner.getvalue()})
+    rows = _grade(subs, tmp_path / "out", problems, similarity=None)
+    assert rows["bob"]["status"].startswith("error: the submission is empty"), rows["bob"]
+    assert "not judged: answer.zip (a zip inside a zip" in rows["bob"]["status"], rows["bob"]

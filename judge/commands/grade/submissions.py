@@ -140,8 +140,8 @@ def read_entry(entry: Entry, problems: list[Problem]) -> Submission:
         with _Reader() as reader:
             for path in entry.paths:
                 reader.add(path, entry.names.get(path))
+            submission.notes += reader.notes  # kept when nothing else is judged (a zip inside a zip, alone)
             _match(submission, reader.files, problems)
-            submission.notes += reader.notes
     except _Unsafe as exc:
         submission.error = str(exc)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
