@@ -920,3 +920,17 @@ def test_a_zip_holding_only_a_zip_says_why_nothing_was_judged(tmp_path, problems
     rows = _grade(subs, tmp_path / "out", problems, similarity=None)
     assert rows["bob"]["status"].startswith("error: the submission is empty"), rows["bob"]
     assert "not judged: answer.zip (a zip inside a zip" in rows["bob"]["status"], rows["bob"]
+
+
+def test_a_zip_counting_too_many_members_is_refused_before_its_directory_is_read(tmp_path, problems):
+    """The end record's count decides, before zipfile reads a directory of (here) 50,000 members, which took
+    seconds and half a GiB at a million: this zip's end record lies about its count, and zipfile alone would
+    call it unreadable."""
+    subs = _folder(tmp_path / "subs")
+    path = _zip(subs / "mallory.zip", {"fx-add/adder.py": REFERENCE})
+    data = bytearray(path.read_bytes())
+    end = data.rfind(b"PK\x05\x06")
+    data[end + 8:end + 12] = (50_000).to_bytes(2, "little") * 2
+    path.write_bytes(bytes(data))
+    rows = _grade(subs, tmp_path / "out", problems, similarity=None)
+    assert "the zip has 50000 members, more than the 2000 allowed" in rows["mallory"]["status"], rows["mallory"]

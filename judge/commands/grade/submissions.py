@@ -203,6 +203,7 @@ class _Reader:
                 self._take(file, inner_zips=True)
         elif (original_name or path.name).lower().endswith(".zip"):
             self._handles.append(_opener(path, seen)())
+            _refuse_many_members(self._handles[-1])
             self._add_zip(zipfile.ZipFile(self._handles[-1]), prefix=f"{original_name}:" if original_name else "")
         elif original_name is not None:  # an LMS's loose attachment
             self._take(_File(PurePosixPath(original_name), seen.st_size, _opener(path, seen), original_name),
@@ -233,6 +234,27 @@ class _Reader:
         else:
             self.notes.append(_("not judged: {file} (a zip inside a zip, or over {mib} MiB, is not opened)").format(
                 file=file.label, mib=MAX_INNER_ZIP_BYTES // 2**20))
+
+
+def _refuse_many_members(handle: IO[bytes]) -> None:
+    """Refuse a zip whose end record counts more members than allowed, before ``zipfile`` reads its whole
+    directory (a million members: seconds and half a GiB for one submission). A ZIP64 count (0xFFFF here)
+    is left to :func:`_zip_files`, which counts the members it read."""
+    size = handle.seek(0, os.SEEK_END)
+    tail_start = max(0, size - _EOCD_SIZE - 0xFFFF)  # the record, then a comment of up to 64 KiB
+    handle.seek(tail_start)
+    tail = handle.read()
+    handle.seek(0)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or at + _EOCD_SIZE > len(tail):
+        return  # not a zip's end: zipfile says so in its own words
+    count = int.from_bytes(tail[at + 10:at + 12], "little")  # the total number of members
+    if MAX_MEMBERS < count < 0xFFFF:
+        raise _Unsafe(_("the zip has {n} members, more than the {allowed} allowed").format(n=count,
+                                                                                           allowed=MAX_MEMBERS))
+
+
+_EOCD_SIZE = 22  # the end of central directory record, without its comment
 
 
 def _zip_files(archive: zipfile.ZipFile) -> Iterator[_File]:
