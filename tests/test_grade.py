@@ -934,3 +934,20 @@ def test_a_zip_counting_too_many_members_is_refused_before_its_directory_is_read
     path.write_bytes(bytes(data))
     rows = _grade(subs, tmp_path / "out", problems, similarity=None)
     assert "the zip has 50000 members, more than the 2000 allowed" in rows["mallory"]["status"], rows["mallory"]
+
+
+def test_a_student_named_like_a_problem_does_not_make_the_class_one_submission(tmp_path, problems):
+    """A folder of students, one of whom is named fx-add: still a class (once the whole class became one
+    submission that could not be graded); a practice folder with a folder of notes is still one submission."""
+    subs = _folder(tmp_path / "subs")
+    for student in ("alice", "bob", "fx-add"):
+        (_folder(subs / student / "fx-add") / "adder.py").write_text(REFERENCE)
+    rows = _grade(subs, tmp_path / "out", problems, similarity=None)
+    assert {name: row["total"] for name, row in rows.items()} == {"alice": "10", "bob": "10", "fx-add": "10"}
+    practice = _folder(tmp_path / "practice")
+    (_folder(practice / "fx-add") / "adder.py").write_text(REFERENCE)
+    _folder(practice / "notes")
+    done = run_cli("grade", str(practice), "-o", str(tmp_path / "out-one"), "--problems", str(problems),
+                   "--similarity", "0")
+    assert done.returncode == 0, done.stderr
+    assert list(_rows(tmp_path / "out-one")) == ["practice"]

@@ -88,10 +88,11 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
 def is_one_submission(path: Path, problems: list[Problem]) -> bool:
     """Whether ``path`` is one student's submission (a zip, a practice-like folder), not a folder of them.
 
-    A folder is one submission when it holds a problem's folder, is ``practice/<problem-id>/...`` as
-    the web app's zip has it, or holds an entry file and nothing that looks like a submission of
-    its own (a folder, a zip, an LMS-named file): a class folder with a stray ``adder.py`` in it is
-    still a class folder, and that file a row of its own.
+    A folder is one submission when it holds problems' folders and no more folders, zips or LMS-named files
+    besides them (a class folder where one student is named like a problem is still a class folder), is
+    ``practice/<problem-id>/...`` as the web app's zip has it, or holds an entry file and nothing that looks
+    like a submission of its own: a class folder with a stray ``adder.py`` in it is still a class folder,
+    and that file a row of its own.
     """
     if path.is_file() or (path.is_dir() and is_lms_name(path.name)):  # a Moodle folder is one student's
         return True
@@ -99,8 +100,10 @@ def is_one_submission(path: Path, problems: list[Problem]) -> bool:
         return False
     ids, entries = {p.id for p in problems}, {p.entry for p in problems}
     children = [c for c in path.iterdir() if not c.name.startswith((".", "_"))]
-    if any(c.name in ids and c.is_dir() for c in children):
-        return True
+    problem_folders = [c for c in children if c.name in ids and c.is_dir()]
+    if problem_folders:
+        others = [c for c in children if c not in problem_folders and _a_submission_of_its_own(c)]
+        return len(problem_folders) >= len(others)
     wrapper = children[0] if len(children) == 1 else None  # practice/<problem-id>/..., as the web app's zip has it
     if wrapper is not None and wrapper.name == "practice" and any((wrapper / pid).is_dir() for pid in ids):
         return True
