@@ -6,6 +6,7 @@ The class is graded against small problems made from the fixture problem ``fx-ad
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -951,3 +952,25 @@ def test_a_student_named_like_a_problem_does_not_make_the_class_one_submission(t
                    "--similarity", "0")
     assert done.returncode == 0, done.stderr
     assert list(_rows(tmp_path / "out-one")) == ["practice"]
+
+
+def test_a_folder_swapped_for_a_link_while_it_is_walked_is_not_entered(tmp_path):
+    """The walk lists the student's top folder, then enters fx-add/: swapped for a link to a folder holding the
+    reference meanwhile, it is not entered (the walk opens each folder and checks it is the one it listed),
+    so nothing of the reference is read."""
+    from judge.commands.grade.submissions import _folder_files
+
+    (tmp_path / "elsewhere" / "fx-add").mkdir(parents=True)
+    (tmp_path / "elsewhere" / "fx-add" / "adder.py").write_text("THE REFERENCE\n")
+    root = tmp_path / "alice"
+    (_folder(root / "fx-add") / "adder.py").write_text("def add(a, b):\n    raise NotImplementedError\n")
+    (root / "a.txt").write_text("notes\n")
+    walk = _folder_files(root)
+    assert str(next(walk).path) == "a.txt"  # the top folder first; fx-add/ is entered next
+    shutil.rmtree(root / "fx-add")
+    (root / "fx-add").symlink_to(tmp_path / "elsewhere" / "fx-add")
+    read = []
+    for file in walk:
+        with contextlib.suppress(OSError):
+            read.append(file.read())
+    assert b"THE REFERENCE\n" not in read, read

@@ -274,12 +274,15 @@ def _zip_files(archive: zipfile.ZipFile) -> Iterator[_File]:
             continue
         yield _File(path, member.file_size, partial(archive.open, member))
 def _folder_files(root: Path) -> Iterator[_File]:
+    """The files under ``root``, listed through open folders (``os.fwalk``: a folder swapped for a link while
+    it is walked is not entered), each with the ``lstat`` its read must still match (:func:`_opener`)."""
     count = total = 0
-    for current, folders, names in os.walk(root, followlinks=False):
-        for name in folders + names:
-            full = Path(current, name)
-            if full.is_symlink():
-                raise _Unsafe(_("{name} is a symbolic link; links are not allowed").format(name=full.relative_to(root)))
+    for current, folders, names, folder_fd in os.fwalk(root, follow_symlinks=False):
+        here = {name: os.stat(name, dir_fd=folder_fd, follow_symlinks=False) for name in folders + names}
+        for name, info in here.items():
+            if stat.S_ISLNK(info.st_mode):
+                raise _Unsafe(_("{name} is a symbolic link; links are not allowed").format(
+                    name=Path(current, name).relative_to(root)))
         count += len(folders) + len(names)
         if count > MAX_MEMBERS:
             raise _Unsafe(_("the folder has more than {n} files and folders").format(n=MAX_MEMBERS))
@@ -287,10 +290,8 @@ def _folder_files(root: Path) -> Iterator[_File]:
         for name in sorted(names):
             full = Path(current, name)
             path = PurePosixPath(full.relative_to(root).as_posix())
-            if _ignored(path):
-                continue
-            seen = full.lstat()
-            if not stat.S_ISREG(seen.st_mode):
+            seen = here[name]
+            if _ignored(path) or not stat.S_ISREG(seen.st_mode):
                 continue
             total += seen.st_size
             if total > MAX_TOTAL_BYTES:
