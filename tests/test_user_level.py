@@ -72,6 +72,7 @@ def marked_problems(tmp_path):
     ROOT_CANARY.chmod(0o644)
     yield problems, marker
     shutil.rmtree(elsewhere, ignore_errors=True)
+    ROOT_CANARY.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
