@@ -337,12 +337,15 @@ def test_the_gradescope_bundle_at_the_user_level_keeps_its_score(gradescope, att
     if not user:
         pytest.skip("no Python here that an unprivileged user can run (Debian's python3) or not root")
     ROOT_CANARY.write_text("root's own file\n")
-    data = run_autograder(root, user, {"adder.py": (ATTACKS / f"{attack}.py").read_bytes()}, JUDGE_SANDBOX="user",
-                          TMPDIR=str(private_tmp))
-    assert data["score"] == 0
-    results = root / "results" / "results.json"
-    assert results.stat().st_uid == 0 and not results.is_symlink()
-    assert ROOT_CANARY.lstat().st_uid == 0 and ROOT_CANARY.read_text() == "root's own file\n"
+    try:
+        data = run_autograder(root, user, {"adder.py": (ATTACKS / f"{attack}.py").read_bytes()},
+                              JUDGE_SANDBOX="user", TMPDIR=str(private_tmp))
+        assert data["score"] == 0
+        results = root / "results" / "results.json"
+        assert results.stat().st_uid == 0 and not results.is_symlink()
+        assert ROOT_CANARY.lstat().st_uid == 0 and ROOT_CANARY.read_text() == "root's own file\n"
+    finally:
+        ROOT_CANARY.unlink(missing_ok=True)
     honest = run_autograder(root, user, {"adder.py": HONEST.encode()}, JUDGE_SANDBOX="user", TMPDIR=str(private_tmp))
     assert honest["score"] == 4.0, honest  # graded right after: nothing of the attack's run survived into it
     assert nothing_left_behind(private_tmp) == []
