@@ -12,6 +12,7 @@ import io
 import json
 import os
 import shutil
+import struct
 import zipfile
 from decimal import Decimal
 from pathlib import Path
@@ -935,6 +936,51 @@ def test_a_zip_counting_too_many_members_is_refused_before_its_directory_is_read
     path.write_bytes(bytes(data))
     rows = _grade(subs, tmp_path / "out", problems, similarity=None)
     assert "the zip has 50000 members, more than the 2000 allowed" in rows["mallory"]["status"], rows["mallory"]
+
+
+def _many_member_zip(path: Path, members: int, count: int | None, zip64: bool) -> Path:
+    """A zip of ``members`` empty files whose end record says ``count`` (None: the truth); ``zip64`` adds the
+    ZIP64 end records that hold the count when it does not fit in 16 bits."""
+    local, central = bytearray(), bytearray()
+    for index in range(members):
+        name = f"n/{index:x}".encode()
+        central += struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0, 0, 0, 0, 0,
+                               len(local)) + name
+        local += struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0) + name
+    said = members if count is None else count
+    tail = b""
+    if zip64:
+        tail += struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, said, said, len(central), len(local))
+        tail += struct.pack("<4sLQL", b"PK\x06\x07", 0, len(local) + len(central), 1)
+        said = 0xFFFF
+    tail += struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, said, said, len(central), len(local), 0)
+    path.write_bytes(bytes(local + central) + tail)
+    return path
+
+
+@pytest.mark.parametrize("count, zip64", [(None, True), (1, False), (1, True)],
+                         ids=["zip64-count", "end-record-says-one", "zip64-says-one"])
+def test_a_zip_with_too_many_members_is_refused_whatever_its_end_record_says(tmp_path, problems, monkeypatch,
+                                                                            count, zip64):
+    """A directory of 60,000 members is refused before zipfile reads it (a million took seconds and half a
+    GiB), whether the count is in the ZIP64 record or the end record understates it: zipfile reads a directory
+    by its size in bytes, not by its count."""
+    import judge.commands.grade.submissions as submissions
+
+    path = _many_member_zip(_folder(tmp_path / "subs") / "mallory.zip", 60_000, count, zip64)
+    with zipfile.ZipFile(path) as archive:
+        assert len(archive.infolist()) == 60_000  # a zip zipfile reads, all of it
+    opened: list[object] = []
+
+    def reading(*args: object, **kwargs: object) -> None:
+        opened.append(args)
+        raise zipfile.BadZipFile("the test stops zipfile here")
+
+    monkeypatch.setattr(submissions.zipfile, "ZipFile", reading)
+    found, errors = discover_problems(problems)
+    submission = submissions.read_submission(path, found)
+    assert not opened, "zipfile was asked to read the directory"
+    assert "more than the 2000 allowed" in submission.error, submission.error
 
 
 def test_a_student_named_like_a_problem_does_not_make_the_class_one_submission(tmp_path, problems):

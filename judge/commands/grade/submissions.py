@@ -237,24 +237,36 @@ class _Reader:
 
 
 def _refuse_many_members(handle: IO[bytes]) -> None:
-    """Refuse a zip whose end record counts more members than allowed, before ``zipfile`` reads its whole
-    directory (a million members: seconds and half a GiB for one submission). A ZIP64 count (0xFFFF here)
-    is left to :func:`_zip_files`, which counts the members it read."""
+    """Refuse a zip whose directory is too large for :data:`MAX_MEMBERS` members, before ``zipfile`` reads it
+    (a million members: seconds and half a GiB for one submission). ``zipfile`` reads a directory by its size
+    in bytes, whatever the count beside it says, so both are checked: the count and the size from the end
+    record, or from the ZIP64 end record when the end record's do not fit."""
     size = handle.seek(0, os.SEEK_END)
     tail_start = max(0, size - _EOCD_SIZE - 0xFFFF)  # the record, then a comment of up to 64 KiB
     handle.seek(tail_start)
     tail = handle.read()
-    handle.seek(0)
     at = tail.rfind(b"PK\x05\x06")
     if at < 0 or at + _EOCD_SIZE > len(tail):
+        handle.seek(0)
         return  # not a zip's end: zipfile says so in its own words
     count = int.from_bytes(tail[at + 10:at + 12], "little")  # the total number of members
-    if MAX_MEMBERS < count < 0xFFFF:
-        raise _Unsafe(_("the zip has {n} members, more than the {allowed} allowed").format(n=count,
-                                                                                           allowed=MAX_MEMBERS))
+    directory = int.from_bytes(tail[at + 12:at + 16], "little")  # the directory's size in bytes
+    if (count == 0xFFFF or directory == 0xFFFFFFFF) and tail_start + at >= _ZIP64_TAIL:
+        handle.seek(tail_start + at - _ZIP64_TAIL)  # the ZIP64 end record, then its locator
+        record = handle.read(_ZIP64_TAIL)
+        if record.startswith(b"PK\x06\x06") and record[56:60] == b"PK\x06\x07":
+            count = int.from_bytes(record[32:40], "little")
+            directory = int.from_bytes(record[40:48], "little")
+    handle.seek(0)
+    if count > MAX_MEMBERS or directory > MAX_MEMBERS * _MAX_DIRECTORY_ENTRY:
+        raise _Unsafe(_("the zip has {n} members, more than the {allowed} allowed").format(
+            n=max(count, directory // _MIN_DIRECTORY_ENTRY), allowed=MAX_MEMBERS))
 
 
 _EOCD_SIZE = 22  # the end of central directory record, without its comment
+_ZIP64_TAIL = 56 + 20  # the ZIP64 end of central directory record and its locator
+_MIN_DIRECTORY_ENTRY = 46  # a member's entry in the directory, with an empty name
+_MAX_DIRECTORY_ENTRY = 46 + 1024  # and with a long name and extra fields, more than any real zip has
 
 
 def _zip_files(archive: zipfile.ZipFile) -> Iterator[_File]:
@@ -273,6 +285,8 @@ def _zip_files(archive: zipfile.ZipFile) -> Iterator[_File]:
         if member.is_dir() or _ignored(path):
             continue
         yield _File(path, member.file_size, partial(archive.open, member))
+
+
 def _folder_files(root: Path) -> Iterator[_File]:
     """The files under ``root``, listed through open folders (``os.fwalk``: a folder swapped for a link while
     it is walked is not entered), each with the ``lstat`` its read must still match (:func:`_opener`)."""
