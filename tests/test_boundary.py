@@ -215,3 +215,34 @@ def test_an_interrupt_in_the_learners_code_ends_the_run_without_formatting_every
         signal.signal(signal.SIGALRM, previous)
     assert frames == [1]
     assert "interrupted" in json.dumps(result.to_dict())
+
+
+# The learner process caps the output it sends with each reply, but that is code the learner can change:
+# this solution replaces it and sends 4 MiB of "printed" text with every reply.
+OUTPUT_PAST_ITS_CAP = REFERENCE + '''
+
+import sys as _sys
+
+_child = _sys.modules.get("judge.sandbox.child")
+if _child is not None:
+    _PRINTED = "x" * (4 << 20)
+
+    def _attach(self, message):
+        message["out"] = _PRINTED
+
+    _child._Output.attach = _attach
+'''
+
+
+@pytest.mark.parametrize("where", NATIVE_LEVELS)
+def test_output_sent_past_the_learner_sides_cap_is_cut_on_the_tests_side(where):
+    """What the tests' process keeps of a test's output is bounded there (it held hundreds of MiB at root's
+    expense before): the test fails for printing too much, and what it printed stops at the limit."""
+    from judge.core.collector import OUTPUT_LIMIT
+
+    tests = run(OUTPUT_PAST_ITS_CAP, where)
+    failed = [t for t in tests.values() if t.outcome == "failed"]
+    assert failed, {name: t.outcome for name, t in tests.items()}
+    for test in failed:
+        assert test.message.startswith("output truncated: the test printed 1.0 MiB"), test.message
+        assert len(test.stdout) <= OUTPUT_LIMIT, len(test.stdout)

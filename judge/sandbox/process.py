@@ -131,7 +131,8 @@ class ProcessLearner:
             for fd in (*passed, out):
                 os.close(fd)
             self._stderr = err
-        self.connection = protocol.PipeConnection(side.handle, from_child_r, to_child_w, on_receive=_print_output,
+        self.connection = protocol.PipeConnection(side.handle, from_child_r, to_child_w,
+                                                  on_receive=functools.partial(_print_output, side),
                                                   loads=side.decoder.loads)
         self._await_ready(spec.start_timeout)
 
@@ -253,15 +254,17 @@ def ended_message(status: int) -> str:
             "(os._exit() in the code, or a crash)")
 
 
-def _print_output(message: dict[str, Any]) -> None:
-    """The learner's output that came with a message, written where the current test's output goes."""
+def _print_output(side: TestSide, message: dict[str, Any]) -> None:
+    """The learner's output that came with a message, written where the current test's output goes, up to
+    what the test may still keep (``side.output_left``). The learner process caps what it sends too, but in
+    code the learner can change: this is the bound on what the tests' process holds of it."""
     import sys
 
-    out, err = message.get("out"), message.get("err")
-    if isinstance(out, str) and out:
-        sys.stdout.write(out)
-    if isinstance(err, str) and err:
-        sys.stderr.write(err)
+    for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
+        text = message.get(key)
+        if isinstance(text, str) and text and side.output_left > 0:
+            stream.write(text[:side.output_left])
+            side.output_left -= len(text)
 
 
 def _enter(confinement: confine.Confinement | None) -> None:

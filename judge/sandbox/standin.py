@@ -30,6 +30,7 @@ from typing import Any, Protocol
 import pytest
 
 from ..core import codec, protocol
+from ..core.collector import OUTPUT_LIMIT
 from ..core.problem import Problem
 
 _CALLABLES = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, functools.partial)
@@ -122,6 +123,7 @@ class TestSide:
         self._next_lent = 0
         self._described: set[type] = set()
         self._used = False  # the learner's module was called since it was (last) imported
+        self.output_left = 0  # characters of the learner's output the current test may still keep (natively)
 
     # --- the learner's side ------------------------------------------------------------------
     def start(self) -> str:
@@ -330,6 +332,7 @@ class _RevokePlugin:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, Any, None]:
+        self.side.output_left = OUTPUT_LIMIT + 1  # one more than allowed: the test fails for printing too much
         try:
             yield
         finally:
