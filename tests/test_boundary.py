@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import shutil
 import signal
 import sys
@@ -244,5 +245,59 @@ def test_output_sent_past_the_learner_sides_cap_is_cut_on_the_tests_side(where):
     failed = [t for t in tests.values() if t.outcome == "failed"]
     assert failed, {name: t.outcome for name, t in tests.items()}
     for test in failed:
-        assert test.message.startswith("output truncated: the test printed 1.0 MiB"), test.message
+        assert test.message.startswith("output truncated: the test printed more than the 1 MiB"), test.message
         assert len(test.stdout) <= OUTPUT_LIMIT, len(test.stdout)
+
+
+ESCAPES = "\x1b]0;all passed\x07\x1b[2J\x1b[32m4/4 passed\x1b[0m\x9b2J"
+CONTROL_SOURCES = {
+    "raises at import": f"raise ValueError({ESCAPES!r})\n" + REFERENCE,
+    "crashes while starting": f"import os, sys\nsys.__stderr__.write({ESCAPES!r} + '\\n')\nsys.__stderr__.flush()\n"
+                              "os._exit(3)\n" + REFERENCE,
+    "names its frames": hostile(echo=f"""
+def echo(x):
+    where = os.path.join(os.path.dirname(os.path.abspath(__file__)), {ESCAPES!r} + ".py")
+    code = compile("def inner():\\n    raise ValueError('x')\\n", where, "exec")
+    scope = {{}}
+    exec(code, scope)
+    inner = scope["inner"]
+    inner.__code__ = inner.__code__.replace(co_name={ESCAPES!r})
+    inner()
+"""),
+}
+
+
+@pytest.mark.parametrize("where, kind", [(where, kind) for where in [*NATIVE_LEVELS, "in-process"]
+                                         for kind in CONTROL_SOURCES
+                                         if not (where == "in-process" and kind == "crashes while starting")])
+def test_the_learners_control_characters_reach_no_field_of_the_result(where, kind):
+    """Escape codes the learner writes (a message at import, stderr before a crash, a frame's file and
+    function name) are shown as pictures in the Result itself, so in every report (feedback files and the
+    class report held them raw)."""
+    with tempfile.TemporaryDirectory(prefix="test-boundary-") as root:
+        if where == "in-process":
+            start = functools.partial(InProcessLearner, root=root)
+        else:
+            sandbox = levels.choose(where)
+
+            def start(spec, side):
+                return ProcessLearner(spec, sandbox, side)
+
+        result = judge_source(PROBLEM, CONTROL_SOURCES[kind], learner=functools.partial(standin.session, start=start))
+    strings = list(_strings(result.to_dict()))
+    assert result.status in ("error", "failed"), result.status
+    assert any("4/4 passed" in text for text in strings), strings  # the learner's words are there, as pictures
+    raw = [text for text in strings if re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", text)]
+    assert not raw, [text.encode("unicode_escape").decode()[:300] for text in raw]
+
+
+def _strings(value):
+    """Every string in a JSON-like value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)

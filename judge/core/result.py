@@ -149,8 +149,10 @@ class Result:
     @classmethod
     def unjudged(cls, problem: str, status: Status, message: str, max_points: float = 0.0,
                  duration: float = 0.0) -> Result:
-        """The one place that builds a Result no test run produced (timeout, stop, crash, error)."""
-        return cls(problem=problem, status=status, message=message, duration=duration,
+        """The one place that builds a Result no test run produced (timeout, stop, crash, error). The message
+        may quote the learner (an exception at import, what it wrote before crashing): its control characters
+        are shown (:func:`visible_controls`), as in a test's message."""
+        return cls(problem=problem, status=status, message=visible_controls(message), duration=duration,
                    max_points=float(max_points))
 
 

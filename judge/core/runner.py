@@ -210,7 +210,8 @@ def _relative(test: TestResult, workdir: Path) -> TestResult:
     test.message = visible_controls(_ADDRESS.sub(" at 0x...", test.message.replace(prefix, "")))
     test.stdout = cap_output(visible_controls(test.stdout.replace(prefix, "")))
     test.stderr = cap_output(visible_controls(test.stderr.replace(prefix, "")))
-    for frame in test.traceback:
+    for frame in test.traceback:  # the learner names its frames' files and functions (compile(), co_name)
+        frame.file, frame.function = visible_controls(frame.file), visible_controls(frame.function)
         frame.code = visible_controls(frame.code)
     return test
 

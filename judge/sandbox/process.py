@@ -256,15 +256,15 @@ def ended_message(status: int) -> str:
 
 def _print_output(side: TestSide, message: dict[str, Any]) -> None:
     """The learner's output that came with a message, written where the current test's output goes, up to
-    what the test may still keep (``side.output_left``). The learner process caps what it sends too, but in
-    code the learner can change: this is the bound on what the tests' process holds of it."""
+    what the test may still keep of each stream (``side.output_left``). The learner process caps what it
+    sends too, but in code the learner can change: this is the bound on what the tests' process holds."""
     import sys
 
     for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
-        text = message.get(key)
-        if isinstance(text, str) and text and side.output_left > 0:
-            stream.write(text[:side.output_left])
-            side.output_left -= len(text)
+        text, left = message.get(key), side.output_left[key]
+        if isinstance(text, str) and text and left > 0:
+            stream.write(text[:left])
+            side.output_left[key] = left - len(text)
 
 
 def _enter(confinement: confine.Confinement | None) -> None:

@@ -123,7 +123,8 @@ class TestSide:
         self._next_lent = 0
         self._described: set[type] = set()
         self._used = False  # the learner's module was called since it was (last) imported
-        self.output_left = 0  # characters of the learner's output the current test may still keep (natively)
+        # characters of the learner's stdout ("out") and stderr ("err") the current test may still keep (natively)
+        self.output_left = {"out": 0, "err": 0}
 
     # --- the learner's side ------------------------------------------------------------------
     def start(self) -> str:
@@ -332,7 +333,8 @@ class _RevokePlugin:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, Any, None]:
-        self.side.output_left = OUTPUT_LIMIT + 1  # one more than allowed: the test fails for printing too much
+        # one more than allowed: the test fails for printing too much
+        self.side.output_left = dict.fromkeys(("out", "err"), OUTPUT_LIMIT + 1)
         try:
             yield
         finally:
