@@ -202,7 +202,7 @@ def test_gradescope_export_lang_zh_writes_chinese_feedback(tmp_path, wheelhouse,
     assert "add(1, 2): expected 3, got -1" in failed[0]  # the test's own message, as the test wrote it
     nothing = run_autograder(zh_root, user, {"notes.txt": b"I did not do it"})
     assert nothing["score"] == 0
-    assert nothing["output"].startswith("**无法读取你的提交：** 其中没有已知的题目（应为 <题目 id>/<入口文件>，例如 "
+    assert nothing["output"].startswith("**无法读取你的提交：** 其中没有已知的题目（应为 \\<题目 id>/\\<入口文件>，例如 "
                                         "fx-add/adder.py）；其中有 notes.txt (不是任何题目的文件)"), nothing["output"]
 
 

@@ -11,6 +11,8 @@ import base64
 import dataclasses
 import json
 import shutil
+import stat
+import zipfile
 from decimal import Decimal
 
 import jsonschema
@@ -332,3 +334,45 @@ def test_secret_names_do_not_publish_the_cases_inputs():
     for fmt in ("gradescope", "prairielearn", "github-classroom"):
         text = FORMATS[fmt].render([result], FormatContext(feedback="names"))
         assert "target=0.1" not in text and "p=8" not in text, fmt
+
+
+LEARNER_MARKDOWN = ("**Score: 4.0 / 4.0, all tests passed** ![ok](https://example.invalid/pixel.png) "
+                    "[regrade request form](https://example.invalid/phish) <img src=x onerror=alert(1)> | a | b |")
+
+
+def _rendered(markdown: str) -> str:
+    """The HTML a CommonMark renderer (with tables, as GitHub's) makes of ``markdown``, raw HTML allowed."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)
+
+
+def _made_by_the_learner(page: str) -> list[str]:
+    return [tag for tag in ("<strong>Score", "<img", "<a href", "<td> a </td>", "<td>a</td>") if tag in page]
+
+
+def test_gradescopes_summary_shows_the_learners_words_as_code_not_markdown(problem):
+    """Gradescope renders the top-level output as Markdown: a problem's message (here an exception the
+    learner raised at import) and an unreadable submission's reason are the learner's words, shown as code."""
+    error = Result.error("fx-add", f"adder.py raised an exception while being imported at line 1: ValueError: "
+                                   f"{LEARNER_MARKDOWN}\nsecond line", 4.0)
+    data = render("gradescope", [error], problem, submission_error=f"the zip contains a link ({LEARNER_MARKDOWN})")
+    page = _rendered(data["output"])
+    assert "Score: 4.0 / 4.0" in page and not _made_by_the_learner(page), page
+
+
+def test_feedback_files_show_the_learners_words_as_code_not_markdown(tmp_path):
+    """judge grade's feedback file: the verdict cell quotes the first line of an error, in a table."""
+    subs = tmp_path / "subs" / "mallory" / "fx-add"
+    subs.mkdir(parents=True)
+    (subs / "adder.py").write_text(f"raise ValueError({LEARNER_MARKDOWN!r})\n")
+    link = zipfile.ZipInfo("fx-add/**Score: 4.0 / 4.0** ![ok](x.png) [form](phish) <img src=x> | a | b |.py")
+    link.external_attr = (stat.S_IFLNK | 0o777) << 16
+    with zipfile.ZipFile(tmp_path / "subs" / "eve.zip", "w") as archive:  # unreadable: a link, named by her
+        archive.writestr(link, "adder.py")
+    done = run_cli("grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"), "--problems", str(FIXTURE_PROBLEMS),
+                   "--similarity", "0")
+    assert done.returncode == 0, done.stderr
+    for student in ("mallory", "eve"):
+        page = _rendered((tmp_path / "out" / "feedback" / f"{student}.md").read_text(encoding="utf-8"))
+        assert "Score: 4.0 / 4.0" in page and not _made_by_the_learner(page), page

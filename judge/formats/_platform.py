@@ -17,7 +17,6 @@ test a student sees follows ``feedback`` (full | names | none), as in ``judge gr
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -144,11 +143,3 @@ def _line(test: TestResult) -> int:
 def total(all_rows: list[Row]) -> tuple[Decimal, Decimal]:
     """(points, max_points) of ``all_rows``, exact: the sums of their two-decimal values."""
     return (sum((exact(r.points) for r in all_rows), ZERO), sum((exact(r.max_points) for r in all_rows), ZERO))
-
-
-def fence(text: str) -> str:
-    """``text`` as a Markdown code block whose fence no backtick run inside it can close."""
-    text = text.rstrip("\n")
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    marks = "`" * max(3, longest + 1)
-    return f"{marks}text\n{text}\n{marks}"

@@ -17,7 +17,8 @@ from ..core.result import Result
 from ..core.titles import problem_title
 from ..i18n import N_, _, current_language, ngettext
 from . import FormatContext, points
-from ._platform import Row, fence, outcome_word, rows, total
+from ._platform import Row, outcome_word, rows, total
+from .markdown import code_span, fence, plain_text
 from .objectives import objective_lines
 
 _WHEN = {"hidden": N_("not shown to students"), "after_due_date": N_("shown after the due date"),
@@ -40,7 +41,8 @@ def render(results: list[Result], context: FormatContext) -> str:
     score = total(all_rows)[0]
     output = "\n".join(summary)
     if context.submission_error:
-        output = _("**Your submission could not be read:** {error}").format(error=context.submission_error) \
+        error = plain_text(context.submission_error)
+        output = _("**Your submission could not be read:** {error}").format(error=error) \
             + f"\n\n{output}"
     data = {"score": points.number(score), "execution_time": round(context.execution_time, 2), "output": output,
             "output_format": "md", "test_output_format": "md", "test_name_format": "text",
@@ -71,7 +73,8 @@ def _summary(result: Result, problem_rows: list[Row], secret_visibility: str, ti
     secret = [r for r in problem_rows if r.visibility == "secret"]
     head = f"- **{result.problem}**" + (f" ({title})" if title else "")
     if not result.tests:
-        return f"{head}: {problem_rows[0].message.splitlines()[0] if problem_rows[0].message else result.status}"
+        first = problem_rows[0].message.splitlines()[0] if problem_rows[0].message.strip() else ""
+        return f"{head}: {code_span(first) if first else result.status}"  # the first line may be the learner's
     text = head + _(": public tests {passed} of {total} passed").format(passed=sum(r.passed for r in public),
                                                                           total=len(public))
     if secret and secret_visibility == "visible":

@@ -13,9 +13,12 @@ The frame's words come from the active language's catalog (:mod:`judge.i18n`, ``
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...core.problem import Problem
 from ...core.result import Result, TestResult
 from ...core.titles import problem_title
+from ...formats.markdown import code_span, plain_text
 from ...formats.objectives import objective_lines
 from ...formats.points import text
 from ...formats.secret_code import secret_code_lines, secret_names, without_code
@@ -42,23 +45,26 @@ def feedback_markdown(item: Graded, grades: ClassGrades) -> str:
                               "{days} days late: {penalty} points were taken off the {earned} earned.", days)
                      .format(days=days, penalty=text(item.penalty(late)), earned=text(item.raw_points)))
     if item.submission.error:
-        lines += ["", _("Your submission could not be read: {error}.").format(error=item.submission.error)]
+        lines += ["", _("Your submission could not be read: {error}.").format(error=plain_text(item.submission.error))]
     lines += ["", *(f"- {line}" for line in item.submission.notes)] if item.submission.notes else []
     lines += ["", "| {} | {} | {} |".format(_("problem"), _("points"), _("verdict")), "|---|---|---|"]
     pairs = list(zip(grades.problems, item.results))
-    lines += [f"| {p.id} | {text(r.points)} / {text(grades.max_points(p.id))} | {verdict(item, p, r)} |"
-              for p, r in pairs]
+    lines += [f"| {p.id} | {text(r.points)} / {text(grades.max_points(p.id))} | "
+              f"{verdict(item, p, r, _quoted_in_table, _escaped_in_table)} |" for p, r in pairs]
     for problem, result in sorted(_needing_details(item, pairs), key=lambda pr: _SEVERITY[pr[1].status]):
         lines += ["", *_details(problem, result, grades.options.feedback)]
     return "\n".join(lines).rstrip() + "\n"
 
 
-def verdict(item: Graded, problem: Problem, result: Result) -> str:
-    """One problem's verdict in a few words."""
+def verdict(item: Graded, problem: Problem, result: Result, quote: Callable[[str], str] = str,
+            escape: Callable[[str], str] = str) -> str:
+    """One problem's verdict in a few words. What may hold the learner's words is shown in the output's own
+    way: ``quote`` for the first line of an error, ``escape`` for a reason a file was not read (Markdown: a
+    code span and escaped text, :func:`_quoted_in_table`, :func:`_escaped_in_table`)."""
     if item.submission.error:
         return _("not judged: the submission could not be read")
     if problem.id in item.submission.unreadable:
-        return _("not judged: {reason}").format(reason=item.submission.unreadable[problem.id])
+        return _("not judged: {reason}").format(reason=escape(item.submission.unreadable[problem.id]))
     if not item.submitted(problem.id):
         return _("not submitted")
     if untouched(item, problem):
@@ -66,9 +72,17 @@ def verdict(item: Graded, problem: Problem, result: Result) -> str:
     if result.status == "passed":
         return _("all tests passed")
     if result.status in ("error", "timeout"):
-        first = result.message.splitlines()[0] if result.message else result.status
-        return f"{_(result.status)}: {first[:120]}"
+        first = result.message.splitlines()[0] if result.message.strip() else result.status
+        return f"{_(result.status)}: {quote(first[:120])}"
     return _("{passed} of {total} tests passed").format(passed=result.passed, total=result.total)
+
+
+def _quoted_in_table(text: str) -> str:
+    return code_span(text, in_table=True)
+
+
+def _escaped_in_table(text: str) -> str:
+    return plain_text(text, in_table=True)
 
 
 def untouched(item: Graded, problem: Problem) -> bool:
