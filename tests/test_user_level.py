@@ -180,6 +180,25 @@ def _pool_ipc(pool: Iterable[int] = POOL) -> list[str]:
     return found
 
 
+#: the POSIX message queue tests/fixtures/attacks/user/ipc_leftovers.py makes (no listing of queues without
+#: an mqueue mount, which this machine and the platforms' containers do not have: it is looked up by name)
+POSIX_QUEUE = b"/pp-judge-learner"
+
+
+def _posix_queues() -> list[str]:
+    """The attack's POSIX message queue if it outlived its job (removed here, so one run's finding does not
+    become the next one's)."""
+    import ctypes
+
+    rt = ctypes.CDLL("librt.so.1", use_errno=True)
+    descriptor = rt.mq_open(POSIX_QUEUE, os.O_RDONLY)
+    if descriptor < 0:
+        return []
+    rt.mq_close(descriptor)
+    rt.mq_unlink(POSIX_QUEUE)
+    return [f"POSIX message queue {POSIX_QUEUE.decode()}"]
+
+
 def _pool_files(pool: Iterable[int] = POOL) -> list[str]:
     """Files a sandbox identity left in the machine's shared temporary folders."""
     found, uids = [], set(pool)
@@ -199,12 +218,12 @@ def _pool_files(pool: Iterable[int] = POOL) -> list[str]:
 
 def nothing_left_behind(tmp: Path) -> list[str]:
     """Processes (any live thread) of any idle sandbox identity, what they own outside any process (SysV IPC,
-    files in the shared temporary folders), and the judge's folders (jobs, tests, learners, its
-    runtime), that outlived the run whose temporary folder is ``tmp``."""
+    the attack's POSIX message queue, files in the shared temporary folders), and the judge's folders (jobs,
+    tests, learners, its runtime), that outlived the run whose temporary folder is ``tmp``."""
     with idle_pool() as idle:
         left = [f"pid {pid} of uid {uid}" for uid in sorted(idle) for pid in identities.processes_of(uid)]
         left += [task for task in _pool_tasks(idle) if task.split(" (")[0] not in {x.split(" of")[0] for x in left}]
-        left += _pool_ipc(idle) + _pool_files(idle)
+        left += _pool_ipc(idle) + _pool_files(idle) + _posix_queues()
     return left + [str(p) for p in tmp.glob("judge-*")]
 
 
@@ -294,6 +313,36 @@ def test_without_landlock_no_attack_earns_and_classmates_keep_full_marks(user_py
         assert nothing_left_behind(private_tmp) == []
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+#: what earns without Landlock and seccomp (docs/hostile-input.md, "user, without Landlock or seccomp"): memory
+#: in the machine's own /dev/shm, work in children the kernel reaps by itself (their CPU time adds to no
+#: process's), memory in files with no name (up to the open files limit times the file size limit)
+WITHOUT_CONFINEMENT_KNOWN = WITHOUT_LANDLOCK_KNOWN | {"cpu_in_reaped_children", "memfd_hoard"}
+
+
+@needs_root
+def test_without_landlock_or_seccomp_only_the_documented_holes_earn(user_python, marked_problems, tmp_path,
+                                                                   private_tmp):
+    """JUDGE_CONFINE=none: the user level with file permissions only (a kernel or a container without either).
+    The attacks the documentation names may earn; no other does, the honest classmates keep full marks, the
+    run says what is missing and what follows, and nothing of any job is left."""
+    problems, _ = marked_problems
+    subs = submissions(tmp_path / "subs", [*USER_ATTACKS, "honest-1", "honest-2", "honest-3"])
+    subprocess.run(["chmod", "-R", "o-rwx", str(subs)], check=True)
+    out = tmp_path / "out"
+    done = subprocess.run([user_python, "-m", "judge", "grade", str(subs), "-o", str(out), "--problems", str(problems),
+                           "--sandbox", "user", "-j", "2"], capture_output=True, text=True, timeout=900,
+                          env=clean_env(TMPDIR=str(private_tmp), JUDGE_CONFINE="none"), cwd=ROOT, check=False)
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    assert "seccomp is not available" in done.stderr and "CPU-time limit" in done.stderr, done.stderr
+    with (out / "grades.csv").open() as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    earned = {name for name in USER_ATTACKS if float(rows[name]["total"]) > 0}
+    assert earned <= WITHOUT_CONFINEMENT_KNOWN, f"undocumented attacks earned without confinement: {earned}"
+    assert {n: rows[n]["total"] for n in rows if n.startswith("honest")} == {
+        "honest-1": "4", "honest-2": "4", "honest-3": "4"}
+    assert nothing_left_behind(private_tmp) == []
 
 
 @needs_root

@@ -101,8 +101,9 @@ class _Output:
 
 
 def _set_limits(memory_mib: int, processes: int = 0) -> None:
-    """The address space, core files, file sizes, open files, and (``processes`` > 0: run as an identity of the
-    job's own, whose processes this counts) how many processes the learner's code may have."""
+    """The address space, core files, file sizes, open files, POSIX message queues, and (``processes`` > 0: run
+    as an identity of the job's own, whose processes this counts) how many processes the learner's code may
+    have."""
     try:
         import resource
     except ImportError:
@@ -111,8 +112,9 @@ def _set_limits(memory_mib: int, processes: int = 0) -> None:
 
     # headroom on top of what the interpreter maps already, as for every level
     address_space = _mapped_bytes() + memory_mib * 1024 * 1024 + 256 * 1024 * 1024
+    # no POSIX message queue: one outlives its maker, and no listing finds it without an mqueue mount
     limits = [("RLIMIT_AS", address_space), ("RLIMIT_CORE", 0), ("RLIMIT_FSIZE", OUTPUT_FILE_LIMIT),
-              ("RLIMIT_NOFILE", OPEN_FILES_LIMIT)]
+              ("RLIMIT_NOFILE", OPEN_FILES_LIMIT), ("RLIMIT_MSGQUEUE", 0)]
     if processes > 0:
         limits.append(("RLIMIT_NPROC", processes))
     for name, value in limits:

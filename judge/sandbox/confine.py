@@ -81,7 +81,9 @@ class Offered:
                          "(chmod -R o-rwx)")
         if not self.seccomp:
             parts.append(f"seccomp is not available ({self.seccomp_why_not}): the learner's code may open "
-                         "sockets and trace its own processes")
+                         "sockets, trace its own processes, work in processes the kernel reaps by itself (which "
+                         "the CPU-time limit does not count; the wall-clock limit still stops it) and hold memory "
+                         "past the memory limit in files with no name (up to 4 GiB)")
         return "; ".join(parts)
 
 
