@@ -806,6 +806,47 @@ def test_a_regrade_keeps_the_previous_values_and_the_reason_in_history_csv(tmp_p
     assert history[0]["changed_at"].endswith("Z")
 
 
+def test_a_regrade_on_another_problem_set_is_refused_and_changes_nothing(tmp_path, problems):
+    """The class graded for one assignment (here --problem fx-add), one student regraded without it: the other
+    rows, graded on another problem set, would have left the gradebook (it kept one row of nine problems)."""
+    second = problems / "fx-two"
+    shutil.copytree(problems / "fx-add", second)
+    toml = second / "problem.toml"
+    toml.write_text(toml.read_text().replace('id = "fx-add"', 'id = "fx-two"'))
+    subs = _folder(tmp_path / "subs")
+    for student in ("ann", "bob", "cy"):
+        (_folder(subs / student / "fx-add") / "adder.py").write_text(REFERENCE)
+    out = tmp_path / "out"
+    first = run_cli("grade", str(subs), "-o", str(out), "--problems", str(problems), "--problem", "fx-add")
+    assert first.returncode == 0, first.stderr
+    before = {path.name: path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    again = run_cli("grade", str(subs / "bob"), "-o", str(out), "--problems", str(problems))
+    assert again.returncode == 2, again.stdout + again.stderr
+    assert "graded on another set of problems (fx-add)" in again.stderr and "fx-two" in again.stderr, again.stderr
+    assert {path.name: path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
+    same = run_cli("grade", str(subs / "bob"), "-o", str(out), "--problems", str(problems), "--problem", "fx-add")
+    assert same.returncode == 0 and "3 row(s) in the gradebook" in same.stdout, same.stdout + same.stderr
+
+
+def test_a_regrade_without_times_keeps_the_time_the_class_was_graded_with(tmp_path, problems):
+    """--times gave ann's hand-in time; regrading her alone without it kept her work but dropped her late
+    penalty (the download gives no time). The time is kept, and the run says so."""
+    subs = _folder(tmp_path / "subs")
+    for student in ("ann", "bob"):
+        (_folder(subs / student / "fx-add") / "adder.py").write_text(REFERENCE)
+    times = tmp_path / "times.csv"
+    times.write_text("student,submitted_at,deadline\nann,2026-12-03T08:00,\nbob,2026-12-01T08:00,\n")
+    out = tmp_path / "out"
+    late = ["--deadline", "2026-12-01T23:59", "--late-penalty", "25"]
+    done = run_cli("grade", str(subs), "-o", str(out), "--problems", str(problems), *late, "--times", str(times))
+    assert done.returncode == 0, done.stderr
+    assert (_rows(out)["ann"]["days_late"], _rows(out)["ann"]["total"]) == ("2", "5")
+    again = run_cli("grade", str(subs / "ann"), "-o", str(out), "--problems", str(problems), *late)
+    assert again.returncode == 0, again.stderr
+    assert (_rows(out)["ann"]["days_late"], _rows(out)["ann"]["total"]) == ("2", "5")
+    assert "ann: handed in at 2026-12-03 08:00, as when last graded (--times changes it)" in again.stdout, again.stdout
+
+
 def test_times_file_gives_submission_times_and_extensions(tmp_path, problems):
     """--times: when each student handed in where the download gives no time (Canvas, Moodle, plain), and one
     student's extension (their own deadline)."""

@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import TextIO
 
 from ... import __version__
+from ...core.errors import UsageError
 from ...core.problem import Problem
 from ...core.result import Result
 from ...core.scoring import rescore
 from ...engines import Job
-from ...i18n import current_language
+from ...i18n import _, current_language
 from ...lang import tests_language
 from .layouts import entry_of, is_lms_name
 from .model import ClassGrades, Graded, Options, write_atomic
@@ -53,6 +54,9 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
     started = time.monotonic()
     single = is_one_submission(submissions, problems)
     entries = [entry_of(submissions)] if single else discover(submissions)
+    if single:
+        _refuse_another_problem_set(out_dir, problems)
+    stored = stored_grades(out_dir, problems) if single else []
     set_digest = _problem_set_digest(problems, options)
     canonical = _canonical_results(problems, out_dir, set_digest, options)
     graded = [Graded(read_entry(entry, problems)) for entry in entries]
@@ -61,6 +65,7 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
             submitted_at, deadline = options.times[item.student]
             item.submission.submitted_at = submitted_at or item.submission.submitted_at
             item.submission.deadline = deadline
+    kept_times = _times_kept(graded[0], stored, options) if single else []
     todo = []
     for item in graded:
         item.digest = hashlib.sha256((set_digest + item.submission.digest()).encode()).hexdigest()
@@ -73,10 +78,11 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
     for item in graded:
         item.results = [_score(r, canonical[r.problem], problems) for r in item.results]
     if single:
-        graded += [g for g in stored_grades(out_dir, problems) if g.student != graded[0].student]
+        graded += [g for g in stored if g.student != graded[0].student]
     grades = ClassGrades(problems, canonical, sorted(graded, key=lambda g: g.student), judged=len(todo), runs=runs,
                          seconds=time.monotonic() - started, options=options,
                          regraded=graded[0].student if single else "")
+    grades.notes += kept_times
     strangers = sorted(set(options.times) - {g.student for g in graded}) if not single else []
     if strangers:
         grades.notes.append(f"--times names {len(strangers)} student(s) with no submission: {', '.join(strangers[:8])}"
@@ -109,6 +115,39 @@ def is_one_submission(path: Path, problems: list[Problem]) -> bool:
         return True
     return (any(c.is_file() and c.name in entries for c in children)
             and not any(_a_submission_of_its_own(c) for c in children))
+
+
+def _refuse_another_problem_set(out_dir: Path, problems: list[Problem]) -> None:
+    """Before one student is regraded: refuse an output folder whose other students were graded on another set
+    of problems (another assignment): their rows would leave the gradebook, which a regrade rewrites."""
+    others: set[str] = set()
+    count = 0
+    for path in sorted((out_dir / "results").glob("*.json")):
+        try:
+            ids = {r["problem"] for r in json.loads(path.read_text(encoding="utf-8"))["results"]}
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if ids != {p.id for p in problems}:
+            others |= ids
+            count += 1
+    if count:
+        raise UsageError(_("{out} holds the grades of {n} student(s) graded on another set of problems ({theirs}), "
+                           "not on this run's ({ours}): regrade with the same --assignment, --problem or --problems "
+                           "as the run that made it (or grade into another folder)").format(
+            out=out_dir, n=count, theirs=", ".join(sorted(others)), ours=", ".join(p.id for p in problems)))
+
+
+def _times_kept(item: Graded, stored: list[Graded], options: Options) -> list[str]:
+    """A student regraded without --times keeps the hand-in time and extension they were last graded with (a
+    download without times would otherwise drop their late penalty); the notes that say so."""
+    before = next((g.submission for g in stored if g.student == item.student), None)
+    now = item.submission
+    if before is None or item.student in options.times or now.submitted_at or not before.submitted_at:
+        return []
+    now.submitted_at, now.deadline = before.submitted_at, now.deadline or before.deadline
+    when = before.submitted_at.replace("T", " ")[:16]
+    return [_("{student}: handed in at {when}, as when last graded (--times changes it)").format(
+        student=item.student, when=when)]
 
 
 def _a_submission_of_its_own(child: Path) -> bool:
@@ -147,9 +186,9 @@ def _judge(todo: list[Graded], problems: list[Problem], options: Options, progre
                 jobs.append(Job(problem, None, include_secret=True, time_limit=options.timeout, source=source))
             wanted[index].append((problem.id, job_of[key]))
     waiting: dict[int, list[int]] = {}  # job index -> submissions still waiting for it
-    remaining = [len({j for _, j in w}) for w in wanted]
+    remaining = [len({job for _pid, job in w}) for w in wanted]
     for index, pairs in enumerate(wanted):
-        for job_index in {j for _, j in pairs}:
+        for job_index in {job for _pid, job in pairs}:
             waiting.setdefault(job_index, []).append(index)
         if not pairs:
             progress.step()
