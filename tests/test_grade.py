@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from judge.commands.grade import Options, grade_class
+from judge.commands.grade.model import safe_name
 from judge.commands.grade.submissions import MAX_MEMBERS
 from judge.core.problem import discover_problems, load_problem
 from judge.core.result import Result
@@ -693,10 +694,17 @@ def test_an_unreadable_submission_has_no_grade_in_every_gradebook(tmp_path, prob
     worksheet = list(csv.DictReader(io.StringIO((out / "moodle.csv").read_text())))
     [bad] = [r for r in worksheet if r["Identifier"] == "Participant 1002"]
     assert bad["Feedback comments"].startswith("No grade: your submission could not be read (not a readable zip")
+    for student in ("Bad Zip_1002", "dave"):  # the feedback file and the report say no grade too
+        feedback = (out / "feedback" / f"{safe_name(student)}.md").read_text(encoding="utf-8")
+        assert "Total: no grade" in feedback and "Total: **0" not in feedback, feedback
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert "<th>no grade (could not be read)</th><td class=\"num\">4</td>" in report
+    assert "<th>mean total</th><td class=\"num\">5</td>" in report  # carol's 0 and Ada's 10, not the ungraded
     zeros = tmp_path / "zeros"
     run_cli("grade", str(subs), "-o", str(zeros), "--problems", str(problems), "--similarity", "0",
             "--zero-unreadable")
     assert _rows(zeros)["dave"]["total"] == "0" and _moodle_importer((zeros / "moodle.csv").read_text())["1002"] == "0"
+    assert "Total: **0 / 10** points." in (zeros / "feedback" / "dave.md").read_text(encoding="utf-8")
 
 
 def test_the_moodle_worksheet_downloaded_is_filled_in_keeping_its_rows(tmp_path, problems):

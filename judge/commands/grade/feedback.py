@@ -36,9 +36,7 @@ _OUTCOMES = (N_("passed"), N_("failed"), N_("error"), N_("timeout"), N_("skipped
 def feedback_markdown(item: Graded, grades: ClassGrades) -> str:
     """The student's page (see the module docstring)."""
     late = grades.options.late
-    lines = [_("# Feedback for {student}").format(student=item.student), "",
-             _("Total: **{points} / {max_points}** points.").format(points=text(item.total(late)),
-                                                                    max_points=text(grades.max_total))]
+    lines = [_("# Feedback for {student}").format(student=item.student), "", _total_line(item, grades)]
     if late and item.penalty(late):
         days = item.days_late(late)
         lines.append(ngettext("{days} day late: {penalty} points were taken off the {earned} earned.",
@@ -54,6 +52,22 @@ def feedback_markdown(item: Graded, grades: ClassGrades) -> str:
     for problem, result in sorted(_needing_details(item, pairs), key=lambda pr: _SEVERITY[pr[1].status]):
         lines += ["", *_details(problem, result, grades.options.feedback)]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _total_line(item: Graded, grades: ClassGrades) -> str:
+    """The total, or no grade where the gradebooks have none (a file that could not be read, no zeros asked)."""
+    if item.unreadable and not grades.options.zero_unreadable:
+        if item.submission.error:
+            return _("Total: no grade, since your submission could not be read (see below).")
+        return _("Total: no grade yet, since a file of your submission could not be read (see below); the problems "
+                 "that were judged earned {points} of their {max_points} points.").format(
+            points=text(item.raw_points), max_points=text(_judged_max(item, grades)))
+    return _("Total: **{points} / {max_points}** points.").format(points=text(item.total(grades.options.late)),
+                                                                 max_points=text(grades.max_total))
+
+
+def _judged_max(item: Graded, grades: ClassGrades) -> float:
+    return sum(grades.max_points(p.id) for p in grades.problems if p.id not in item.submission.unreadable)
 
 
 def verdict(item: Graded, problem: Problem, result: Result, quote: Callable[[str], str] = str,

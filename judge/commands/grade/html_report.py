@@ -60,7 +60,7 @@ def render_report(grades: ClassGrades, pairs: list[Pair] | None = None) -> str:
     parts = [_summary(grades)]
     for problem in grades.problems:  # an untouched starter is not a submission of the problem
         results = [r for g in grades.graded for r in g.results if g.submitted(problem.id) and r.problem == problem.id
-                   and not untouched(g, problem)]
+                   and not untouched(g, problem) and problem.id not in g.submission.unreadable]  # judged ones
         parts.append(_problem_section(problem, results, grades.max_points(problem.id)))
         parts.append(_struggling(grades, problem))
     parts += [_trouble(grades), _similarity(pairs, grades), _students(grades)]
@@ -71,12 +71,15 @@ def render_report(grades: ClassGrades, pairs: list[Pair] | None = None) -> str:
 
 def _summary(grades: ClassGrades) -> str:
     late = grades.options.late
-    totals = [float(g.total(late)) for g in grades.graded]
+    ungraded = [g for g in grades.graded if g.unreadable and not grades.options.zero_unreadable]
+    totals = [float(g.total(late)) for g in grades.graded if g not in ungraded]  # as the gradebooks have them
     rows = [("submissions", str(len(grades.graded))),
             ("points available", text(grades.max_total)),
             ("mean total", text(mean(totals)) if totals else "-"),
             ("median total", text(median(totals)) if totals else "-"),
-            ("could not be read", str(sum(bool(g.submission.error) for g in grades.graded)))]
+            ("no grade (could not be read)" if not grades.options.zero_unreadable else "could not be read (0 given)",
+             str(len(ungraded) if not grades.options.zero_unreadable
+                 else sum(bool(g.unreadable) for g in grades.graded)))]
     table = "".join(f"<tr><th>{html.escape(k)}</th><td class=\"num\">{v}</td></tr>" for k, v in rows)
     problems = ", ".join(html.escape(p.id) for p in grades.problems)
     regraded = (f"<p>This run regraded <a href=\"#{_anchor(grades.regraded)}\">{html.escape(grades.regraded)}</a>; "
@@ -255,7 +258,9 @@ def _students(grades: ClassGrades) -> str:
 
 def _student(item: Graded, grades: ClassGrades) -> str:
     late = grades.options.late
-    summary = (f"{html.escape(item.student)}: {text(item.total(late))} / {text(grades.max_total)} "
+    total = ("no grade" if item.unreadable and not grades.options.zero_unreadable
+             else f"{text(item.total(late))} / {text(grades.max_total)}")
+    summary = (f"{html.escape(item.student)}: {total} "
                f"<span class=\"muted\">{html.escape(item.status)}</span>")
     sides = []
     for problem, result in zip(grades.problems, item.results):
