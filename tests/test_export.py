@@ -481,6 +481,38 @@ def _course(tmp_path: Path) -> Path:
     return problems
 
 
+def test_an_assignment_whose_points_differ_from_its_problems_worth_is_refused(tmp_path, wheelhouse):
+    """fx-add declares no points: it is worth its tests' weights, 4. An assignment that says 5 is refused by
+    judge grade before any student is judged and by every export before anything is written (the check was
+    made only when every problem declares its points)."""
+    problems = _course(tmp_path)
+    course = problems / "course.toml"
+    course.write_text(course.read_text().replace("points = 4\n", "points = 5\n"))
+    (tmp_path / "subs" / "ann" / "fx-add").mkdir(parents=True)
+    (tmp_path / "subs" / "ann" / "fx-add" / "adder.py").write_text((FX / "reference" / "adder.py").read_text())
+    graded = run_cli("grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"), "--problems", str(problems),
+                     "--assignment", "week1")
+    assert graded.returncode == 2, graded.stdout + graded.stderr
+    assert "assignment week1: points = 5, but its problems are worth 4 (fx-add 4)" in graded.stderr, graded.stderr
+    assert not (tmp_path / "out" / "grades.csv").exists()
+    for platform in ("gradescope", "prairielearn", "github-classroom"):
+        out = tmp_path / platform
+        done = run_cli("export", platform, "-o", str(out), "--problems", str(problems), "--wheels", str(wheelhouse),
+                       "--assignment", "week1")
+        assert done.returncode == 2 and "points = 5, but its problems are worth 4" in done.stderr, (platform, done)
+        assert not out.exists() or not any(out.iterdir()), platform
+
+
+def test_the_classroom_export_says_when_a_problem_is_worth_less_with_its_public_tests_only(tmp_path, wheelhouse):
+    """With the public tests only, a problem that declares no points is worth its public tests' weights (3 of
+    fx-add's 4): the export says so, and how to keep its worth, as it does for objectives left to secret tests."""
+    done = run_cli("export", "github-classroom", "-o", str(tmp_path / "out"), "--problems", str(FIXTURE_PROBLEMS),
+                   "--wheels", str(wheelhouse))
+    assert done.returncode == 0, done.stderr
+    assert ("fx-add: worth 3 of its 4 points here (it declares no points in problem.toml, and only its public tests "
+            "run here; points = 4 there keeps its worth)") in done.stdout, done.stdout
+
+
 def test_a_course_of_two_assignments_grades_exports_and_builds_per_assignment(tmp_path, wheelhouse):
     problems = _course(tmp_path)
     reference = (FX / "reference" / "adder.py").read_text()

@@ -23,6 +23,7 @@ only names the LMS column, as before.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -30,6 +31,7 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.problem import Problem
+from ..core.result import Result
 
 COURSE_FILE = "course.toml"
 DEFAULT_LATE_PENALTY = 10.0
@@ -129,3 +131,17 @@ def choose(problems_dir: Path, name: str, problems: list[Problem]) -> tuple[Assi
         raise UsageError(f"assignment {name}: points = {chosen.points:g}, but its problems are worth {worth:g} "
                          "(their problem.toml's points); make them agree")
     return chosen, selected
+
+
+def check_worth(assignment: Assignment, canonical: Mapping[str, Result]) -> None:
+    """Once the references are judged (with their secret tests): refuse an assignment whose ``points`` differ
+    from what its problems are worth, their Results' points (a problem.toml's ``points``, or its tests' weights
+    where it declares none, which :func:`choose` cannot know)."""
+    if assignment.points is None:
+        return
+    worth = {pid: canonical[pid].max_points for pid in assignment.problems if pid in canonical}
+    if abs(sum(worth.values()) - assignment.points) > 1e-9:
+        each = ", ".join(f"{pid} {points:g}" for pid, points in worth.items())
+        raise UsageError(f"assignment {assignment.name}: points = {assignment.points:g}, but its problems are worth "
+                         f"{sum(worth.values()):g} ({each}); make them agree (points in course.toml, or in the "
+                         "problems' problem.toml)")

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ...core.problem import Problem
 from ...i18n import _
+from ..assignments import Assignment
 from .bundle import ExportError
 from .wheels import DEFAULT_PLATFORM, DEFAULT_PYTHON, Target
 
@@ -47,6 +48,7 @@ class ExportOptions:
     tests_out: Path | None = None  # github-classroom: where to write that repository's content
     image: str | None = None  # prairielearn: the grading image (default python:<version>-slim)
     lang: str = "en"  # the language of what students read on the platform (the bundle's config.json "lang")
+    assignment: Assignment | None = None  # the course's assignment exported (its points are checked)
 
     @property
     def target(self) -> Target:

@@ -27,6 +27,7 @@ from ...core.result import Result
 from ...core.scoring import uncounted
 from ...formats.points import add, exact, text
 from ...i18n import _
+from ..assignments import Assignment, check_worth
 
 PROBLEMS, CANONICAL, CONFIG = "problems", "canonical.json", "config.json"
 _NEVER_SHIPPED = ("reference", "wrong", "__pycache__")
@@ -81,8 +82,9 @@ def copy_problem(problem: Problem, dest: Path, include_secret: bool) -> Path:
 
 
 def canonical_results(problems: list[Problem], include_secret: bool, timeout: float | None,
-                      parallel: int = 1) -> dict[str, Result]:
-    """Judge every reference now; each must pass, since its Result defines the tests and points."""
+                      parallel: int = 1, assignment: Assignment | None = None) -> dict[str, Result]:
+    """Judge every reference now; each must pass, since its Result defines the tests and points. With the secret
+    tests, the ``assignment``'s points must be what its problems are worth (:func:`check_worth`)."""
     from ...engines.native import Job, judge_many
 
     missing = [p.id for p in problems if p.reference_path is None]
@@ -102,7 +104,10 @@ def canonical_results(problems: list[Problem], include_secret: bool, timeout: fl
     if short:  # a perfect student could not get full marks on the platform
         raise ExportError("a reference solution must earn full points before an export; it does not for "
                           + "; ".join(short) + " (check the problem's objectives and points: judge check)")
-    return {p.id: r for p, r in zip(problems, results)}
+    canonical = {p.id: r for p, r in zip(problems, results)}
+    if assignment is not None and include_secret:
+        check_worth(assignment, canonical)
+    return canonical
 
 
 def perfect_line(problems: list[Problem], canonical: dict[str, Result]) -> str:

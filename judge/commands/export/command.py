@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     options = ExportOptions(out=args.out, problems=problems, wheels=args.wheels, timeout=args.timeout,
                             feedback=args.feedback, python_version=args.python_version,
                             platform_tag=args.platform_tag, parallel=args.parallel, private_tests=args.private_tests,
-                            tests_out=args.tests_out, image=args.image, lang=current_language())
+                            tests_out=args.tests_out, image=args.image, lang=current_language(), assignment=assignment)
     for line in export(args.platform, options):
         print(line)
     if assignment is not None:

@@ -24,7 +24,9 @@ from pathlib import Path
 
 from ... import __version__
 from ...core.problem import Problem, discover_problems
+from ...core.result import Result
 from ...formats.github_classroom import runner_names
+from ...formats.points import exact, text
 from ...i18n import _
 from ..practice import create_practice
 from . import ExportOptions, size_text, template
@@ -46,7 +48,8 @@ def export(options: ExportOptions) -> list[str]:
     config = {"platform": "github-classroom", "feedback": options.feedback, "timeout": options.timeout,
               "lang": options.lang}
     public = canonical_results(options.problems, False, options.timeout, options.parallel)
-    full = canonical_results(options.problems, True, options.timeout, options.parallel) if private else {}
+    # with the secret tests: what each problem is worth (the assignment's points are checked against it)
+    full = canonical_results(options.problems, True, options.timeout, options.parallel, options.assignment)
     with tempfile.TemporaryDirectory(prefix="judge-classroom-") as scratch:  # all that can fail, before writing
         [built] = prepare_wheels(Path(scratch), options.problems, None, options.wheels)
         write_bundle(out / PUBLIC_BUNDLE, options.problems, public, config, include_secret=False)
@@ -70,7 +73,16 @@ def export(options: ExportOptions) -> list[str]:
                  "the public tests only: the secret tests never go in a student's repository "
                  "(use --private-tests OWNER/REPO to grade with them)."))
     lines.append(perfect_line(options.problems, full if private else public))
-    return lines
+    return lines + ([] if private else _worth_lines(options.problems, public, full))
+
+
+def _worth_lines(problems: list[Problem], public: dict[str, Result], full: dict[str, Result]) -> list[str]:
+    """The problems worth less with their public tests only: those that declare no points (their worth is the
+    weights of the tests that run)."""
+    return [f"{p.id}: worth {text(public[p.id].max_points)} of its {text(full[p.id].max_points)} points here (it "
+            "declares no points in problem.toml, and only its public tests run here; points = "
+            f"{text(full[p.id].max_points)} there keeps its worth)"
+            for p in problems if exact(public[p.id].max_points) != exact(full[p.id].max_points)]
 
 
 def _student_readme(options: ExportOptions, values: dict[str, str], graded_privately: bool) -> str:

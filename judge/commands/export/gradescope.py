@@ -27,7 +27,8 @@ _EXECUTABLE = 0o755 << 16
 def export(options: ExportOptions) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="judge-gradescope-") as scratch:
         stage = Path(scratch)
-        canonical = canonical_results(options.problems, True, options.timeout, options.parallel)
+        canonical = canonical_results(options.problems, True, options.timeout, options.parallel,
+                                      options.assignment)
         config = {"platform": "gradescope", "feedback": options.feedback, "timeout": options.timeout,
               "lang": options.lang}
         write_bundle(stage / BUNDLE, options.problems, canonical, config, include_secret=True)

@@ -44,7 +44,7 @@ INSTALL_SECONDS = 30  # installing the judge from the wheels inside a grading jo
 def export(options: ExportOptions) -> list[str]:
     out = options.out
     image = options.image or f"python:{options.python_version}-slim"
-    canonical = canonical_results(options.problems, True, options.timeout, options.parallel)
+    canonical = canonical_results(options.problems, True, options.timeout, options.parallel, options.assignment)
     server = out / "serverFilesCourse" / SERVER_FILES
     with tempfile.TemporaryDirectory(prefix="judge-prairielearn-") as scratch:  # all that can fail, before writing
         built = prepare_wheels(Path(scratch), options.problems, options.target, options.wheels)

@@ -35,6 +35,7 @@ from ...core.scoring import rescore
 from ...engines import Job
 from ...i18n import _, current_language
 from ...lang import tests_language
+from ..assignments import check_worth
 from .layouts import entry_of, is_lms_name
 from .model import ClassGrades, Graded, Options, write_atomic
 from .submissions import Submission, discover, read_entry
@@ -59,6 +60,8 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
     stored = stored_grades(out_dir, problems) if single else []
     set_digest = _problem_set_digest(problems, options)
     canonical = _canonical_results(problems, out_dir, set_digest, options)
+    if options.course_assignment is not None:  # before any student is judged
+        check_worth(options.course_assignment, canonical)
     graded = [Graded(read_entry(entry, problems)) for entry in entries]
     for item in graded:  # --times: when each was handed in, and extensions, where the layout gives no time
         if item.student in options.times:

@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     options = Options(parallel=args.parallel, timeout=args.timeout, feedback=args.feedback, force=args.force,
                       late=late, similarity=args.similarity or None,
                       assignment=assignment.column if assignment else (args.assignment or "judge"),
+                      course_assignment=assignment,
                       zero_unreadable=args.zero_unreadable, moodle_worksheet=args.moodle_worksheet,
                       objective_threshold=args.objective_threshold, note=args.note, times=times,
                       engine=native_engine(args, problems, grading=True,

@@ -18,6 +18,7 @@ from ...core.problem import Problem
 from ...core.result import Result
 from ...engines import Engine, Job, get_engine
 from ...formats.points import ZERO, add, text
+from ..assignments import Assignment
 from .late import LatePolicy
 from .submissions import Submission
 
@@ -36,6 +37,7 @@ class Options:
     late: LatePolicy | None = None  # deadline and penalty per day, applied to totals
     similarity: float | None = 0.8  # report pairs at least this similar (None: no similarity report)
     assignment: str = "judge"  # the LMS gradebooks' column name
+    course_assignment: Assignment | None = None  # the course's assignment graded (its points are checked)
     zero_unreadable: bool = False  # an unreadable submission scores 0 instead of no grade (an empty cell)
     moodle_worksheet: Path | None = None  # the grading worksheet downloaded from Moodle, to fill in
     note: str = ""  # why this run regrades (history.csv keeps it beside each change)
