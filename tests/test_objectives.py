@@ -286,3 +286,16 @@ def test_feedback_and_the_class_report_say_points_by_objective(tmp_path):
     assert "Points by objective" in feedback and "Argument checks 0 / 1" in feedback, feedback[:3000]
     report = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert "Argument checks" in report and "1F1B order" in report
+
+
+def test_the_grading_guides_table_of_objectives_is_the_problems_own():
+    """docs/grading.md lists every problem's objectives and points: its rows are what the problem.toml files
+    declare (two rows had gone stale when pp-simulate's and pp-1f1b-emulated's points changed)."""
+    problems, errors = discover_problems(ROOT / "problems")
+    assert not errors
+    expected = [f"| {p.id} | " + "; ".join(f"{o.title} {o.points:g}" for o in p.objectives) + " |"
+                for p in sorted(problems, key=lambda p: p.order)]
+    text = (ROOT / "docs" / "grading.md").read_text(encoding="utf-8")
+    head = "| problem | objectives (points) |\n|---|---|\n"
+    rows = text[text.index(head) + len(head):].split("\n\n", 1)[0].splitlines()
+    assert rows == expected
