@@ -468,3 +468,25 @@ def test_a_job_space_whose_identity_keeps_a_process_still_removes_its_folder(tmp
         space.close()
     assert not folder.exists()
     assert space.identity is None, "never released twice"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the pool's locks are root's")
+def test_a_job_waiting_for_a_sandbox_identity_says_so_at_once(capfd):
+    """A named identity (JUDGE_STUDENT_USER, or the pool) held by another judge: the job waited up to ten
+    minutes without a word, then failed. It now says at once what it waits for and how long it will."""
+    import fcntl
+
+    from judge.sandbox import identities
+
+    named = (65000, 65000)  # an uid no account and no pool member has
+    path = os.path.join(identities._lock_folder(), f"uid-{named[0]}.lock")
+    holder = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        with pytest.raises(identities.AllTaken):
+            identities.acquire(named, wait=0.3)
+    finally:
+        os.close(holder)
+    err = capfd.readouterr().err
+    assert "waiting for the sandbox identity uid 65000, which another judge on this machine is using" in err, err
+    assert "(up to 0.3 s)" in err, err

@@ -19,6 +19,7 @@ import fcntl
 import os
 import signal
 import stat
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -91,6 +92,7 @@ def acquire(named: tuple[int, int] | None = None, wait: float = WAIT) -> Identit
     if not candidates:
         raise IdentityError(f"every uid from {POOL_FIRST} to {POOL_FIRST + POOL_SIZE - 1} has an account here")
     deadline = time.monotonic() + wait
+    said = False
     while True:
         for uid in candidates:
             path = os.path.join(folder, f"uid-{uid}.lock")
@@ -110,6 +112,12 @@ def acquire(named: tuple[int, int] | None = None, wait: float = WAIT) -> Identit
         if time.monotonic() > deadline:
             raise AllTaken("every sandbox identity is taken by other jobs (more than "
                                 f"{len(candidates)} at once on this machine)")
+        if not said:  # once, at once: a wait of minutes must not look like a hang
+            said = True
+            which = f"the sandbox identity uid {candidates[0]}" if len(candidates) == 1 else \
+                f"one of the {len(candidates)} sandbox identities"
+            print(f"waiting for {which}, which another judge on this machine is using (up to {wait:g} s)",
+                  file=sys.stderr, flush=True)
         time.sleep(0.05)
 
 
