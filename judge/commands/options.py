@@ -67,13 +67,13 @@ def common_options(parser: argparse.ArgumentParser) -> None:
 
 def sandbox_options(parser: argparse.ArgumentParser) -> None:
     """--sandbox and --sandbox-user: where learner code runs (judge.sandbox.levels)."""
-    from ..sandbox.levels import DEFAULT_USER, REQUESTS
+    from ..sandbox.levels import REQUESTS
 
     parser.add_argument("--sandbox", choices=REQUESTS, default="auto",
                         help="where learner code runs: bubblewrap (namespaces), user (an unprivileged user, as "
                         "root), plain (a child process, no sandbox); auto (default): the first that works")
-    parser.add_argument("--sandbox-user", metavar="NAME", help=f"the unprivileged user of --sandbox user "
-                        f"(default {DEFAULT_USER})")
+    parser.add_argument("--sandbox-user", metavar="NAME", help="one unprivileged user for every job of --sandbox "
+                        "user (default: a uid of its own per job, from a pool of uids with no account)")
 
 
 def native_engine(args: argparse.Namespace, problems: list[Problem], grading: bool,

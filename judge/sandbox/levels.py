@@ -44,7 +44,6 @@ from . import confine, forking, identities, trees
 Level = Literal["bubblewrap", "user", "plain"]
 LEVELS: tuple[Level, ...] = get_args(Level)
 REQUESTS = ("auto", *LEVELS)
-DEFAULT_USER = None  # the pool of identities (judge.sandbox.identities)
 #: a learner's time limits count CPU time; wall-clock time stops it only past this many times the limit
 WALL_BACKSTOP = 10.0
 #: what the learner process imports besides the standard library (shown to it on its own)
