@@ -743,6 +743,37 @@ def test_the_moodle_worksheet_downloaded_is_filled_in_keeping_its_rows(tmp_path,
     assert not (tmp_path / "refused").exists(), "refused before anything is judged or written"
 
 
+def test_the_moodle_worksheets_submission_times_are_the_hand_in_times(tmp_path, problems):
+    """Moodle's download has no times, its grading worksheet has each one ("Last modified (submission)"): with
+    --moodle-worksheet they count for the late policy (they did not: a late student kept every point), --times
+    still wins, and a time that is not in Moodle's English form is named with the fix."""
+    subs = _folder(tmp_path / "subs")
+    for name, number in (("Ada Lovelace", 1001), ("Alan Turing", 1002), ("Grace Hopper", 1003), ("Kurt Godel", 1004)):
+        _zip(subs / f"{name}_{number}_assignsubmission_file_practice.zip", {"fx-add/adder.py": REFERENCE})
+    worksheet = tmp_path / "grades-worksheet.csv"
+    lines = [",".join(MOODLE_WORKSHEET_COLUMNS),
+             'Participant 1001,Ada Lovelace,ada@uni.example,Submitted for grading,,10.00,Yes,'
+             '"Wednesday, 2 December 2026, 9:00 AM",-,',
+             'Participant 1002,Alan Turing,alan@uni.example,Submitted for grading,,10.00,Yes,'
+             '"Monday, 30 November 2026, 11:30 PM",-,',
+             'Participant 1003,Grace Hopper,grace@uni.example,Submitted for grading,,10.00,Yes,'
+             '"Friday, 4 December 2026, 9:00 AM",-,',
+             'Participant 1004,Kurt Godel,kurt@uni.example,Submitted for grading,,10.00,Yes,"2 déc. 2026, 09:00",-,']
+    worksheet.write_bytes("\r\n".join(lines).encode() + b"\r\n")
+    times = tmp_path / "times.csv"
+    times.write_text("student,submitted_at\nGrace Hopper_1003,2026-12-01T10:00\n")
+    done = run_cli("grade", str(subs), "-o", str(tmp_path / "out"), "--problems", str(problems), "--similarity", "0",
+                   "--deadline", "2026-12-01T00:00", "--late-penalty", "10", "--moodle-worksheet", str(worksheet),
+                   "--times", str(times))
+    assert done.returncode == 0, done.stderr
+    rows = _rows(tmp_path / "out")
+    late = {student: (row["submitted_at"], row["days_late"]) for student, row in rows.items()}
+    assert late == {"Ada Lovelace_1001": ("2026-12-02T09:00:00", "2"), "Alan Turing_1002": ("2026-11-30T23:30:00", "0"),
+                    "Grace Hopper_1003": ("2026-12-01T10:00:00", "1"), "Kurt Godel_1004": ("", "0")}
+    assert ("Kurt Godel_1004: the worksheet's Last modified (submission) '2 déc. 2026, 09:00' is not in Moodle's "
+            "English form ('Wednesday, 2 December 2026, 9:00 AM'): give the time with --times") in done.stdout
+
+
 def test_objectives_csv_adds_up_to_the_totals_and_the_report_names_who_struggles(tmp_path, problems):
     _edit_toml(problems / "fx-add", '\n[[objectives]]\nid = "sum"\ntitle = "Adding"\npoints = 7\n'
                                     'tests = ["test_small", "test_big"]\n\n[[objectives]]\nid = "zero"\n'

@@ -63,11 +63,14 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
     if options.course_assignment is not None:  # before any student is judged
         check_worth(options.course_assignment, canonical)
     graded = [Graded(read_entry(entry, problems)) for entry in entries]
+    time_notes = []
     for item in graded:  # --times: when each was handed in, and extensions, where the layout gives no time
         if item.student in options.times:
             submitted_at, deadline = options.times[item.student]
             item.submission.submitted_at = submitted_at or item.submission.submitted_at
             item.submission.deadline = deadline
+        elif item.submission.layout == "moodle" and not item.submission.submitted_at:
+            time_notes += _worksheet_time(item, options.worksheet_times)
     kept_times = _times_kept(graded[0], stored, options) if single else []
     todo = []
     for item in graded:
@@ -85,7 +88,7 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
     grades = ClassGrades(problems, canonical, sorted(graded, key=lambda g: g.student), judged=len(todo), runs=runs,
                          seconds=time.monotonic() - started, options=options,
                          regraded=graded[0].student if single else "")
-    grades.notes += kept_times
+    grades.notes += kept_times + time_notes
     strangers = sorted(set(options.times) - {g.student for g in graded}) if not single else []
     if strangers:
         grades.notes.append(f"--times names {len(strangers)} student(s) with no submission: {', '.join(strangers[:8])}"
@@ -138,6 +141,23 @@ def _refuse_another_problem_set(out_dir: Path, problems: list[Problem]) -> None:
                            "not on this run's ({ours}): regrade with the same --assignment, --problem or --problems "
                            "as the run that made it (or grade into another folder)").format(
             out=out_dir, n=count, theirs=", ".join(sorted(others)), ours=", ".join(p.id for p in problems)))
+
+
+def _worksheet_time(item: Graded, times: dict[str, str]) -> list[str]:
+    """A Moodle student's hand-in time from the grading worksheet (--moodle-worksheet); a note when it does not
+    read."""
+    from .lms import moodle_time
+
+    text = times.get(item.submission.lms_id)
+    if text is None:
+        return []
+    try:
+        item.submission.submitted_at = moodle_time(text)
+    except ValueError:
+        return [_("{student}: the worksheet's Last modified (submission) {text!r} is not in Moodle's English form "
+                  "('Wednesday, 2 December 2026, 9:00 AM'): give the time with --times").format(
+            student=item.student, text=text)]
+    return []
 
 
 def _times_kept(item: Graded, stored: list[Graded], options: Options) -> list[str]:

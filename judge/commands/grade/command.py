@@ -98,13 +98,14 @@ def run(args: argparse.Namespace) -> int:
         times = read_times(args.times) if args.times else {}
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    worksheet_times = {}
     if args.moodle_worksheet is not None:
-        from .lms import read_worksheet
-        read_worksheet(args.moodle_worksheet)  # refused before anything is judged
+        from .lms import read_worksheet, worksheet_submission_times
+        worksheet_times = worksheet_submission_times(read_worksheet(args.moodle_worksheet)[1])  # refused if unread
     options = Options(parallel=args.parallel, timeout=args.timeout, feedback=args.feedback, force=args.force,
                       late=late, similarity=args.similarity or None,
                       assignment=assignment.column if assignment else (args.assignment or "judge"),
-                      course_assignment=assignment,
+                      course_assignment=assignment, worksheet_times=worksheet_times,
                       zero_unreadable=args.zero_unreadable, moodle_worksheet=args.moodle_worksheet,
                       objective_threshold=args.objective_threshold, note=args.note, times=times,
                       engine=native_engine(args, problems, grading=True,

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import datetime
 from pathlib import Path
 
 from ...core.errors import UsageError
@@ -137,6 +138,31 @@ def read_worksheet(path: Path) -> tuple[bool, list[list[str]]]:
                          "column): download it from the assignment's View all submissions, Grading action "
                          "'Download grading worksheet'")
     return bom, rows
+
+
+def worksheet_submission_times(rows: list[list[str]]) -> dict[str, str]:
+    """Participant id -> the worksheet's ``Last modified (submission)`` as written (Moodle's download gives no
+    times; :func:`moodle_time` reads them)."""
+    header = rows[0]
+    if "Last modified (submission)" not in header:
+        return {}
+    ident, when = header.index("Identifier"), header.index("Last modified (submission)")
+    times = {}
+    for row in rows[1:]:
+        if len(row) > max(ident, when) and row[ident].strip().startswith(PARTICIPANT):
+            text = row[when].strip()
+            if text and text != "-":
+                times[row[ident].strip()[len(PARTICIPANT):].strip()] = text
+    return times
+
+
+def moodle_time(text: str) -> str:
+    """A worksheet's time (``Wednesday, 2 December 2026, 9:00 AM``: Moodle's English strftimedatetime) in ISO
+    form; ValueError for another form (another language's, or a site's own)."""
+    return datetime.strptime(text.strip(), MOODLE_TIME_FORMAT).isoformat()
+
+
+MOODLE_TIME_FORMAT = "%A, %d %B %Y, %I:%M %p"
 
 
 def _worksheet_student(grades: ClassGrades, row: list[str], column: dict[str, int]) -> Graded | None:

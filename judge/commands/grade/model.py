@@ -38,6 +38,8 @@ class Options:
     similarity: float | None = 0.8  # report pairs at least this similar (None: no similarity report)
     assignment: str = "judge"  # the LMS gradebooks' column name
     course_assignment: Assignment | None = None  # the course's assignment graded (its points are checked)
+    # Moodle participant id -> the grading worksheet's "Last modified (submission)" (--moodle-worksheet)
+    worksheet_times: dict[str, str] = field(default_factory=dict)
     zero_unreadable: bool = False  # an unreadable submission scores 0 instead of no grade (an empty cell)
     moodle_worksheet: Path | None = None  # the grading worksheet downloaded from Moodle, to fill in
     note: str = ""  # why this run regrades (history.csv keeps it beside each change)
