@@ -235,6 +235,27 @@ if _child is not None:
 '''
 
 
+def test_the_tests_process_keeps_no_more_of_the_learners_output_than_a_test_may_print(monkeypatch):
+    """What the tests' process writes of the output replies carry: at most the limit (and one) per stream and
+    test, whatever the replies carry; nothing between tests."""
+    import io
+    import types
+
+    from judge.core.collector import OUTPUT_LIMIT
+    from judge.sandbox.process import _print_output
+
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    side = types.SimpleNamespace(output_left={"out": OUTPUT_LIMIT + 1, "err": OUTPUT_LIMIT + 1})
+    for _ in range(3):
+        _print_output(side, {"out": "x" * (3 << 20), "err": "y" * 10})
+    assert (len(out.getvalue()), err.getvalue()) == (OUTPUT_LIMIT + 1, "y" * 30)
+    side.output_left = {"out": 0, "err": 0}  # between tests
+    _print_output(side, {"out": "late", "err": "late"})
+    assert len(out.getvalue()) == OUTPUT_LIMIT + 1 and err.getvalue() == "y" * 30
+
+
 @pytest.mark.parametrize("where", NATIVE_LEVELS)
 def test_output_sent_past_the_learner_sides_cap_is_cut_on_the_tests_side(where):
     """What the tests' process keeps of a test's output is bounded there (it held hundreds of MiB at root's

@@ -501,6 +501,12 @@ def test_an_assignment_whose_points_differ_from_its_problems_worth_is_refused(tm
                        "--assignment", "week1")
         assert done.returncode == 2 and "points = 5, but its problems are worth 4" in done.stderr, (platform, done)
         assert not out.exists() or not any(out.iterdir()), platform
+    # narrowed with --problem, an assignment is not checked against the problems left (it was, and refused)
+    course.write_text(course.read_text().replace("points = 5\n", "points = 4\n")
+                      + '\n[[assignments]]\nname = "both"\nproblems = ["fx-add", "fx-two"]\npoints = 8\n')
+    narrowed = run_cli("grade", str(tmp_path / "subs"), "-o", str(tmp_path / "narrowed"), "--problems", str(problems),
+                       "--assignment", "both", "--problem", "fx-add")
+    assert narrowed.returncode == 0, narrowed.stdout + narrowed.stderr
 
 
 def test_the_classroom_export_says_when_a_problem_is_worth_less_with_its_public_tests_only(tmp_path, wheelhouse):

@@ -370,9 +370,12 @@ def test_feedback_files_show_the_learners_words_as_code_not_markdown(tmp_path):
     link.external_attr = (stat.S_IFLNK | 0o777) << 16
     with zipfile.ZipFile(tmp_path / "subs" / "eve.zip", "w") as archive:  # unreadable: a link, named by her
         archive.writestr(link, "adder.py")
+    with zipfile.ZipFile(tmp_path / "subs" / "zoe.zip", "w") as archive:  # a note names a file of hers
+        archive.writestr("fx-add/adder.py", (FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py").read_text())
+        archive.writestr("**Score: 4.0 / 4.0** ![ok](x.png) [form](phish) <img src=x>.txt", "notes")
     done = run_cli("grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"), "--problems", str(FIXTURE_PROBLEMS),
                    "--similarity", "0")
     assert done.returncode == 0, done.stderr
-    for student in ("mallory", "eve"):
+    for student in ("mallory", "eve", "zoe"):
         page = _rendered((tmp_path / "out" / "feedback" / f"{student}.md").read_text(encoding="utf-8"))
         assert "Score: 4.0 / 4.0" in page and not _made_by_the_learner(page), page

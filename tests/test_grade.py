@@ -886,6 +886,28 @@ def test_a_regrade_without_times_keeps_the_time_the_class_was_graded_with(tmp_pa
     assert "ann: handed in at 2026-12-03 08:00, as when last graded (--times changes it)" in again.stdout, again.stdout
 
 
+def test_a_regrade_without_times_keeps_an_extension_where_the_download_gives_the_time(tmp_path, problems):
+    """Blackboard's download gives bob's hand-in time; --times gave him an extension. Regraded alone without
+    --times, he was a day late (the extension was dropped with the time the download replaced)."""
+    subs = _folder(tmp_path / "subs")
+    (subs / "HW_bob_attempt_2026-12-03-08-00-00_adder.py").write_text(REFERENCE)
+    (subs / "HW_bob_attempt_2026-12-03-08-00-00.txt").write_text("receipt")
+    (subs / "HW_cy_attempt_2026-12-01-08-00-00_adder.py").write_text(REFERENCE)
+    (subs / "HW_cy_attempt_2026-12-01-08-00-00.txt").write_text("receipt")
+    times = tmp_path / "times.csv"
+    times.write_text("student,deadline\nbob,2026-12-05T23:59\n")
+    out = tmp_path / "out"
+    late = ["--deadline", "2026-12-01T23:59", "--late-penalty", "25"]
+    done = run_cli("grade", str(subs), "-o", str(out), "--problems", str(problems), *late, "--times", str(times))
+    assert done.returncode == 0, done.stderr
+    assert (_rows(out)["bob"]["days_late"], _rows(out)["bob"]["total"]) == ("0", "10")
+    again = run_cli("grade", str(subs / "HW_bob_attempt_2026-12-03-08-00-00_adder.py"), "-o", str(out),
+                    "--problems", str(problems), *late)
+    assert again.returncode == 0, again.stderr
+    assert (_rows(out)["bob"]["days_late"], _rows(out)["bob"]["total"]) == ("0", "10")
+    assert "bob: extended deadline 2026-12-05 23:59, as when last graded (--times changes it)" in again.stdout
+
+
 def test_times_file_gives_submission_times_and_extensions(tmp_path, problems):
     """--times: when each student handed in where the download gives no time (Canvas, Moodle, plain), and one
     student's extension (their own deadline)."""
@@ -1018,37 +1040,55 @@ def test_a_zip_counting_too_many_members_is_refused_before_its_directory_is_read
     assert "the zip has 50000 members, more than the 2000 allowed" in rows["mallory"]["status"], rows["mallory"]
 
 
-def _many_member_zip(path: Path, members: int, count: int | None, zip64: bool) -> Path:
-    """A zip of ``members`` empty files whose end record says ``count`` (None: the truth); ``zip64`` adds the
-    ZIP64 end records that hold the count when it does not fit in 16 bits."""
+def _many_member_zip(path: Path, members: int, count: int | None = None, size: int | None = None,
+                     zip64: bool = False, offset: bytes | None = None) -> Path:
+    """A zip of ``members`` empty files whose end record says ``count`` members and a directory of ``size``
+    bytes (None: the truth), and its directory's offset as the bytes ``offset`` (zipfile does not use it);
+    ``zip64`` puts the ZIP64 end records, which say the truth, before it."""
     local, central = bytearray(), bytearray()
     for index in range(members):
         name = f"n/{index:x}".encode()
         central += struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0, 0, 0, 0, 0,
                                len(local)) + name
         local += struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0) + name
-    said = members if count is None else count
     tail = b""
     if zip64:
-        tail += struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, said, said, len(central), len(local))
+        tail += struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, members, members, len(central),
+                            len(local))
         tail += struct.pack("<4sLQL", b"PK\x06\x07", 0, len(local) + len(central), 1)
-        said = 0xFFFF
-    tail += struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, said, said, len(central), len(local), 0)
-    path.write_bytes(bytes(local + central) + tail)
+    said = members if count is None else count
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, said, said, len(central) if size is None else size,
+                      len(local), 0)
+    if offset is not None:
+        end = end[:16] + offset + end[20:]
+    path.write_bytes(bytes(local + central) + tail + end)
     return path
 
 
-@pytest.mark.parametrize("count, zip64", [(None, True), (1, False), (1, True)],
-                         ids=["zip64-count", "end-record-says-one", "zip64-says-one"])
-def test_a_zip_with_too_many_members_is_refused_whatever_its_end_record_says(tmp_path, problems, monkeypatch,
-                                                                            count, zip64):
+ZIP_END_RECORDS = {  # how the end record can hide a directory too large
+    "zip64-count": {"count": 0xFFFF, "size": 0xFFFFFFFF, "zip64": True},
+    "end-record-says-one": {"count": 1},
+    "zip64-says-one": {"count": 1, "zip64": True},
+    "zip64-behind-a-plain-end-record": {"count": 1, "size": 46, "zip64": True},
+    "signature-in-the-offset": {"offset": b"PK\x05\x06"},
+}
+
+
+@pytest.mark.parametrize("where", ["submitted", "in-a-submitted-folder"])
+@pytest.mark.parametrize("lie", ZIP_END_RECORDS)
+def test_a_zip_with_too_many_members_is_refused_whatever_its_end_record_says(tmp_path, problems, monkeypatch, lie,
+                                                                            where):
     """A directory of 60,000 members is refused before zipfile reads it (a million took seconds and half a
-    GiB), whether the count is in the ZIP64 record or the end record understates it: zipfile reads a directory
-    by its size in bytes, not by its count."""
+    GiB), wherever its count is and whatever the end record says: zipfile reads a directory by its size in
+    bytes, takes the ZIP64 record's whenever one is there, and finds the end record at the very end first.
+    So is a zip inside a submitted folder (read into memory, then opened)."""
     import judge.commands.grade.submissions as submissions
 
-    path = _many_member_zip(_folder(tmp_path / "subs") / "mallory.zip", 60_000, count, zip64)
-    with zipfile.ZipFile(path) as archive:
+    folder = _folder(tmp_path / "subs") if where == "submitted" else _folder(tmp_path / "subs" / "mallory")
+    made = _many_member_zip(folder / "mallory.zip" if where == "submitted" else folder / "answers.zip", 60_000,
+                            **ZIP_END_RECORDS[lie])
+    path = made if where == "submitted" else folder
+    with zipfile.ZipFile(made) as archive:
         assert len(archive.infolist()) == 60_000  # a zip zipfile reads, all of it
     opened: list[object] = []
 

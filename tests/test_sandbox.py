@@ -471,22 +471,31 @@ def test_a_job_space_whose_identity_keeps_a_process_still_removes_its_folder(tmp
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the pool's locks are root's")
-def test_a_job_waiting_for_a_sandbox_identity_says_so_at_once(capfd):
-    """A named identity (JUDGE_STUDENT_USER, or the pool) held by another judge: the job waited up to ten
-    minutes without a word, then failed. It now says at once what it waits for and how long it will."""
+def test_a_job_waiting_for_a_sandbox_identity_says_so_at_once(capfd, monkeypatch):
+    """A named identity (JUDGE_STUDENT_USER) held by another judge: a job waited up to ten minutes without a
+    word, then failed. It now says once, at once, what it waits for and how long it will: as the level is
+    chosen and as each job takes its identity (the engine's own loop of tries, which is what jobs use)."""
     import fcntl
+    import pwd
 
+    from judge.engines import native
     from judge.sandbox import identities
 
-    named = (65000, 65000)  # an uid no account and no pool member has
-    path = os.path.join(identities._lock_folder(), f"uid-{named[0]}.lock")
-    holder = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    nobody = pwd.getpwnam("nobody")
+    sandbox = levels.Sandbox("user", sys.executable, "", user="nobody")
+    monkeypatch.setattr(identities, "WAIT", 0.3)
+    holder = os.open(os.path.join(identities._lock_folder(), f"uid-{nobody.pw_uid}.lock"), os.O_RDWR | os.O_CREAT,
+                     0o600)
     try:
         fcntl.flock(holder, fcntl.LOCK_EX)
-        with pytest.raises(identities.AllTaken):
-            identities.acquire(named, wait=0.3)
+        with pytest.raises(levels.IdentitiesBusy):
+            levels.acquire_identity(sandbox, wait=0.3)
+        first = capfd.readouterr().err
+        with pytest.raises(levels.IdentitiesBusy):
+            native._Made(parent=os.getpid()).take_identity(sandbox)
+        second = capfd.readouterr().err
     finally:
         os.close(holder)
-    err = capfd.readouterr().err
-    assert "waiting for the sandbox identity uid 65000, which another judge on this machine is using" in err, err
-    assert "(up to 0.3 s)" in err, err
+    said = f"waiting for the sandbox identity uid {nobody.pw_uid}, which another judge on this machine is using"
+    for err in (first, second):
+        assert err.count(said) == 1 and "(up to 0.3 s)" in err, err

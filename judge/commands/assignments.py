@@ -137,9 +137,9 @@ def check_worth(assignment: Assignment, canonical: Mapping[str, Result]) -> None
     """Once the references are judged (with their secret tests): refuse an assignment whose ``points`` differ
     from what its problems are worth, their Results' points (a problem.toml's ``points``, or its tests' weights
     where it declares none, which :func:`choose` cannot know)."""
-    if assignment.points is None:
-        return
-    worth = {pid: canonical[pid].max_points for pid in assignment.problems if pid in canonical}
+    if assignment.points is None or any(pid not in canonical for pid in assignment.problems):
+        return  # narrowed by --problem: the assignment's points are not these problems'
+    worth = {pid: canonical[pid].max_points for pid in assignment.problems}
     if abs(sum(worth.values()) - assignment.points) > 1e-9:
         each = ", ".join(f"{pid} {points:g}" for pid, points in worth.items())
         raise UsageError(f"assignment {assignment.name}: points = {assignment.points:g}, but its problems are worth "

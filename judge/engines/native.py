@@ -288,14 +288,16 @@ class _Made:
         """The job's identity (where the level has one): each try with Ctrl-C held, so that a Ctrl-C raised
         as a try returns finds the identity recorded; the waits for a free one without."""
         deadline = time.monotonic() + identities.WAIT
+        announce: float = identities.WAIT  # said once, on the first try that finds every identity taken
         while True:
             try:
                 with forking.ctrl_c_held():
-                    self.identity = levels.acquire_identity(sandbox, wait=0)
+                    self.identity = levels.acquire_identity(sandbox, wait=0, announce=announce)
                 return
             except levels.IdentitiesBusy:
                 if time.monotonic() > deadline:
                     raise
+                announce = 0
             time.sleep(0.05)
 
     def pipe(self) -> tuple[int, int]:

@@ -84,15 +84,17 @@ def _free_uids(first: int, size: int) -> Iterator[int]:
             yield uid  # an account of that uid would own files somewhere: never use it
 
 
-def acquire(named: tuple[int, int] | None = None, wait: float = WAIT) -> Identity:
+def acquire(named: tuple[int, int] | None = None, wait: float = WAIT, announce: float | None = None) -> Identity:
     """Take an identity for one job (a free uid of the pool, or the named user's ids), waiting for
-    one if all are taken; :class:`IdentityError` if none becomes free within ``wait`` seconds."""
+    one if all are taken; :class:`IdentityError` if none becomes free within ``wait`` seconds. When all are
+    taken it says once, on stderr, that it waits, and for how long: ``announce`` seconds (default ``wait``;
+    a caller that tries again with ``wait=0`` gives its own whole wait, then 0 to stay quiet)."""
     folder = _lock_folder()
     candidates = [named[0]] if named else list(_free_uids(POOL_FIRST, POOL_SIZE))
     if not candidates:
         raise IdentityError(f"every uid from {POOL_FIRST} to {POOL_FIRST + POOL_SIZE - 1} has an account here")
     deadline = time.monotonic() + wait
-    said = False
+    said = (wait if announce is None else announce) <= 0
     while True:
         for uid in candidates:
             path = os.path.join(folder, f"uid-{uid}.lock")
@@ -109,15 +111,15 @@ def acquire(named: tuple[int, int] | None = None, wait: float = WAIT) -> Identit
                 os.close(fd)
                 raise
             return identity
-        if time.monotonic() > deadline:
-            raise AllTaken("every sandbox identity is taken by other jobs (more than "
-                                f"{len(candidates)} at once on this machine)")
         if not said:  # once, at once: a wait of minutes must not look like a hang
             said = True
             which = f"the sandbox identity uid {candidates[0]}" if len(candidates) == 1 else \
                 f"one of the {len(candidates)} sandbox identities"
-            print(f"waiting for {which}, which another judge on this machine is using (up to {wait:g} s)",
-                  file=sys.stderr, flush=True)
+            print(f"waiting for {which}, which another judge on this machine is using (up to "
+                  f"{wait if announce is None else announce:g} s)", file=sys.stderr, flush=True)
+        if time.monotonic() > deadline:
+            raise AllTaken("every sandbox identity is taken by other jobs (more than "
+                                f"{len(candidates)} at once on this machine)")
         time.sleep(0.05)
 
 

@@ -311,14 +311,16 @@ def _try(level: Level, python: str, runtime: str, packages: dict[str, str], user
     return Sandbox("plain", python, runtime, packages=packages)
 
 
-def acquire_identity(sandbox: Sandbox, wait: float = identities.WAIT) -> identities.Identity | None:
+def acquire_identity(sandbox: Sandbox, wait: float = identities.WAIT,
+                     announce: float | None = None) -> identities.Identity | None:
     """The identity one job's learner processes run as (held until released), or None to run them as
     the judge's own user (the plain level, bubblewrap started by root or by an unprivileged judge).
-    :class:`IdentitiesBusy` when every identity stayed taken for ``wait`` seconds."""
+    :class:`IdentitiesBusy` when every identity stayed taken for ``wait`` seconds (``announce``: see
+    :func:`judge.sandbox.identities.acquire`)."""
     if os.geteuid() != 0 or not (sandbox.level == "user" or sandbox.as_identity):
         return None
     try:
-        return identities.acquire(_user_ids(sandbox.user) if sandbox.user else None, wait=wait)
+        return identities.acquire(_user_ids(sandbox.user) if sandbox.user else None, wait=wait, announce=announce)
     except identities.AllTaken as exc:
         raise IdentitiesBusy(f"{sandbox.level}: {exc}") from None
     except identities.IdentityError as exc:

@@ -339,6 +339,7 @@ class _RevokePlugin:
             yield
         finally:
             self.side.revoke()
+            self.side.output_left = {"out": 0, "err": 0}  # output that comes between tests is dropped
 
 
 def exit_message(tree: Any) -> str:

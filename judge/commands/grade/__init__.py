@@ -161,16 +161,22 @@ def _worksheet_time(item: Graded, times: dict[str, str]) -> list[str]:
 
 
 def _times_kept(item: Graded, stored: list[Graded], options: Options) -> list[str]:
-    """A student regraded without --times keeps the hand-in time and extension they were last graded with (a
-    download without times would otherwise drop their late penalty); the notes that say so."""
+    """A student regraded without --times keeps the hand-in time (where the download gives none) and the
+    extension they were last graded with, which only --times gives; the notes that say so."""
     before = next((g.submission for g in stored if g.student == item.student), None)
     now = item.submission
-    if before is None or item.student in options.times or now.submitted_at or not before.submitted_at:
+    if before is None or item.student in options.times:
         return []
-    now.submitted_at, now.deadline = before.submitted_at, now.deadline or before.deadline
-    when = before.submitted_at.replace("T", " ")[:16]
-    return [_("{student}: handed in at {when}, as when last graded (--times changes it)").format(
-        student=item.student, when=when)]
+    notes = []
+    if not now.submitted_at and before.submitted_at:
+        now.submitted_at = before.submitted_at
+        notes.append(_("{student}: handed in at {when}, as when last graded (--times changes it)").format(
+            student=item.student, when=before.submitted_at.replace("T", " ")[:16]))
+    if not now.deadline and before.deadline:
+        now.deadline = before.deadline
+        notes.append(_("{student}: extended deadline {when}, as when last graded (--times changes it)").format(
+            student=item.student, when=before.deadline.replace("T", " ")[:16]))
+    return notes
 
 
 def _a_submission_of_its_own(child: Path) -> bool:

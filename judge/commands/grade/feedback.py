@@ -37,14 +37,14 @@ def feedback_markdown(item: Graded, grades: ClassGrades) -> str:
     """The student's page (see the module docstring)."""
     late = grades.options.late
     lines = [_("# Feedback for {student}").format(student=item.student), "", _total_line(item, grades)]
-    if late and item.penalty(late):
+    if late and item.penalty(late) and not (item.unreadable and not grades.options.zero_unreadable):
         days = item.days_late(late)
         lines.append(ngettext("{days} day late: {penalty} points were taken off the {earned} earned.",
                               "{days} days late: {penalty} points were taken off the {earned} earned.", days)
                      .format(days=days, penalty=text(item.penalty(late)), earned=text(item.raw_points)))
     if item.submission.error:
         lines += ["", _("Your submission could not be read: {error}.").format(error=plain_text(item.submission.error))]
-    lines += ["", *(f"- {line}" for line in item.submission.notes)] if item.submission.notes else []
+    lines += ["", *(f"- {plain_text(line)}" for line in item.submission.notes)] if item.submission.notes else []
     lines += ["", "| {} | {} | {} |".format(_("problem"), _("points"), _("verdict")), "|---|---|---|"]
     pairs = list(zip(grades.problems, item.results))
     lines += [f"| {p.id} | {text(r.points)} / {text(grades.max_points(p.id))} | "

@@ -27,6 +27,7 @@ grade is the total after any late penalty; a spreadsheet formula is never writte
 from __future__ import annotations
 
 import csv
+import html
 import io
 from datetime import datetime
 from pathlib import Path
@@ -183,8 +184,10 @@ def _worksheet_student(grades: ClassGrades, row: list[str], column: dict[str, in
 
 
 def _no_grade_note(item: Graded, grades: ClassGrades) -> str:
+    """The worksheet's feedback comment for a submission with no grade. Moodle may keep a comment as HTML: the
+    reason names the learner's files, so its <, > and & are escaped."""
     if item.unreadable and not grades.options.zero_unreadable:
-        return "No grade: your submission could not be read (" + item.unreadable + ")."
+        return "No grade: your submission could not be read (" + html.escape(item.unreadable, quote=False) + ")."
     return ""
 
 

@@ -229,8 +229,9 @@ class _Reader:
         if file.path.suffix.lower() != ".zip":
             self.files.append(file)
         elif inner_zips and file.size <= MAX_INNER_ZIP_BYTES:
-            data = file.read(MAX_INNER_ZIP_BYTES)
-            self._add_zip(zipfile.ZipFile(io.BytesIO(data)), prefix=f"{file.label}:")
+            inner = io.BytesIO(file.read(MAX_INNER_ZIP_BYTES))
+            _refuse_many_members(inner)
+            self._add_zip(zipfile.ZipFile(inner), prefix=f"{file.label}:")
         else:
             self.notes.append(_("not judged: {file} (a zip inside a zip, or over {mib} MiB, is not opened)").format(
                 file=file.label, mib=MAX_INNER_ZIP_BYTES // 2**20))
@@ -238,25 +239,28 @@ class _Reader:
 
 def _refuse_many_members(handle: IO[bytes]) -> None:
     """Refuse a zip whose directory is too large for :data:`MAX_MEMBERS` members, before ``zipfile`` reads it
-    (a million members: seconds and half a GiB for one submission). ``zipfile`` reads a directory by its size
-    in bytes, whatever the count beside it says, so both are checked: the count and the size from the end
-    record, or from the ZIP64 end record when the end record's do not fit."""
+    (a million members: seconds and half a GiB for one submission). The records are found as ``zipfile``
+    finds them (the end record at the very end, else the last one in the comment's reach; the ZIP64 end
+    record before it whenever its locator is there), and ``zipfile`` reads a directory by its size in bytes,
+    whatever the count beside it says: the larger of each is checked."""
     size = handle.seek(0, os.SEEK_END)
     tail_start = max(0, size - _EOCD_SIZE - 0xFFFF)  # the record, then a comment of up to 64 KiB
     handle.seek(tail_start)
     tail = handle.read()
-    at = tail.rfind(b"PK\x05\x06")
+    at = len(tail) - _EOCD_SIZE
+    if at < 0 or tail[at:at + 4] != b"PK\x05\x06" or tail[at + 20:at + 22] != b"\0\0":  # no comment: at the end
+        at = tail.rfind(b"PK\x05\x06")
     if at < 0 or at + _EOCD_SIZE > len(tail):
         handle.seek(0)
         return  # not a zip's end: zipfile says so in its own words
     count = int.from_bytes(tail[at + 10:at + 12], "little")  # the total number of members
     directory = int.from_bytes(tail[at + 12:at + 16], "little")  # the directory's size in bytes
-    if (count == 0xFFFF or directory == 0xFFFFFFFF) and tail_start + at >= _ZIP64_TAIL:
+    if tail_start + at >= _ZIP64_TAIL:
         handle.seek(tail_start + at - _ZIP64_TAIL)  # the ZIP64 end record, then its locator
         record = handle.read(_ZIP64_TAIL)
         if record.startswith(b"PK\x06\x06") and record[56:60] == b"PK\x06\x07":
-            count = int.from_bytes(record[32:40], "little")
-            directory = int.from_bytes(record[40:48], "little")
+            count = max(count, int.from_bytes(record[32:40], "little"))
+            directory = max(directory, int.from_bytes(record[40:48], "little"))
     handle.seek(0)
     if count > MAX_MEMBERS or directory > MAX_MEMBERS * _MAX_DIRECTORY_ENTRY:
         raise _Unsafe(_("the zip has {n} members, more than the {allowed} allowed").format(
