@@ -167,7 +167,7 @@ def test_a_ctrl_c_while_a_job_starts_leaves_nothing_of_it(tmp_path, monkeypatch,
         made.append(process.make_job_folder(level))
         return made[-1]
 
-    def acquire_identity(level: levels.Sandbox, wait: float = 0.0) -> None:
+    def acquire_identity(level: levels.Sandbox, wait: float = 0.0, announce: float | None = None) -> None:
         if landing == "identity":
             raise KeyboardInterrupt
 
@@ -230,8 +230,9 @@ def test_a_ctrl_c_as_the_jobs_identity_is_taken_gives_it_back(tmp_path, monkeypa
     sandbox = dataclasses.replace(levels.choose("plain"), as_identity=True)  # a job identity, as root
     taken: list[identities.Identity] = []
 
-    def acquire_then_ctrl_c(level: levels.Sandbox, wait: float = 0.0) -> identities.Identity | None:
-        identity = real_acquire(level, wait=wait)
+    def acquire_then_ctrl_c(level: levels.Sandbox, wait: float = 0.0,
+                            announce: float | None = None) -> identities.Identity | None:
+        identity = real_acquire(level, wait=wait, announce=announce)
         assert identity is not None
         taken.append(identity)
         ctrl_c_to_the_main_thread()
