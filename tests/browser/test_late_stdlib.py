@@ -16,7 +16,7 @@ import contextlib
 from pathlib import Path
 
 from judge.core.problem import load_problem
-from tests.browser.conftest import App, Served, real_problem_ids
+from tests.browser.conftest import RUN_TIMEOUT_MS, App, Served, real_problem_ids
 
 STDLIB = "**/python_stdlib.zip"
 WAITING = "Waiting for Python's standard library"
@@ -132,7 +132,8 @@ def _waits_then_passes(browser, site: Path, problems_root: Path, code: str, engi
     try:
         app.set_code(reference + code)
         run = app.click_run()
-        app.page.wait_for_selector("[data-testid=result-summary][data-waiting=stdlib]", timeout=60_000)
+        # a dynamic import is found by a first run that fails it: a whole run first, on a loaded machine
+        app.page.wait_for_selector("[data-testid=result-summary][data-waiting=stdlib]", timeout=RUN_TIMEOUT_MS)
         assert WAITING in app.page.inner_text("[data-testid=result-summary]")
         app.page.wait_for_timeout(300)
         assert app.page.get_attribute("[data-testid=result-summary]", "data-status") == "running"
