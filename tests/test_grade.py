@@ -873,17 +873,26 @@ def test_a_regrade_without_times_keeps_the_time_the_class_was_graded_with(tmp_pa
     subs = _folder(tmp_path / "subs")
     for student in ("ann", "bob"):
         (_folder(subs / student / "fx-add") / "adder.py").write_text(REFERENCE)
-    times = tmp_path / "times.csv"
-    times.write_text("student,submitted_at,deadline\nann,2026-12-03T08:00,\nbob,2026-12-01T08:00,\n")
-    out = tmp_path / "out"
-    late = ["--deadline", "2026-12-01T23:59", "--late-penalty", "25"]
-    done = run_cli("grade", str(subs), "-o", str(out), "--problems", str(problems), *late, "--times", str(times))
-    assert done.returncode == 0, done.stderr
-    assert (_rows(out)["ann"]["days_late"], _rows(out)["ann"]["total"]) == ("2", "5")
-    again = run_cli("grade", str(subs / "ann"), "-o", str(out), "--problems", str(problems), *late)
-    assert again.returncode == 0, again.stderr
-    assert (_rows(out)["ann"]["days_late"], _rows(out)["ann"]["total"]) == ("2", "5")
+    before, again, after = _late_class_then_one(
+        tmp_path, problems, "student,submitted_at,deadline\nann,2026-12-03T08:00,\nbob,2026-12-01T08:00,\n",
+        subs / "ann")
+    assert (before["ann"]["days_late"], before["ann"]["total"]) == ("2", "5")
+    assert (after["ann"]["days_late"], after["ann"]["total"]) == ("2", "5")
     assert "ann: handed in at 2026-12-03 08:00, as when last graded (--times changes it)" in again.stdout, again.stdout
+
+
+def _late_class_then_one(tmp_path: Path, problems: Path, times: str, one: Path):
+    """The class in tmp_path/subs graded with a deadline (2026-12-01 23:59, 25 % a day) and ``times`` as
+    --times, then ``one`` regraded without --times: (rows before, the regrade's run, rows after)."""
+    (tmp_path / "times.csv").write_text(times)
+    out = tmp_path / "out"
+    late = ["--deadline", "2026-12-01T23:59", "--late-penalty", "25", "--problems", str(problems)]
+    done = run_cli("grade", str(tmp_path / "subs"), "-o", str(out), *late, "--times", str(tmp_path / "times.csv"))
+    assert done.returncode == 0, done.stderr
+    before = _rows(out)
+    again = run_cli("grade", str(one), "-o", str(out), *late)
+    assert again.returncode == 0, again.stderr
+    return before, again, _rows(out)
 
 
 def test_a_regrade_without_times_keeps_an_extension_where_the_download_gives_the_time(tmp_path, problems):
@@ -894,17 +903,10 @@ def test_a_regrade_without_times_keeps_an_extension_where_the_download_gives_the
     (subs / "HW_bob_attempt_2026-12-03-08-00-00.txt").write_text("receipt")
     (subs / "HW_cy_attempt_2026-12-01-08-00-00_adder.py").write_text(REFERENCE)
     (subs / "HW_cy_attempt_2026-12-01-08-00-00.txt").write_text("receipt")
-    times = tmp_path / "times.csv"
-    times.write_text("student,deadline\nbob,2026-12-05T23:59\n")
-    out = tmp_path / "out"
-    late = ["--deadline", "2026-12-01T23:59", "--late-penalty", "25"]
-    done = run_cli("grade", str(subs), "-o", str(out), "--problems", str(problems), *late, "--times", str(times))
-    assert done.returncode == 0, done.stderr
-    assert (_rows(out)["bob"]["days_late"], _rows(out)["bob"]["total"]) == ("0", "10")
-    again = run_cli("grade", str(subs / "HW_bob_attempt_2026-12-03-08-00-00_adder.py"), "-o", str(out),
-                    "--problems", str(problems), *late)
-    assert again.returncode == 0, again.stderr
-    assert (_rows(out)["bob"]["days_late"], _rows(out)["bob"]["total"]) == ("0", "10")
+    before, again, after = _late_class_then_one(tmp_path, problems, "student,deadline\nbob,2026-12-05T23:59\n",
+                                                subs / "HW_bob_attempt_2026-12-03-08-00-00_adder.py")
+    assert (before["bob"]["days_late"], before["bob"]["total"]) == ("0", "10")
+    assert (after["bob"]["days_late"], after["bob"]["total"]) == ("0", "10")
     assert "bob: extended deadline 2026-12-05 23:59, as when last graded (--times changes it)" in again.stdout
 
 
