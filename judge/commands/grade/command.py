@@ -65,7 +65,8 @@ def add_arguments(grade: argparse.ArgumentParser) -> None:
                        "grades.csv the run changes, with the value before")
     grade.add_argument("--moodle-worksheet", type=Path, metavar="FILE",
                        help="the grading worksheet downloaded from the Moodle assignment (View all submissions > "
-                       "Download grading worksheet): moodle.csv is that worksheet with the grades filled in")
+                       "Download grading worksheet): moodle.csv is that worksheet with the grades filled in, and "
+                       "its submission times count for --deadline")
 
 
 def _share(value: str) -> float:
