@@ -507,6 +507,13 @@ def test_an_assignment_whose_points_differ_from_its_problems_worth_is_refused(tm
     narrowed = run_cli("grade", str(tmp_path / "subs"), "-o", str(tmp_path / "narrowed"), "--problems", str(problems),
                        "--assignment", "both", "--problem", "fx-add")
     assert narrowed.returncode == 0, narrowed.stdout + narrowed.stderr
+    # two problems of one assignment with the same entry file: a flat LMS download cannot tell them apart
+    both = run_cli("grade", str(tmp_path / "subs"), "-o", str(tmp_path / "both"), "--problems", str(problems),
+                   "--assignment", "both")
+    assert both.returncode == 0, both.stdout + both.stderr
+    assert ("Note: fx-add and fx-two share the entry file adder.py: where students upload files one by one (Canvas, "
+            "Blackboard, Gradescope), they hand them in as a zip laid out like practice/ (fx-add/adder.py).") \
+        in both.stderr
 
 
 def test_the_classroom_export_says_when_a_problem_is_worth_less_with_its_public_tests_only(tmp_path, wheelhouse):

@@ -145,3 +145,14 @@ def check_worth(assignment: Assignment, canonical: Mapping[str, Result]) -> None
         raise UsageError(f"assignment {assignment.name}: points = {assignment.points:g}, but its problems are worth "
                          f"{sum(worth.values()):g} ({each}); make them agree (points in course.toml, or in the "
                          "problems' problem.toml)")
+
+
+def shared_entries(problems: list[Problem]) -> list[str]:
+    """What to tell students of an assignment whose problems share an entry file (pp-schedule and pp-simulate:
+    ``pp_sim.py``): an LMS that downloads each file alone cannot tell which problem it is for."""
+    by_entry: dict[str, list[str]] = {}
+    for problem in problems:
+        by_entry.setdefault(problem.entry, []).append(problem.id)
+    return [f"{' and '.join(ids)} share the entry file {entry}: where students upload files one by one (Canvas, "
+            f"Blackboard, Gradescope), they hand them in as a zip laid out like practice/ ({ids[0]}/{entry})"
+            for entry, ids in by_entry.items() if len(ids) > 1]

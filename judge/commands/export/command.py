@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ...core.errors import ExitCode, UsageError
 from ...i18n import _, current_language
+from ..assignments import shared_entries
 from ..grade import FEEDBACK_LEVELS
 from ..options import assignment_problems, language_option, only_problems, positive
 from . import PLATFORMS
@@ -69,4 +70,6 @@ def run(args: argparse.Namespace) -> int:
             if assignment.deadline else ""
         print(f"Assignment {assignment.name}" + (f" ({assignment.title})" if assignment.title else "")
               + f": {', '.join(p.id for p in problems)}{due}.")
+        for line in shared_entries(problems):
+            print(f"Note: {line}.")
     return ExitCode.OK

@@ -79,7 +79,7 @@ def _share(value: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     """Grade the submissions (or regrade one), write the outputs, print a summary."""
-    from ..assignments import DEFAULT_LATE_PENALTY
+    from ..assignments import DEFAULT_LATE_PENALTY, shared_entries
     from . import Options, grade_class
     from .late import LatePolicy, parse_deadline, read_times
 
@@ -114,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
     if assignment is not None:
         due = f", due {assignment.deadline:%Y-%m-%d %H:%M} ({penalty:g} % off per started day late)" if deadline else ""
         print(f"Assignment {assignment.name}: {', '.join(p.id for p in problems)}{due}.", file=sys.stderr)
+        for line in shared_entries(problems):
+            print(f"Note: {line}.", file=sys.stderr)
     grades = grade_class(args.submissions, args.out_dir, problems, options, progress=sys.stderr)
     print(_grade_summary(grades, args.out_dir))
     return ExitCode.OK
