@@ -94,7 +94,8 @@ def acquire(named: tuple[int, int] | None = None, wait: float = WAIT, announce: 
     if not candidates:
         raise IdentityError(f"every uid from {POOL_FIRST} to {POOL_FIRST + POOL_SIZE - 1} has an account here")
     deadline = time.monotonic() + wait
-    said = (wait if announce is None else announce) <= 0
+    announce = wait if announce is None else announce
+    said = announce <= 0
     while True:
         for uid in candidates:
             path = os.path.join(folder, f"uid-{uid}.lock")
@@ -115,8 +116,8 @@ def acquire(named: tuple[int, int] | None = None, wait: float = WAIT, announce: 
             said = True
             which = f"the sandbox identity uid {candidates[0]}" if len(candidates) == 1 else \
                 f"one of the {len(candidates)} sandbox identities"
-            print(f"waiting for {which}, which another judge on this machine is using (up to "
-                  f"{wait if announce is None else announce:g} s)", file=sys.stderr, flush=True)
+            print(f"waiting for {which}, which another judge on this machine is using (up to {announce:g} s)",
+                  file=sys.stderr, flush=True)
         if time.monotonic() > deadline:
             raise AllTaken("every sandbox identity is taken by other jobs (more than "
                                 f"{len(candidates)} at once on this machine)")

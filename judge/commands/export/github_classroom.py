@@ -48,8 +48,12 @@ def export(options: ExportOptions) -> list[str]:
     config = {"platform": "github-classroom", "feedback": options.feedback, "timeout": options.timeout,
               "lang": options.lang}
     public = canonical_results(options.problems, False, options.timeout, options.parallel)
-    # with the secret tests: what each problem is worth (the assignment's points are checked against it)
-    full = canonical_results(options.problems, True, options.timeout, options.parallel, options.assignment)
+    # with the secret tests: what each problem is worth, where it matters (the private bundle, the assignment's
+    # points, a problem whose worth is its tests' weights); a problem that declares points is worth them anyway
+    needed = private or (options.assignment is not None and options.assignment.points is not None) \
+        or any(p.points is None for p in options.problems)
+    full = canonical_results(options.problems, True, options.timeout, options.parallel, options.assignment) \
+        if needed else public
     with tempfile.TemporaryDirectory(prefix="judge-classroom-") as scratch:  # all that can fail, before writing
         [built] = prepare_wheels(Path(scratch), options.problems, None, options.wheels)
         write_bundle(out / PUBLIC_BUNDLE, options.problems, public, config, include_secret=False)
