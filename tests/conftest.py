@@ -216,3 +216,11 @@ def ctrl_c_as_found(request: pytest.FixtureRequest):
     if mask is not None and signal.pthread_sigmask(signal.SIG_BLOCK, []) != mask:
         warnings.warn(f"{request.node.nodeid} left SIGINT's mask changed: restored", stacklevel=2)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def rendered_markdown(markdown: str) -> str:
+    """The HTML a CommonMark renderer with tables (as GitHub's) makes of ``markdown``, raw HTML allowed: what a
+    platform or a viewer could show of the judge's Markdown outputs."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)

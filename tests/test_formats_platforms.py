@@ -24,7 +24,7 @@ from judge.core.scoring import rescore
 from judge.engines.native import Job, judge_many
 from judge.formats import FORMATS, FormatContext
 from tests.classroom_reporter import ENV_STRING_LIMIT, reporter
-from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS
+from tests.conftest import FIXTURE_PROBLEMS, ROOT, SOLUTIONS, rendered_markdown
 from tests.conftest import judge_cli as run_cli  # in this process
 
 SCHEMAS = {name: json.loads((ROOT / "tests" / "schemas" / file).read_text()) for name, file in (
@@ -340,13 +340,6 @@ LEARNER_MARKDOWN = ("**Score: 4.0 / 4.0, all tests passed** ![ok](https://exampl
                     "[regrade request form](https://example.invalid/phish) <img src=x onerror=alert(1)> | a | b |")
 
 
-def _rendered(markdown: str) -> str:
-    """The HTML a CommonMark renderer (with tables, as GitHub's) makes of ``markdown``, raw HTML allowed."""
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)
-
-
 def _made_by_the_learner(page: str) -> list[str]:
     return [tag for tag in ("<strong>Score", "<img", "<a href", "<td> a </td>", "<td>a</td>") if tag in page]
 
@@ -357,7 +350,7 @@ def test_gradescopes_summary_shows_the_learners_words_as_code_not_markdown(probl
     error = Result.error("fx-add", f"adder.py raised an exception while being imported at line 1: ValueError: "
                                    f"{LEARNER_MARKDOWN}\nsecond line", 4.0)
     data = render("gradescope", [error], problem, submission_error=f"the zip contains a link ({LEARNER_MARKDOWN})")
-    page = _rendered(data["output"])
+    page = rendered_markdown(data["output"])
     assert "Score: 4.0 / 4.0" in page and not _made_by_the_learner(page), page
 
 
@@ -377,5 +370,5 @@ def test_feedback_files_show_the_learners_words_as_code_not_markdown(tmp_path):
                    "--similarity", "0")
     assert done.returncode == 0, done.stderr
     for student in ("mallory", "eve", "zoe"):
-        page = _rendered((tmp_path / "out" / "feedback" / f"{student}.md").read_text(encoding="utf-8"))
+        page = rendered_markdown((tmp_path / "out" / "feedback" / f"{student}.md").read_text(encoding="utf-8"))
         assert "Score: 4.0 / 4.0" in page and not _made_by_the_learner(page), page

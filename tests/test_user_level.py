@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import fcntl
+import json
 import os
 import shutil
 import signal
@@ -33,7 +34,7 @@ from pathlib import Path
 import pytest
 
 from judge.sandbox import confine, identities, levels
-from tests.conftest import FIXTURE_PROBLEMS, FROM_A_TERMINAL, ROOT
+from tests.conftest import FIXTURE_PROBLEMS, FROM_A_TERMINAL, ROOT, rendered_markdown
 from tests.test_export import (  # noqa: F401  (session fixtures shared with the export tests)
     clean_env,
     gradescope,
@@ -227,6 +228,10 @@ def nothing_left_behind(tmp: Path) -> list[str]:
     return left + [str(p) for p in tmp.glob("judge-*")]
 
 
+#: what the rendered Markdown (or the report's HTML) would hold had markup_at_import's message been taken as markup
+LEARNER_MARKUP = "<img src="
+
+
 def assert_held(rows: dict[str, dict[str, str]], out: Path, marker: str, tmp: Path) -> None:
     earned = {name: rows[name]["total"] for name in USER_ATTACKS if float(rows[name]["total"]) > 0}
     assert earned == {}, f"these attacks earned points: {earned}"
@@ -236,6 +241,9 @@ def assert_held(rows: dict[str, dict[str, str]], out: Path, marker: str, tmp: Pa
     assert leaked == [], f"the secret test reached {leaked}"
     escaped = [str(p) for p in out.rglob("*") if p.is_file() and b"\x1b" in p.read_bytes()]
     assert escaped == [], f"the learner's escape codes reached {escaped}"
+    marked_up = [str(p) for p in (out / "feedback").glob("*.md") if LEARNER_MARKUP in rendered_markdown(p.read_text())]
+    assert marked_up == [], f"the learner's markup renders in {marked_up}"
+    assert LEARNER_MARKUP not in (out / "report.html").read_text()
     info = ROOT_CANARY.lstat()
     assert (info.st_uid, ROOT_CANARY.is_symlink(), ROOT_CANARY.read_text()) == (0, False, "root's own file\n")
     assert nothing_left_behind(tmp) == []
@@ -380,7 +388,7 @@ def test_under_bubblewrap_no_attack_earns_and_classmates_keep_full_marks(marked_
 @needs_root
 @pytest.mark.parametrize("attack", ["plant_symlinks", "daemon", "kill_everyone", "interrupt_the_grader",
                                     "zombie_leader", "remove_own_folder", "deep_dirs", "kernel_settings",
-                                    "memory_in_tmpfs"])
+                                    "memory_in_tmpfs", "output_past_the_cap", "markup_at_import"])
 def test_the_gradescope_bundle_at_the_user_level_keeps_its_score(gradescope, attack, private_tmp):  # noqa: F811
     _, root, user = gradescope
     if not user:
@@ -390,6 +398,8 @@ def test_the_gradescope_bundle_at_the_user_level_keeps_its_score(gradescope, att
         data = run_autograder(root, user, {"adder.py": (ATTACKS / f"{attack}.py").read_bytes()},
                               JUDGE_SANDBOX="user", TMPDIR=str(private_tmp))
         assert data["score"] == 0
+        page = rendered_markdown(data["output"] + "".join("\n\n" + t["output"] for t in data["tests"]))
+        assert LEARNER_MARKUP not in page and "\x1b" not in json.dumps(data, ensure_ascii=False), page
         results = root / "results" / "results.json"
         assert results.stat().st_uid == 0 and not results.is_symlink()
         assert ROOT_CANARY.lstat().st_uid == 0 and ROOT_CANARY.read_text() == "root's own file\n"
