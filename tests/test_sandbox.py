@@ -499,3 +499,21 @@ def test_a_job_waiting_for_a_sandbox_identity_says_so_at_once(capfd, monkeypatch
     said = f"waiting for the sandbox identity uid {nobody.pw_uid}, which another judge on this machine is using"
     for err in (first, second):
         assert err.count(said) == 1 and "(up to 0.3 s)" in err, err
+
+
+def test_a_stale_errno_left_by_an_earlier_call_neither_hides_nor_breaks_landlock(tmp_path):
+    """A successful system call leaves ctypes' errno as an earlier failed call set it (CI once failed so)."""
+    import ctypes
+    import errno
+
+    from judge.sandbox import confine
+
+    ctypes.set_errno(errno.ENOENT)
+    if not confine.offered.__wrapped__().landlock:
+        pytest.fail("this machine's kernel offers Landlock: the test must see it work")
+    ctypes.set_errno(errno.ENOENT)
+    rules = confine.Confinement([sys.base_prefix, "/no/such/path"], str(tmp_path), confine.Offered(True, False))
+    try:
+        assert rules._ruleset_fd >= 0
+    finally:
+        rules.close()

@@ -51,8 +51,14 @@ _LANDLOCK_SCOPES = 0x1 | 0x2  # LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_S
 #: a readable path ending so may be listed, not read (a folder whose entries are allowed one by one)
 _LIST_ONLY = "/*list*"
 _PR_SET_NO_NEW_PRIVS = 38
-_SYS_LANDLOCK_CREATE_RULESET = 444  # the same number on every architecture
+#: Landlock's system calls have the same numbers on every architecture; the judge makes them itself
+#: and reads their return values: the landlock package's error check reads errno instead, which a
+#: call that succeeds leaves as an earlier failed call set it (a confinement refused for nothing)
+_SYS_LANDLOCK_CREATE_RULESET = 444
+_SYS_LANDLOCK_ADD_RULE = 445
 _SYS_LANDLOCK_RESTRICT_SELF = 446
+_LANDLOCK_CREATE_RULESET_VERSION = 1
+_LANDLOCK_RULE_PATH_BENEATH = 1
 #: files outside the runtime a Python process reads on its way (the loader's cache, time zones)
 _SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/usr/share/zoneinfo", "/dev/null", "/dev/urandom",
                  "/dev/zero", "/sys/devices/system/cpu")
@@ -105,16 +111,27 @@ def _landlock_offered() -> tuple[bool, str]:
     if not sys.platform.startswith("linux"):
         return False, "not Linux"
     try:
-        import landlock
+        import landlock  # noqa: F401  (its access flags and rule structure build the rules)
     except ImportError:
         return False, "the landlock package is not installed"
-    try:
-        version = landlock.landlock_abi_version()
-    except OSError as exc:
-        return False, getattr(exc, "reason", None) or os.strerror(exc.errno or 0) or str(exc)
+    version = landlock_abi()
+    if version < 0:
+        return False, _LANDLOCK_ERRORS.get(-version, os.strerror(-version))
     if version < 1:
         return False, "the kernel has no Landlock"
     return True, ""
+
+
+_LANDLOCK_ERRORS = {errno.ENOSYS: "the kernel was built without Landlock, or a seccomp filter refuses it",
+                    errno.EOPNOTSUPP: "Landlock is turned off at boot (the kernel's lsm= list lacks it)"}
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version, or minus the errno of the refused call."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    version = libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
+                           ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION))
+    return int(version) if version >= 0 else -(ctypes.get_errno() or errno.ENOSYS)
 
 
 def _seccomp_offered() -> tuple[bool, str]:
@@ -179,19 +196,18 @@ def _ruleset_attr(handled: int, abi: int) -> tuple[_RulesetAttr, int]:
 
 def _landlock_ruleset(readable: Iterable[str], writable: str) -> int:
     import landlock
-    from landlock.plumbing import PathBeneathAttr, get_add_rule
+    from landlock.plumbing import PathBeneathAttr
 
     access = landlock.FSAccess
     handled = access.all()
     read_dir = access.READ_DIR | access.READ_FILE | access.EXECUTE
     read_file = access.READ_FILE | access.EXECUTE
-    attr, size = _ruleset_attr(int(handled), landlock.landlock_abi_version())
+    attr, size = _ruleset_attr(int(handled), landlock_abi())
     libc = ctypes.CDLL(None, use_errno=True)
     ruleset = libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     os.set_inheritable(ruleset, False)
-    add_rule = get_add_rule()
 
     def allow(path: str, rights: int) -> None:
         try:
@@ -202,17 +218,22 @@ def _landlock_ruleset(readable: Iterable[str], writable: str) -> int:
             if not os.path.isdir(path):
                 rights &= access.all_file()
             rule = PathBeneathAttr(rights, fd)
-            add_rule(ruleset, 1, ctypes.byref(rule), 0)
+            if libc.syscall(_SYS_LANDLOCK_ADD_RULE, ruleset, _LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(rule), 0) != 0:
+                raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
         finally:
             os.close(fd)
 
-    for path in sorted(set(readable)):
-        if path.endswith(_LIST_ONLY):
-            allow(path[:-len(_LIST_ONLY)], access.READ_DIR)
-        else:
-            allow(path, read_dir if os.path.isdir(path) else read_file)
-    allow(writable, handled)
-    allow("/dev/null", access.READ_FILE | access.WRITE_FILE)
+    try:
+        for path in sorted(set(readable)):
+            if path.endswith(_LIST_ONLY):
+                allow(path[:-len(_LIST_ONLY)], access.READ_DIR)
+            else:
+                allow(path, read_dir if os.path.isdir(path) else read_file)
+        allow(writable, handled)
+        allow("/dev/null", access.READ_FILE | access.WRITE_FILE)
+    except BaseException:
+        os.close(ruleset)
+        raise
     return ruleset
 
 
