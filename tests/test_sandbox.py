@@ -517,3 +517,16 @@ def test_a_stale_errno_left_by_an_earlier_call_neither_hides_nor_breaks_landlock
         assert rules._ruleset_fd >= 0
     finally:
         rules.close()
+
+
+@pytest.mark.parametrize(("refusal", "said"), [("ENOSYS", "built without Landlock"), ("EOPNOTSUPP", "turned off at boot"),
+                                               ("EPERM", "Operation not permitted")])
+def test_a_kernel_that_refuses_landlock_is_reported_with_its_reason(refusal, said):
+    """As in a container whose seccomp profile refuses Landlock's calls: the run says so, and why."""
+    code = (f"import errno, pyseccomp\nrules = pyseccomp.SyscallFilter(pyseccomp.ALLOW)\n"
+            f"rules.add_rule(pyseccomp.ERRNO(errno.{refusal}), 444)\nrules.load()\n"
+            "from judge.sandbox import confine\nprint(confine.offered().landlock)\nprint(confine.offered().missing)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True, timeout=60)
+    offered, missing = done.stdout.split("\n", 1)
+    assert offered == "False"
+    assert said in missing and "chmod -R o-rwx" in missing
