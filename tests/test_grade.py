@@ -415,6 +415,16 @@ def test_a_stray_entry_file_in_a_class_folder_is_a_row_of_its_own(tmp_path, two_
     assert (rows["carl"]["fx-add"], rows["dana"]["fx-add"]) == ("7.5", "10")
     assert rows["adder.py"]["status"] == ("error: adder.py is neither a .zip file nor a folder (a loose file of no "
                                           "student: put it in a student's folder or zip)")
+    out = tmp_path / "zeros"  # no student's: never a 0, and in no LMS's gradebook nor any student's view
+    rows = _grade(subs, out, two_problems, zero_unreadable=True)
+    assert (rows["adder.py"]["total"], rows["carl"]["total"]) == ("", "7.5")
+    for gradebook in ("canvas.csv", "moodle-gradebook.csv", "objectives.csv"):
+        students = [line.split(",")[0] for line in (out / gradebook).read_text(encoding="utf-8-sig").splitlines()]
+        assert "adder.py" not in students and "carl" in students, gradebook
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["carl.md", "dana.md"]
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert "<th>submissions</th><td class=\"num\">2</td>" in report
+    assert "<th>loose files of no student (not graded)</th><td class=\"num\">1</td>" in report
     one = _folder(tmp_path / "one")  # a student's own folder with its entry file loose is still one submission
     (one / "adder.py").write_text(REFERENCE)
     (one / "notes.txt").write_text("my notes")

@@ -85,7 +85,8 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
         item.results = [_score(r, canonical[r.problem], problems) for r in item.results]
     if single:
         graded += [g for g in stored if g.student != graded[0].student]
-    grades = ClassGrades(problems, canonical, sorted(graded, key=lambda g: g.student), judged=len(todo), runs=runs,
+    grades = ClassGrades(problems, canonical, sorted(graded, key=lambda g: g.student),
+                         judged=sum(not item.stray for item in todo), runs=runs,
                          seconds=time.monotonic() - started, options=options,
                          regraded=graded[0].student if single else "")
     grades.notes += kept_times + time_notes

@@ -124,16 +124,21 @@ def run(args: argparse.Namespace) -> int:
 def _grade_summary(grades: ClassGrades, out: Path) -> str:
     from .similarity import INSTALL_HINT
 
-    unreadable = sum(bool(g.submission.error) for g in grades.graded)
-    head = (f"Regraded {grades.regraded} ({grades.judged} judged); {len(grades.graded)} row(s) in the gradebook"
-            if grades.regraded else f"Graded {len(grades.graded)} submission(s) ({grades.judged} judged, "
-            f"{len(grades.graded) - grades.judged} unchanged)")
+    students = grades.students
+    unreadable = sum(bool(g.submission.error) for g in students)
+    head = (f"Regraded {grades.regraded} ({grades.judged} judged); {len(students)} row(s) in the gradebook"
+            if grades.regraded else f"Graded {len(students)} submission(s) ({grades.judged} judged, "
+            f"{len(students) - grades.judged} unchanged)")
     similarity = (f" and {out / 'similarity.csv'}" if (out / "similarity.csv").is_file() and
                   grades.options.similarity is not None else "")
     missing = (f"\nSimilarity not computed: {INSTALL_HINT}" if grades.options.similarity is not None and
                not similarity else "")
     gradebook = f", {out / 'moodle-gradebook.csv'}" if (out / "moodle-gradebook.csv").is_file() else ""
-    ungraded = [g for g in grades.graded if g.unreadable]
+    ungraded = [g for g in students if g.unreadable]
+    strays = [g.student for g in grades.graded if g.stray]
+    if strays:
+        missing += (f"\n{len(strays)} loose file(s) of no student in the submissions folder, not graded and left out "
+                    f"of canvas.csv and the Moodle files: {', '.join(strays)}")
     if ungraded and not grades.options.zero_unreadable:
         missing += (f"\nNo grade for {len(ungraded)} submission(s) that could not be read (an empty cell in "
                     "grades.csv, canvas.csv and moodle.csv; --zero-unreadable gives them 0):"

@@ -37,7 +37,7 @@ def feedback_markdown(item: Graded, grades: ClassGrades) -> str:
     """The student's page (see the module docstring)."""
     late = grades.options.late
     lines = [_("# Feedback for {student}").format(student=item.student), "", _total_line(item, grades)]
-    if late and item.penalty(late) and not (item.unreadable and not grades.options.zero_unreadable):
+    if late and item.penalty(late) and not item.no_grade(grades.options):
         days = item.days_late(late)
         lines.append(ngettext("{days} day late: {penalty} points were taken off the {earned} earned.",
                               "{days} days late: {penalty} points were taken off the {earned} earned.", days)
@@ -56,7 +56,7 @@ def feedback_markdown(item: Graded, grades: ClassGrades) -> str:
 
 def _total_line(item: Graded, grades: ClassGrades) -> str:
     """The total, or no grade where the gradebooks have none (a file that could not be read, no zeros asked)."""
-    if item.unreadable and not grades.options.zero_unreadable:
+    if item.no_grade(grades.options):
         if item.submission.error:
             return _("Total: no grade, since your submission could not be read (see below).")
         return _("Total: no grade yet, since a file of your submission could not be read (see below); the problems "

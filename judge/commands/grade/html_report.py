@@ -71,15 +71,18 @@ def render_report(grades: ClassGrades, pairs: list[Pair] | None = None) -> str:
 
 def _summary(grades: ClassGrades) -> str:
     late = grades.options.late
-    ungraded = [g for g in grades.graded if g.unreadable and not grades.options.zero_unreadable]
-    totals = [float(g.total(late)) for g in grades.graded if g not in ungraded]  # as the gradebooks have them
-    rows = [("submissions", str(len(grades.graded))),
+    students = grades.students
+    totals = [float(g.total(late)) for g in students if not g.no_grade(grades.options)]  # as the gradebooks have them
+    unreadable = sum(bool(g.unreadable) for g in students)
+    rows = [("submissions", str(len(students))),
             ("points available", text(grades.max_total)),
             ("mean total", text(mean(totals)) if totals else "-"),
             ("median total", text(median(totals)) if totals else "-"),
             ("no grade (could not be read)" if not grades.options.zero_unreadable else "could not be read (0 given)",
-             str(len(ungraded) if not grades.options.zero_unreadable
-                 else sum(bool(g.unreadable) for g in grades.graded)))]
+             str(unreadable))]
+    strays = len(grades.graded) - len(students)
+    if strays:
+        rows.append(("loose files of no student (not graded)", str(strays)))
     table = "".join(f"<tr><th>{html.escape(k)}</th><td class=\"num\">{v}</td></tr>" for k, v in rows)
     problems = ", ".join(html.escape(p.id) for p in grades.problems)
     regraded = (f"<p>This run regraded <a href=\"#{_anchor(grades.regraded)}\">{html.escape(grades.regraded)}</a>; "
@@ -252,13 +255,13 @@ def _similarity(pairs: list[Pair] | None, grades: ClassGrades) -> str:
 
 
 def _students(grades: ClassGrades) -> str:
-    blocks = [_student(item, grades) for item in grades.graded]
+    blocks = [_student(item, grades) for item in grades.students]
     return "<h2>Each student's code and Result</h2>\n" + "\n".join(blocks)
 
 
 def _student(item: Graded, grades: ClassGrades) -> str:
     late = grades.options.late
-    total = ("no grade" if item.unreadable and not grades.options.zero_unreadable
+    total = ("no grade" if item.no_grade(grades.options)
              else f"{text(item.total(late))} / {text(grades.max_total)}")
     summary = (f"{html.escape(item.student)}: {total} "
                f"<span class=\"muted\">{html.escape(item.status)}</span>")

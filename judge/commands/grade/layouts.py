@@ -45,7 +45,7 @@ class Entry:
 
     student: str
     paths: list[Path] = field(default_factory=list)
-    layout: str = "plain"  # plain | canvas | moodle | blackboard
+    layout: str = "plain"  # plain | canvas | moodle | blackboard | stray (a loose file of no student)
     names: dict[Path, str] = field(default_factory=dict)  # a loose file's original name, where the LMS renamed it
     lms_id: str = ""  # the LMS's id for the student (Canvas user id, Moodle participant id, Blackboard username)
     submitted_at: datetime | None = None  # when the layout says (Blackboard)
@@ -56,6 +56,9 @@ class Entry:
     @property
     def origin(self) -> Path:
         return self.paths[0]
+
+
+STRAY = "stray"  # the layout of a file in the submissions folder that is neither a folder nor a .zip
 
 
 def discover_entries(folder: Path) -> list[Entry]:
@@ -112,8 +115,10 @@ def _add(entries: dict[str, Entry], path: Path) -> None:
             first.paths.append(path)
             shown = ", ".join(_shown(p) for p in first.paths)
             first.error = f"two submissions for {student} ({shown}); none was judged: keep one"
-        else:
+        elif path.is_dir() or path.name.lower().endswith(".zip"):
             entries[student] = Entry(student, [path])
+        else:  # dropped beside the submissions: a row that says so, in no LMS's gradebook
+            entries[student] = Entry(student, [path], layout=STRAY)
 
 
 def _canvas_copy_number(path: Path) -> tuple[int, int]:

@@ -49,7 +49,7 @@ def canvas_csv(grades: ClassGrades) -> str:
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", options.assignment])
     writer.writerow(["Points Possible", "", "", "", "", text(grades.max_total)])
-    for item in grades.graded:
+    for item in grades.students:
         canvas = item.submission.layout == "canvas"
         writer.writerow([cell(display_name(item)), item.submission.lms_id if canvas else "", "",
                          "" if canvas else cell(item.student), "", item.grade_text(options)])
@@ -75,7 +75,7 @@ def moodle_csv(grades: ClassGrades) -> str:
 
 def moodle_gradebook_csv(grades: ClassGrades) -> str | None:
     """The students with no Moodle participant id, for the gradebook's CSV import (None: every one has one)."""
-    rows = [item for item in grades.graded if item.submission.layout != "moodle"]
+    rows = [item for item in grades.students if item.submission.layout != "moodle"]
     rows = [item for item in rows if item.student not in grades.moodle_matched]  # in the worksheet given
     if not rows:
         return None
@@ -169,12 +169,12 @@ MOODLE_TIME_FORMAT = "%A, %d %B %Y, %I:%M %p"
 def _worksheet_student(grades: ClassGrades, row: list[str], column: dict[str, int]) -> Graded | None:
     ident = row[column["Identifier"]].strip()
     number = ident[len(PARTICIPANT):].strip() if ident.startswith(PARTICIPANT) else ident
-    for item in grades.graded:
+    for item in grades.students:
         if item.submission.layout == "moodle" and number and item.submission.lms_id == number:
             return item
     email = row[column["Email address"]].strip().lower() if "Email address" in column else ""
     name = row[column["Full name"]].strip().lower() if "Full name" in column else ""
-    for item in grades.graded:
+    for item in grades.students:
         if item.submission.layout == "moodle":
             continue
         student = item.student.lower()
@@ -186,7 +186,7 @@ def _worksheet_student(grades: ClassGrades, row: list[str], column: dict[str, in
 def _no_grade_note(item: Graded, grades: ClassGrades) -> str:
     """The worksheet's feedback comment for a submission with no grade. Moodle may keep a comment as HTML: the
     reason names the learner's files, so its <, > and & are escaped."""
-    if item.unreadable and not grades.options.zero_unreadable:
+    if item.no_grade(grades.options):
         return "No grade: your submission could not be read (" + html.escape(item.unreadable, quote=False) + ")."
     return ""
 

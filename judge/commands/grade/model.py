@@ -20,6 +20,7 @@ from ...engines import Engine, Job, get_engine
 from ...formats.points import ZERO, add, text
 from ..assignments import Assignment
 from .late import LatePolicy
+from .layouts import STRAY
 from .submissions import Submission
 
 _UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9._@+-]")
@@ -92,16 +93,26 @@ class Graded:
         submission gets no grade (an empty cell) unless the instructor asks for zeros (``--zero-unreadable``)."""
         return "; ".join(self.submission.problem_statuses())
 
+    @property
+    def stray(self) -> bool:
+        """Whether this row is a file dropped loose in the submissions folder: no student's, so never graded."""
+        return self.submission.layout == STRAY
+
+    def no_grade(self, options: Options) -> bool:
+        """Whether this row gets no grade (empty cells): a stray file, or work that could not be read
+        unless the instructor asks for zeros (``--zero-unreadable``)."""
+        return self.stray or bool(self.unreadable) and not options.zero_unreadable
+
     def grade_text(self, options: Options) -> str:
         """The total as a gradebook cell: empty for an unreadable submission (no grade), unless zeros are asked for."""
-        if self.unreadable and not options.zero_unreadable:
+        if self.no_grade(options):
             return ""
         return text(self.total(options.late))
 
     def problem_text(self, problem_id: str, options: Options) -> str:
         """One problem's points as a gradebook cell: empty where its file could not be read (no grade)."""
         unreadable = bool(self.submission.error) or problem_id in self.submission.unreadable
-        if unreadable and not options.zero_unreadable:
+        if self.stray or unreadable and not options.zero_unreadable:
             return ""
         return text(next((r.points for r in self.results if r.problem == problem_id), 0.0))
 
@@ -140,6 +151,11 @@ class ClassGrades:
     @property
     def max_total(self) -> Decimal:
         return add(self.max_points(p.id) for p in self.problems)
+
+    @property
+    def students(self) -> list[Graded]:
+        """The rows of students: every row but the stray files dropped beside the submissions."""
+        return [item for item in self.graded if not item.stray]
 
 
 #: the longest plain name kept as it is: with ``.`` before it and ``.json.tmp`` after (write_atomic's temporary

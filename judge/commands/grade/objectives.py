@@ -65,7 +65,7 @@ def objectives_csv(grades: ClassGrades) -> str:
     writer.writerow(["student", *(c.heading for c in cols), *extra, "total"])
     writer.writerow(["max_points", *(text(c.max_points) for c in cols), *([""] if late else []),
                      text(grades.max_total)])
-    for item in grades.graded:
+    for item in grades.students:
         cells = _cells(item, grades)
         graded = bool(item.grade_text(options))
         penalty = [text(item.penalty(late)) if graded else ""] if late else []

@@ -40,7 +40,8 @@ def write_outputs(grades: ClassGrades, out_dir: Path) -> None:
     late = grades.options.late
     for item in grades.graded:
         write_atomic(results_path(out_dir, item.student), results_json(item, late, grades.problems))
-        write_atomic(out_dir / "feedback" / f"{safe_name(item.student)}.md", feedback_markdown(item, grades))
+        if not item.stray:  # no student's: grades.csv and report.html name it
+            write_atomic(out_dir / "feedback" / f"{safe_name(item.student)}.md", feedback_markdown(item, grades))
     gradebook = grades_csv(grades)
     record_history(out_dir, gradebook, grades)
     write_atomic(out_dir / "grades.csv", gradebook)
