@@ -568,3 +568,42 @@ def test_a_course_of_two_assignments_grades_exports_and_builds_per_assignment(tm
         assert built.returncode == 0, built.stderr
         [manifest] = (site / "assets").glob("problems-*.json")
         assert [p["id"] for p in json.loads(manifest.read_text())["problems"]] == [pid]
+
+
+def test_the_prairielearn_export_of_an_assignment_writes_its_assessment(tmp_path, wheelhouse):
+    """week1: fx-add, 4 points, due 2026-12-01 23:59, 20 % off per started day late. The assessment holds its
+    question worth its points, full credit until the deadline and then 80, 60, 40 and 20 % a day (as judge grade
+    takes off), and matches PrairieLearn's schema; week2 has no deadline."""
+    problems = _course(tmp_path)
+    for name in ("week1", "week2"):
+        out = tmp_path / name
+        done = run_cli("export", "prairielearn", "-o", str(out), "--problems", str(problems), "--wheels",
+                       str(wheelhouse), "--assignment", name)
+        assert done.returncode == 0, done.stderr
+        assert f"Wrote assessments/{name}/infoAssessment.json: copy assessments/{name}/ into" in done.stdout
+        info = json.loads((out / "assessments" / name / "infoAssessment.json").read_text())
+        jsonschema.validate(info, schema("prairielearn-infoAssessment.schema.json"))
+        [question] = info["zones"][0]["questions"]
+        assert (out / "questions" / question["id"] / "info.json").is_file()
+        assert (question["autoPoints"], question["maxAutoPoints"]) == (4, 4)
+        assert (info["type"], info["number"]) == ("Homework", name[-1])
+    week1 = json.loads((tmp_path / "week1" / "assessments" / "week1" / "infoAssessment.json").read_text())
+    assert week1["title"] == "Week 1"
+    assert [(r["credit"], r.get("startDate"), r["endDate"]) for r in week1["allowAccess"]] == [
+        (100, None, "2026-12-01T23:59:00"), (80, "2026-12-01T23:59:00", "2026-12-02T23:59:00"),
+        (60, "2026-12-02T23:59:00", "2026-12-03T23:59:00"), (40, "2026-12-03T23:59:00", "2026-12-04T23:59:00"),
+        (20, "2026-12-04T23:59:00", "2026-12-05T23:59:00")]
+    week2 = json.loads((tmp_path / "week2" / "assessments" / "week2" / "infoAssessment.json").read_text())
+    assert [r["credit"] for r in week2["allowAccess"]] == [100] and "set the dates" in week2["allowAccess"][0]["comment"]
+    assert week1["uuid"] != week2["uuid"]
+
+
+def test_prairielearn_access_rules_follow_the_late_policy_at_its_edges():
+    from datetime import datetime
+
+    from judge.commands.export.prairielearn import access_rules
+
+    due = datetime(2026, 12, 1, 12, 0)
+    assert [r["credit"] for r in access_rules(due, 12.5)] == [100, 87, 75, 62, 50, 37, 25, 12]
+    assert [r["credit"] for r in access_rules(due, 100)] == [100]
+    assert access_rules(due, 0) == [{"comment": "due 2026-12-01T12:00:00, with no late penalty", "credit": 100}]

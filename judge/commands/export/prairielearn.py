@@ -9,24 +9,34 @@
     DIR/serverFilesCourse/pp_judge/run.sh          the entrypoint (-> /grade/serverFilesCourse/pp_judge)
     DIR/serverFilesCourse/pp_judge/wheels/         the judge and its dependencies, for the image's Python
     DIR/Dockerfile                                 optional: an image with the judge preinstalled
+    DIR/assessments/<name>/infoAssessment.json     with --assignment: a homework of its questions, each
+                                                   worth its points, open until the deadline and then at
+                                                   the late policy's credit (-> courseInstances/<ci>/assessments/)
 
 Paths and the results file follow PrairieLearn's docs/externalGrading.md: the student's files are
 in /grade/student, the question's tests/ in /grade/tests, results go to /grade/results/results.json.
+The assessment follows PrairieLearn's infoAssessment schema: access rules whose ``credit`` is a whole
+percentage, dates in the course instance's time zone (the deadline's naive local time, as written).
 """
 
 from __future__ import annotations
 
 import html
 import json
+import math
 import re
 import shutil
 import tempfile
 import uuid
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from ... import __version__
 from ...core.assets import asset_files
 from ...core.problem import Problem
+from ...core.result import Result
+from ...formats.points import text
+from ..assignments import Assignment
 from . import ExportOptions, size_text, template
 from .bundle import canonical_results, perfect_line, write_bundle
 from .wheels import prepare_wheels
@@ -59,11 +69,60 @@ def export(options: ExportOptions) -> list[str]:
         folder = out / QUESTIONS / problem.id
         write_bundle(folder / "tests", [problem], {problem.id: canonical[problem.id]}, config, include_secret=True)
         _question(folder, problem, image, options.timeout)
-    return [(f"Wrote {out}/: {len(options.problems)} question(s) in {QUESTIONS}/, the grader in "
-             f"serverFilesCourse/{SERVER_FILES}/ (wheels {size_text(server / 'wheels')} in {len(wheels)} files), "
-             f"a Dockerfile; grading image {image}."),
-            perfect_line(options.problems, canonical),
-            "Copy questions/ and serverFilesCourse/ into your course repository (docs/platforms.md)."]
+    lines = [(f"Wrote {out}/: {len(options.problems)} question(s) in {QUESTIONS}/, the grader in "
+              f"serverFilesCourse/{SERVER_FILES}/ (wheels {size_text(server / 'wheels')} in {len(wheels)} files), "
+              f"a Dockerfile; grading image {image}."),
+             perfect_line(options.problems, canonical),
+             "Copy questions/ and serverFilesCourse/ into your course repository (docs/platforms.md)."]
+    if options.assignment is not None:
+        lines += _write_assessment(out, options.assignment, options.problems, canonical)
+    return lines
+
+
+def _write_assessment(out: Path, assignment: Assignment, problems: list[Problem],
+                      canonical: dict[str, Result]) -> list[str]:
+    """``assessments/<name>/infoAssessment.json`` for the assignment, and what to do with it."""
+    path = out / "assessments" / assignment.name / "infoAssessment.json"
+    _write(path, json.dumps(assessment_info(assignment, problems, canonical), indent=2) + "\n")
+    lines = [f"Wrote {path.relative_to(out)}: copy assessments/{assignment.name}/ into a course instance's "
+             "assessments/ (courseInstances/<instance>/assessments/), and check its set, number and dates."]
+    if assignment.deadline is not None and not float(assignment.late_penalty).is_integer():
+        lines.append(f"Note: PrairieLearn's credit is a whole percentage: the late penalty of "
+                     f"{text(assignment.late_penalty)} % a day is rounded up in the access rules.")
+    return lines
+
+
+def assessment_info(assignment: Assignment, problems: list[Problem], canonical: dict[str, Result]) -> dict:
+    """A PrairieLearn homework of the assignment's questions: each worth what the judge gives it (its
+    reference's points), so PrairieLearn's total is the judge's, and access rules for its late policy."""
+    number = re.search(r"\d+", assignment.name)
+    questions = [{"id": f"{QUESTIONS.name}/{problem.id}", "autoPoints": canonical[problem.id].max_points,
+                  "maxAutoPoints": canonical[problem.id].max_points} for problem in problems]
+    return {"uuid": str(uuid.uuid5(_UUID_NAMESPACE, f"assessment:{assignment.name}")), "type": "Homework",
+            "title": assignment.title or assignment.name, "set": "Homework",
+            "number": number.group(0) if number else "1",
+            "allowAccess": access_rules(assignment.deadline, assignment.late_penalty),
+            "zones": [{"questions": questions}]}
+
+
+def access_rules(deadline: datetime | None, percent_per_day: float) -> list[dict]:
+    """Full credit until the deadline, then one rule per started day late at the judge's late policy (a
+    submission one minute late is a day late), until the credit reaches 0; open with full credit without one."""
+    if deadline is None:
+        return [{"comment": "no deadline in course.toml: set the dates here", "credit": 100}]
+    if percent_per_day <= 0:
+        return [{"comment": f"due {_pl_date(deadline)}, with no late penalty", "credit": 100}]
+    rules: list[dict] = [{"credit": 100, "endDate": _pl_date(deadline)}]
+    day = 1
+    while (credit := 100 - math.ceil(day * percent_per_day)) > 0:
+        start, end = deadline + timedelta(days=day - 1), deadline + timedelta(days=day)  # the larger credit wins
+        rules.append({"credit": credit, "startDate": _pl_date(start), "endDate": _pl_date(end)})
+        day += 1
+    return rules
+
+
+def _pl_date(when: datetime) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def _question(folder: Path, problem: Problem, image: str, timeout: float | None) -> None:
