@@ -270,6 +270,37 @@ def test_output_sent_past_the_learner_sides_cap_is_cut_on_the_tests_side(where):
         assert len(test.stdout) <= OUTPUT_LIMIT, len(test.stdout)
 
 
+FUNCTIONS_WITH_EVERY_REPLY = REFERENCE + '''
+
+import gc as _gc
+
+_sent = [0]
+
+
+def _announce(reply):  # new names with every reply: stand-ins the tests' side would keep until the run ends
+    _sent[0] += 1
+    base = _sent[0] * 100_000
+    reply["bound"] = {f"f{base + i}": {"~": "ref", "side": "learner", "id": base + i, "kind": "function"}
+                      for i in range(6_000)}
+
+
+for _connection in _gc.get_objects():
+    if type(_connection).__name__ == "PipeConnection":
+        _connection.on_send = _announce
+'''
+
+
+@pytest.mark.parametrize("where", NATIVE_LEVELS)
+def test_a_learner_side_that_announces_function_after_function_is_stopped(where):
+    """The tests' side keeps a stand-in for each function of the learner's module it hears of: a learner side
+    that announced thousands of new ones with every reply held 960 MB of root's test process (red team round 8).
+    Past 10,000 the call fails, and the learner process is replaced (and its announcements dropped)."""
+    tests = run(FUNCTIONS_WITH_EVERY_REPLY, where)
+    stopped = [t for t in tests.values() if "announced more than 10,000 functions of its module" in t.message]
+    assert stopped, {name: (t.outcome, t.message[:80]) for name, t in tests.items()}
+    assert all(t.outcome == "failed" for t in stopped)
+
+
 ESCAPES = "\x1b]0;all passed\x07\x1b[2J\x1b[32m4/4 passed\x1b[0m\x9b2J"
 CONTROL_SOURCES = {
     "raises at import": f"raise ValueError({ESCAPES!r})\n" + REFERENCE,

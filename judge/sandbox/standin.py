@@ -33,6 +33,9 @@ from ..core import codec, protocol
 from ..core.collector import OUTPUT_LIMIT
 from ..core.problem import Problem
 
+#: more functions than a learner's module has: the test side keeps a stand-in for each one it hears of,
+#: so a hostile learner side that announced new ones with every reply would fill root's test process
+MAX_MODULE_FUNCTIONS = 10_000
 _CALLABLES = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, functools.partial)
 
 
@@ -133,6 +136,9 @@ class TestSide:
         self._used = False
         self._described.clear()
         self.functions = {name: f for name, f in self.learner.bound.items() if isinstance(f, RemoteFunction)}
+        if len(self.functions) > MAX_MODULE_FUNCTIONS:
+            self.stop()
+            raise _too_many_functions()
         return self.learner.import_error
 
     def stop(self) -> None:
@@ -158,6 +164,10 @@ class TestSide:
             raise
         changes = reply.get("bound")
         if type(changes) is dict:
+            if len(self.functions.keys() | changes.keys()) > MAX_MODULE_FUNCTIONS:
+                violation = _too_many_functions()
+                self._replace(learner, violation)
+                raise violation
             for name, function in changes.items():
                 if isinstance(function, RemoteFunction):
                     self.functions[name] = function
@@ -340,6 +350,11 @@ class _RevokePlugin:
         finally:
             self.side.revoke()
             self.side.output_left = {"out": 0, "err": 0}  # output that comes between tests is dropped
+
+
+def _too_many_functions() -> protocol.ProtocolViolation:
+    return protocol.ProtocolViolation(f"the learner's side announced more than {MAX_MODULE_FUNCTIONS:,} functions "
+                                      "of its module")
 
 
 def exit_message(tree: Any) -> str:
