@@ -516,6 +516,32 @@ def test_regrading_one_submission_updates_its_row_only(tmp_path, problems):
     assert {s: r["total"] for s, r in _rows(out).items()} == {"ann": "0", "bob": "10"}
 
 
+def test_a_student_named_like_a_classmates_file_gets_a_file_of_their_own(tmp_path, problems):
+    """Red team round 8: "Ann Lee"'s files were Ann_Lee-<8 hex of sha256("Ann Lee")>, a name a classmate can
+    take: results/ and feedback/ then held one file for both, and regrading one student dropped Ann Lee's row."""
+    import hashlib
+
+    digest = hashlib.sha256(b"Ann Lee").hexdigest()
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "Ann Lee.zip", {"fx-add/adder.py": REFERENCE})
+    impostors = [f"Ann_Lee-{digest[:8]}", f"Ann_Lee-{digest[:16]}"]
+    for name in impostors:
+        shutil.copy(SOLUTIONS / "partly_failing.py", _folder(subs / name / "fx-add") / "adder.py")
+    out = tmp_path / "out"
+    found, _ = discover_problems(problems)
+    grade_class(subs, out, found, Options())
+    names = {"Ann Lee", *impostors}
+    assert len({safe_name(n) for n in names}) == 3
+    assert len(list((out / "results").iterdir())) == len(list((out / "feedback").iterdir())) == 3
+    assert "# Feedback for Ann Lee\n" in (out / "feedback" / f"{safe_name('Ann Lee')}.md").read_text(encoding="utf-8")
+    stale = out / "results" / f"Ann_Lee-{digest[:8]}.json"  # Ann Lee's file as an older version named it
+    stale.write_bytes((out / "results" / f"{safe_name('Ann Lee')}.json").read_bytes())
+    again = grade_class(subs / impostors[0], out, found, Options())
+    assert again.regraded == impostors[0]
+    assert len((out / "grades.csv").read_text(encoding="utf-8-sig").splitlines()) == 4, "one row a student"
+    assert {s: r["total"] for s, r in _rows(out).items()} == {"Ann Lee": "10", **dict.fromkeys(impostors, "7.5")}
+
+
 def test_regrading_one_lms_submission_updates_that_students_row(tmp_path, problems):
     """A Canvas file, a Moodle folder, a Blackboard attempt's file, given on their own: the student the layout
     names (with their other files: the Canvas note, the Blackboard receipt's attempt), never a new row."""

@@ -185,8 +185,12 @@ def _a_submission_of_its_own(child: Path) -> bool:
 
 
 def stored_grades(out_dir: Path, problems: list[Problem]) -> list[Graded]:
-    """Every student's grade as ``results/`` holds it (the submission as it was read, and its Results)."""
-    found = []
+    """Every student's grade as ``results/`` holds it (the submission as it was read, and its Results): for
+    each student, the file of the name this version gives it (an older version's file of the same student,
+    or a file that claims another's name, is passed over)."""
+    from .outputs import results_path
+
+    found: dict[str, Graded] = {}
     for path in sorted((out_dir / "results").glob("*.json")):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -195,9 +199,10 @@ def stored_grades(out_dir: Path, problems: list[Problem]) -> list[Graded]:
         except (OSError, ValueError, KeyError, TypeError):
             continue
         known = {p.id for p in problems}
-        if {r.problem for r in results} == known:
-            found.append(Graded(submission, results, data.get("input_digest", "")))
-    return found
+        own = path.name == results_path(out_dir, submission.student).name
+        if {r.problem for r in results} == known and (own or submission.student not in found):
+            found[submission.student] = Graded(submission, results, data.get("input_digest", ""))
+    return list(found.values())
 
 
 def _judge(todo: list[Graded], problems: list[Problem], options: Options, progress: _Progress) -> int:

@@ -161,14 +161,19 @@ class ClassGrades:
 #: the longest plain name kept as it is: with ``.`` before it and ``.json.tmp`` after (write_atomic's temporary
 #: file), a longer one would pass the 255 bytes a file name may have
 _PLAIN_NAME_BYTES = 200
+_HASHED_NAME = re.compile(r"-[0-9a-f]{8,}$")  # how a hashed name ends (8 digits in files of older versions)
 
 
 def safe_name(student: str) -> str:
-    """A file name for ``student``: unchanged when it is plain, else cleaned and made unique by a hash."""
+    """A file name for ``student``: unchanged when it is plain, else cleaned and made unique by a hash.
+
+    No two students share one: a plain name that ends as a hashed one does (``Ann_Lee-<16 hex>``, which
+    a student could compute from a classmate's ``Ann Lee``) is hashed too, and 64 bits of hash are more
+    than anyone can search for a second name that cleans to the same and hashes alike."""
     cleaned = _UNSAFE_CHARS.sub("_", student).strip("._") or "student"
-    if cleaned == student and len(student.encode()) <= _PLAIN_NAME_BYTES:
+    if cleaned == student and len(student.encode()) <= _PLAIN_NAME_BYTES and not _HASHED_NAME.search(student):
         return student
-    return f"{cleaned[:80]}-{hashlib.sha256(student.encode()).hexdigest()[:8]}"
+    return f"{cleaned[:80]}-{hashlib.sha256(student.encode()).hexdigest()[:16]}"
 
 
 def cell(text: str) -> str:
