@@ -550,6 +550,10 @@ attempt("socket", lambda: socket.socket())
 libc = ctypes.CDLL(None, use_errno=True)
 print("ptrace", "refused" if libc.ptrace(0, 0, 0, 0) != 0 else "allowed")
 attempt("write-own", lambda: open("mine.txt", "w").write("x"))
+sync = {"x86_64": 162, "aarch64": 81}[os.uname().machine]  # pidfd_open is 434 on both
+for name, call in (("inotify", lambda: libc.inotify_init1(0)), ("pidfd", lambda: libc.syscall(434, 1, 0)),
+                   ("sync", lambda: libc.syscall(sync))):
+    print(name, "refused" if call() < 0 and ctypes.get_errno() == 1 else "allowed")
 """
 done = subprocess.run([sandbox.python, "-I", "-S", "-c", probe, sys.argv[1]], capture_output=True, text=True,
                       user=identity.uid, group=identity.gid, extra_groups=[], preexec_fn=rules.enter, cwd=work)
@@ -569,4 +573,5 @@ def test_landlock_and_seccomp_refuse_what_the_user_level_never_needs(user_python
     done = subprocess.run([user_python, "-c", CONFINED_PROBE, str(target)], capture_output=True, text=True,
                           env=clean_env(), cwd="/", timeout=120, check=False)
     lines = set(done.stdout.split("\n"))
-    assert {"read refused 13", "socket refused 1", "ptrace refused", "write-own allowed"} <= lines, done.stdout
+    assert {"read refused 13", "socket refused 1", "ptrace refused", "write-own allowed", "inotify refused",
+            "pidfd refused", "sync refused"} <= lines, done.stdout

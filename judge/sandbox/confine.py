@@ -14,7 +14,8 @@ allows Landlock's system calls), the learner process is also confined before it 
   the kernel reaps by itself would take its CPU time out of every count), no ptrace, no other
   process's memory, no sockets, no new namespaces or mounts, no io_uring (which would go around the
   filter), no BPF, no SysV or POSIX IPC and no memfd (memory outside the address-space limit, or
-  left behind after the job). bubblewrap loads the same filter (``--seccomp``).
+  left behind after the job), no watching the machine's folders (inotify), no handles on other
+  processes (pidfd), no flushing every disk (sync). bubblewrap loads the same filter (``--seccomp``).
 - Landlock's scopes (ABI 6 and later): no signal to a process outside the learner's own, no abstract
   unix socket of another domain.
 
@@ -43,7 +44,8 @@ REFUSED_SYSCALLS = ("ptrace", "process_vm_readv", "process_vm_writev", "socket",
                     "io_uring_setup", "io_uring_enter", "io_uring_register", "fanotify_init", "mount_setattr",
                     "move_mount", "open_tree", "fsopen", "fsmount", "fspick", "fork", "vfork", "pidfd_getfd",
                     "process_madvise", "shmget", "shmat", "msgget", "semget", "mq_open", "memfd_create",
-                    "memfd_secret")
+                    "memfd_secret", "inotify_init", "inotify_init1", "pidfd_open", "pidfd_send_signal", "sync",
+                    "syncfs")
 #: clone is allowed for threads only (CLONE_THREAD set); clone3 is answered "not implemented", so
 #: the C library falls back to clone, whose flags a filter can see (clone3's are behind a pointer)
 _CLONE_THREAD = 0x00010000
