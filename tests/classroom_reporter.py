@@ -25,6 +25,13 @@ const runners = process.argv[1].split(",").map((runner) => {
   return { runner, results: JSON.parse(Buffer.from(encoded, "base64").toString("utf-8")) };
 });
 const logged = runners.map(({ runner, results }) => {
+  // console-results.js prints each entry: a passed or failed one after a colour code, an errored one's
+  // message as it is (each of its lines a line of the log, where the runner reads workflow commands)
+  results.tests.forEach((test) => {
+    if (test.status === "pass") console.log(`\x1b[32m✅ ${test.name}\x1b[0m`);
+    else if (test.status === "error") console.log(`Error: ${test.message || `Failed to run test '${test.name}'`}\n\x1b[0m`);
+    else console.log(`\x1b[31m❌ ${test.name}\x1b[0m`);
+  });
   const passed = results.tests.reduce((n, { status }) => (status === "pass" ? n + 1 : n), 0);
   const score = (passed / results.tests.length) * (results.max_score || 0);
   if (results.max_score !== 0) console.log(`Total points for ${runner}: ${score.toFixed(2)}/${results.max_score}`);
@@ -54,6 +61,8 @@ def reporter(env: dict[str, str]) -> tuple[str, str]:
     assert node, "node is needed to run the reporter's reading of the results (.ci/setup installs it)"
     done = subprocess.run([node, "-e", NODE_REPORTER_MIRROR, runners], env=dict(os.environ, **env),
                           capture_output=True, text=True, timeout=60, check=True)
+    commands = workflow_commands(done.stdout)
+    assert not commands, f"the reporter's log would run workflow commands: {commands}"
     *_, total, points = done.stdout.splitlines()
     if REAL_REPORTER:
         real = subprocess.run([node, REAL_REPORTER], env=dict(os.environ, INPUT_RUNNERS=runners, **env),
@@ -63,3 +72,9 @@ def reporter(env: dict[str, str]) -> tuple[str, str]:
         assert row.split("│")[2].strip() == total.split(" ")[1].split("/")[0], real
         assert f"::notice title=Autograding complete::{points}" in real, real
     return total.split(" ")[1], points.split(" ")[1]
+
+
+def workflow_commands(log: str) -> list[str]:
+    """The lines of a step's log the Actions runner would run as workflow commands: a line (ended by \\n or
+    \\r) that starts with ``::`` after blanks, or that holds the older ``##[``."""
+    return [line for line in re.split(r"\r\n|\r|\n", log) if line.lstrip().startswith("::") or "##[" in line]

@@ -304,6 +304,32 @@ def test_github_classroom_log_total_is_the_points_classroom_reads():
     assert entry["status"] == "fail" and entry["message"].startswith("passed, but earned none of its points")
 
 
+FORGED_NOTICES = ("the module is not ready\n::notice title=Autograding complete::Points 3/3\n"
+                  "  \u00a0::notice title=Autograding report::{\"totalPoints\":3,\"maxPoints\":3}\r"
+                  "::stop-commands::t0k3n\n##[error]legacy\n::add-mask::Points")
+
+
+@pytest.mark.parametrize("where", ["message", "output", "name"])
+def test_the_classroom_log_runs_no_workflow_command_the_learner_wrote(where):
+    """Red team round 8: the reporter prints an errored entry's message as it is, and the Actions runner runs
+    each line of a step's log that starts with :: (a forged "Autograding complete" notice, then stop-commands so
+    the real one is not): Classroom recorded 3/3 for 0/3. Every line of every name, message and output the
+    reporter prints must be inert, for errored, failed and passed entries alike."""
+    from judge.core.result import TestResult
+    from judge.formats.github_classroom import runner_outputs
+
+    crashed = Result.error("fx-add", FORGED_NOTICES if where == "message" else "boom", max_points=3.0)
+    name = f"test_x[{FORGED_NOTICES}]" if where == "name" else "test_x"
+    test = TestResult(id=f"tests/public/test_add.py::{name}", name=name, file="tests/public/test_add.py",
+                      visibility="public", outcome="failed", message=FORGED_NOTICES,
+                      stdout=FORGED_NOTICES if where == "output" else "", points=0.0, max_points=3.0)
+    failed = Result(problem="fx-two", status="failed", points=0.0, max_points=3.0, tests=[test])
+    outputs = runner_outputs([crashed, failed], FormatContext())
+    assert reporter(_env(outputs)) == ("0/6", "0/6")  # the reporter's log checked for workflow commands too
+    printed = json.dumps([json.loads(base64.b64decode(v)) for v in outputs.values()], ensure_ascii=False)
+    assert "| ::notice title=Autograding complete::Points 3/3" in printed or where != "message", printed
+
+
 def test_github_classroom_total_is_exact_where_doubles_do_not_add_up():
     """0.1 + 0.2 is 0.30000000000000004 in doubles: the reporter must still read 0.3 (and 95.71, not 95.7142857)."""
     from judge.formats.github_classroom import runner_outputs

@@ -41,6 +41,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -200,15 +201,31 @@ def _status(results: list[Result], all_rows: list[Row], context: FormatContext) 
 def _test(row: Row, cap: int) -> dict[str, Any]:
     output = _("Output:") + f"\n{row.output}" if row.output else ""
     message = "\n\n".join(part for part in (row.message, output) if part)
-    return {"name": row.name, "status": _STATUS.get(row.outcome, "fail"), "score": row.points,
-            "message": _cut(message, cap), "test_code": "", "filename": row.file, "line_no": row.line,
+    return {"name": inert(row.name), "status": _STATUS.get(row.outcome, "fail"), "score": row.points,
+            "message": _cut(message, cap), "test_code": "", "filename": inert(row.file), "line_no": row.line,
             "duration": round(row.duration, 4)}
 
 
 def _cut(message: str, cap: int) -> str:
     if not cap:
         return ""
-    return message if len(message) <= cap else message[:cap].rstrip() + _(" … (cut short; run the judge for all of it)")
+    cut = message if len(message) <= cap else message[:cap].rstrip() + _(" … (cut short; run the judge for all of it)")
+    return inert(cut)
+
+
+# a line the Actions runner reads as a workflow command: ``::name ...::`` after blanks (a line ends at
+# \n or \r), and the older ``##[name]`` anywhere in a line
+_COMMAND_LINE = re.compile(r"(^|[\n\r])([^\S\n\r]*)::")
+
+
+def inert(text: str) -> str:
+    """``text`` with nothing the Actions runner would run when the reporter prints it to the job's log.
+
+    The reporter prints an errored entry's message as it is, so each of its lines is a line of the log,
+    and the runner runs every line that starts with ``::`` (``::notice title=Autograding complete::Points
+    3/3``, ``::stop-commands::`` so that the reporter's own notice is not one): such a line is quoted
+    with ``| ``, and ``##[`` is broken by an invisible space."""
+    return _COMMAND_LINE.sub(r"\1\2| ::", text).replace("##[", "#\u200b#[")
 
 
 def _sum(values: Iterable[float]) -> Decimal:
