@@ -303,7 +303,7 @@ def test_prairielearn_export_and_run_sh(tmp_path, wheelhouse, gradescope, world_
         assert data["points"] == points and data["max_points"] == 4.0 and data["score"] == points / 4
 
 
-def test_github_classroom_template_and_its_grading_step(tmp_path, wheelhouse):
+def test_github_classroom_template_and_its_grading_step(tmp_path, wheelhouse, monkeypatch, capsys):
     out = tmp_path / "assignment"
     done = run_cli("export", "github-classroom", "-o", str(out), "--problems", str(FX), "--wheels", str(wheelhouse))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -318,6 +318,18 @@ def test_github_classroom_template_and_its_grading_step(tmp_path, wheelhouse):
     result = _run_step(steps["judge"], out, tmp_path)
     assert result["status"] == "pass" and result["max_score"] == 3.0  # the public tests only
     assert sum(t["score"] for t in result["tests"]) == 3.0
+    # where bubblewrap cannot run and the runner is no root (GitHub's Ubuntu 24.04), the step fails: no plain
+    from judge.commands.export import run as bundle_run
+    from judge.sandbox import levels
+
+    monkeypatch.setattr(levels.shutil, "which", lambda name: None)
+    monkeypatch.setattr(levels.os, "geteuid", lambda: 1000)
+    levels._choose.cache_clear()
+    try:
+        assert bundle_run.main(["check-sandbox", "--bundle", str(out / ".judge")]) == 2
+    finally:
+        levels._choose.cache_clear()
+    assert "a platform's grading never runs learner code unsandboxed" in capsys.readouterr().err
 
 
 def test_github_classroom_with_private_tests(tmp_path, wheelhouse):
@@ -330,7 +342,7 @@ def test_github_classroom_with_private_tests(tmp_path, wheelhouse):
     steps = _check_workflow(yaml.safe_load((out / ".github" / "workflows" / "classroom.yml").read_text()), out)
     checkout = steps["private"]
     assert checkout["with"] == {"repository": "acme/pp-tests", "token": "${{ secrets.JUDGE_TESTS_TOKEN }}",
-                                "path": ".judge-tests"}
+                                "path": ".judge-tests", "persist-credentials": False}  # no token left in .git
     shutil.copytree(tests_out, out / ".judge-tests")  # what that checkout step does on GitHub
     shutil.copy(SOLUTIONS / "partly_failing.py", out / "fx-add" / "adder.py")
     # a judge.py at the repository's root is the student's (the practice launcher, or worse): the step's
@@ -358,6 +370,9 @@ def _check_workflow(workflow: dict, out: Path) -> dict[str, dict]:
                                "FX_ADD_LOST_RESULTS": "${{ steps.judge.outputs.fx_add_lost }}"}
     [install] = [s for s in steps if "pip install" in s.get("run", "")]
     assert (out / install["run"].split()[-1]).is_file(), "the workflow installs the wheel shipped in the template"
+    # before the judge: bubblewrap installed and allowed its namespaces (Ubuntu 24.04 restricts them)
+    [sandbox] = [s for s in steps if "apparmor_restrict_unprivileged_userns=0" in s.get("run", "")]
+    assert "apt-get install -y -qq bubblewrap" in sandbox["run"] and steps.index(sandbox) < steps.index(judge)
     private = [s for s in steps if s.get("with", {}).get("token")]
     return {"judge": judge, "private": private[0] if private else {}}
 

@@ -530,3 +530,22 @@ def test_a_kernel_that_refuses_landlock_is_reported_with_its_reason(refusal, sai
     offered, missing = done.stdout.split("\n", 1)
     assert offered == "False"
     assert said in missing and "chmod -R o-rwx" in missing
+
+
+def test_a_platforms_grading_never_falls_back_to_no_sandbox(monkeypatch):
+    """Red team round 8: GitHub's Ubuntu 24.04 runners restrict the namespaces bubblewrap needs, and the
+    Classroom step runs as a user that is not root, so `auto` graded at plain: the learner's code wrote a
+    conftest.py that passed every test and printed the secret tests to the job's log. Unattended, `auto`
+    refuses instead; an instructor's own `judge grade` still falls back, with its warning."""
+    monkeypatch.setattr(levels.shutil, "which", lambda name: None)  # as if bubblewrap could not run
+    monkeypatch.setattr(levels.os, "geteuid", lambda: 1000)
+    levels._choose.cache_clear()
+    try:
+        with pytest.raises(levels.SandboxError, match="a platform's grading never runs learner code unsandboxed") \
+                as refused:
+            levels.choose("auto", grading=True, unattended=True)
+        assert "kernel.apparmor_restrict_unprivileged_userns=0" in str(refused.value)
+        assert levels.choose("auto", grading=True).level == "plain"
+        assert levels.choose("plain", grading=True, unattended=True).level == "plain"  # asked for by name
+    finally:
+        levels._choose.cache_clear()

@@ -148,7 +148,8 @@ def choose_sandbox(args: argparse.Namespace, bundle: Bundle) -> Sandbox:
     """The run's sandbox (probed once), said on stderr with the warning of a plain level."""
     from ...sandbox.levels import choose, problems_options
 
-    sandbox = choose(args.sandbox, user=args.sandbox_user, grading=True, **problems_options(bundle.problems))
+    sandbox = choose(args.sandbox, user=args.sandbox_user, grading=True, unattended=True,
+                     **problems_options(bundle.problems))
     print(f"Sandbox: {sandbox.summary}" + (f" [{sandbox.note}]" if sandbox.note else ""), file=sys.stderr)
     if sandbox.warning:
         print(f"warning: {sandbox.warning}", file=sys.stderr)
