@@ -549,3 +549,27 @@ def test_a_platforms_grading_never_falls_back_to_no_sandbox(monkeypatch):
         assert levels.choose("plain", grading=True, unattended=True).level == "plain"  # asked for by name
     finally:
         levels._choose.cache_clear()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the pool's locks are root's")
+def test_a_named_sandbox_user_that_something_else_uses_is_refused_and_left_alone(tmp_path):
+    """Red team round 8: every job ends every process of its sandbox user and removes its files in the shared
+    temporary folders, so `--sandbox-user nobody` (run.sh's default, which the docs say to try locally) killed
+    the machine's own processes of nobody. A named user that runs or owns anything is refused, untouched."""
+    from judge.sandbox import identities
+
+    uid = 64990  # outside the judge's pool, no account
+    other = subprocess.Popen(["sleep", "60"], user=uid, group=uid, extra_groups=[])
+    owned = Path(tempfile.gettempdir()) / f"judge-test-owned-{os.getpid()}"
+    owned.write_text("not the judge's")
+    os.chown(owned, uid, uid)
+    try:
+        with pytest.raises(identities.IdentityError, match=r"the sandbox user \(uid 64990\) is in use") as refused:
+            identities.acquire(named=(uid, uid), wait=0)
+        assert f"process {other.pid} (sleep)" in str(refused.value) and str(owned) in str(refused.value)
+        assert other.poll() is None and owned.read_text() == "not the judge's", "nothing of it was touched"
+    finally:
+        other.kill()
+        other.wait()
+        owned.unlink()
+    identities.release(identities.acquire(named=(uid, uid), wait=0))  # its own again: taken and given back

@@ -73,7 +73,9 @@ def sandbox_options(parser: argparse.ArgumentParser) -> None:
                         help="where learner code runs: bubblewrap (namespaces), user (an unprivileged user, as "
                         "root), plain (a child process, no sandbox); auto (default): the first that works")
     parser.add_argument("--sandbox-user", metavar="NAME", help="one unprivileged user for every job of --sandbox "
-                        "user (default: a uid of its own per job, from a pool of uids with no account)")
+                        "user, that nothing else runs as: after each job its every process is ended and its files in "
+                        "the shared temporary folders removed (default: a uid of its own per job, from a pool of uids "
+                        "with no account)")
 
 
 def native_engine(args: argparse.Namespace, problems: list[Problem], grading: bool,

@@ -107,6 +107,8 @@ def acquire(named: tuple[int, int] | None = None, wait: float = WAIT, announce: 
                 continue
             identity = Identity(uid, named[1] if named else uid, fd)
             try:
+                if named:
+                    _refuse_a_user_in_use(uid)
                 end_processes(identity.uid)  # what a judge killed before its clean-up may have left
             except BaseException:
                 os.close(fd)
@@ -122,6 +124,37 @@ def acquire(named: tuple[int, int] | None = None, wait: float = WAIT, announce: 
             raise AllTaken("every sandbox identity is taken by other jobs (more than "
                                 f"{len(candidates)} at once on this machine)")
         time.sleep(0.05)
+
+
+def _refuse_a_user_in_use(uid: int) -> None:
+    """A named user (``--sandbox-user``) must be the judge's alone: after every job, everything it runs is
+    killed and its files in the shared temporary folders are removed. :class:`IdentityError` naming what it
+    runs or owns now (``nobody`` on a workstation often runs a daemon or two)."""
+    traces = [f"process {pid} ({_command(pid)})" for pid in processes_of(uid)]
+    for folder in dict.fromkeys((tempfile.gettempdir(), *SHARED_FOLDERS)):
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            traces += [entry.path for entry in entries if _owner(entry) == uid]
+    if traces:
+        raise IdentityError(f"the sandbox user (uid {uid}) is in use: {', '.join(traces[:5])}"
+                            + (" ..." if len(traces) > 5 else "") + ". After every job the judge ends every process "
+                            "of its sandbox user and removes its files in the shared temporary folders: give it a "
+                            "user nothing else runs as (or no --sandbox-user: the judge's own pool of uids), or "
+                            "end and remove these first (a judge killed before its clean-up may have left them)")
+
+
+def _command(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as handle:
+            return handle.read().strip()
+    except OSError:
+        return "?"
+
+
+def _owner(entry: os.DirEntry[str]) -> int:
+    try:
+        return entry.stat(follow_symlinks=False).st_uid
+    except OSError:
+        return -1
 
 
 def release(identity: Identity) -> None:
