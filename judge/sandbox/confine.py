@@ -6,7 +6,7 @@ jobs, but not from files every user may read, such as a course checkout in a hom
 Where the kernel offers them (both work without privileges, and Docker's default seccomp profile
 allows Landlock's system calls), the learner process is also confined before it starts:
 
-- **Landlock** (Linux 5.13+, the ``landlock`` package): it may read only the Python runtime (the
+- **Landlock** (Linux 5.13+; its system calls made here): it may read only the Python runtime (the
   standard library without its site-packages), the system's shared libraries, the judge's learner
   runtime (numpy among it) and its own folder; it may write only its own folder. Whatever else is
   world-readable stays out of reach.
@@ -54,13 +54,17 @@ _LANDLOCK_SCOPES = 0x1 | 0x2  # LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_S
 _LIST_ONLY = "/*list*"
 _PR_SET_NO_NEW_PRIVS = 38
 #: Landlock's system calls have the same numbers on every architecture; the judge makes them itself
-#: and reads their return values: the landlock package's error check reads errno instead, which a
-#: call that succeeds leaves as an earlier failed call set it (a confinement refused for nothing)
+#: and reads their return values (the landlock package on PyPI reads errno instead, which a call that
+#: succeeds leaves as an earlier failed call set it: it refused confinement for nothing in CI)
 _SYS_LANDLOCK_CREATE_RULESET = 444
 _SYS_LANDLOCK_ADD_RULE = 445
 _SYS_LANDLOCK_RESTRICT_SELF = 446
 _LANDLOCK_CREATE_RULESET_VERSION = 1
 _LANDLOCK_RULE_PATH_BENEATH = 1
+# the file-system access rights (include/uapi/linux/landlock.h), and the ABI that brought each one
+_EXECUTE, _WRITE_FILE, _READ_FILE, _READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+_DIR_CHANGES = sum(1 << bit for bit in range(4, 13))  # remove a folder or file, make any kind of entry
+_REFER, _TRUNCATE, _IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15  # ABI 2, 3 and 5
 #: files outside the runtime a Python process reads on its way (the loader's cache, time zones)
 _SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/usr/share/zoneinfo", "/dev/null", "/dev/urandom",
                  "/dev/zero", "/sys/devices/system/cpu")
@@ -112,10 +116,6 @@ def offered() -> Offered:
 def _landlock_offered() -> tuple[bool, str]:
     if not sys.platform.startswith("linux"):
         return False, "not Linux"
-    try:
-        import landlock  # noqa: F401  (its access flags and rule structure build the rules)
-    except ImportError:
-        return False, "the landlock package is not installed"
     version = landlock_abi()
     if version < 0:
         return False, _LANDLOCK_ERRORS.get(-version, os.strerror(-version))
@@ -196,15 +196,29 @@ def _ruleset_attr(handled: int, abi: int) -> tuple[_RulesetAttr, int]:
     return _RulesetAttr(handled, 0, 0), 16 if abi >= 4 else 8
 
 
-def _landlock_ruleset(readable: Iterable[str], writable: str) -> int:
-    import landlock
-    from landlock.plumbing import PathBeneathAttr
+class _PathBeneath(ctypes.Structure):
+    """``struct landlock_path_beneath_attr`` (packed)."""
 
-    access = landlock.FSAccess
-    handled = access.all()
-    read_dir = access.READ_DIR | access.READ_FILE | access.EXECUTE
-    read_file = access.READ_FILE | access.EXECUTE
-    attr, size = _ruleset_attr(int(handled), landlock_abi())
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def _file_rights(abi: int) -> int:
+    """The rights that apply to a file (not a folder) in this ABI."""
+    return _EXECUTE | _WRITE_FILE | _READ_FILE | (_TRUNCATE if abi >= 3 else 0) | (_IOCTL_DEV if abi >= 5 else 0)
+
+
+def _handled_rights(abi: int) -> int:
+    """Every file-system right this ABI knows: all of them are handled, so none is allowed unless a rule says."""
+    return _file_rights(abi) | _READ_DIR | _DIR_CHANGES | (_REFER if abi >= 2 else 0)
+
+
+def _landlock_ruleset(readable: Iterable[str], writable: str) -> int:
+    abi = landlock_abi()
+    handled = _handled_rights(abi)
+    read_dir = _READ_DIR | _READ_FILE | _EXECUTE
+    read_file = _READ_FILE | _EXECUTE
+    attr, size = _ruleset_attr(handled, abi)
     libc = ctypes.CDLL(None, use_errno=True)
     ruleset = libc.syscall(_SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
     if ruleset < 0:
@@ -218,8 +232,8 @@ def _landlock_ruleset(readable: Iterable[str], writable: str) -> int:
             return  # a path this machine does not have
         try:
             if not os.path.isdir(path):
-                rights &= access.all_file()
-            rule = PathBeneathAttr(rights, fd)
+                rights &= _file_rights(abi)
+            rule = _PathBeneath(rights, fd)
             if libc.syscall(_SYS_LANDLOCK_ADD_RULE, ruleset, _LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(rule), 0) != 0:
                 raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
         finally:
@@ -228,11 +242,11 @@ def _landlock_ruleset(readable: Iterable[str], writable: str) -> int:
     try:
         for path in sorted(set(readable)):
             if path.endswith(_LIST_ONLY):
-                allow(path[:-len(_LIST_ONLY)], access.READ_DIR)
+                allow(path[:-len(_LIST_ONLY)], _READ_DIR)
             else:
                 allow(path, read_dir if os.path.isdir(path) else read_file)
         allow(writable, handled)
-        allow("/dev/null", access.READ_FILE | access.WRITE_FILE)
+        allow("/dev/null", _READ_FILE | _WRITE_FILE)
     except BaseException:
         os.close(ruleset)
         raise
