@@ -110,6 +110,29 @@ def test_prairielearn_results_are_valid_and_add_up(case, scored, problem):
     assert len(json.dumps(data)) < 1_000_000
 
 
+def test_prairielearn_results_of_hundreds_of_long_failures_stay_under_its_1_mb(problem):
+    """pp-bubble-math has 198 tests: a wrong solution that prints in each one made a results.json over 1 MB, which
+    PrairieLearn refuses (the student saw a grading error, not their result). Messages and output are cut shorter
+    until it fits, the points are untouched, and the message says so; a small result is left whole."""
+    from judge.core.result import TestResult
+    from judge.formats.prairielearn import SIZE_BUDGET
+
+    def failing(count: int) -> Result:
+        tests = [TestResult(id=f"tests/public/test_add.py::test_{i}", name=f"test_{i}", file="tests/public/test_add.py",
+                            visibility="public", outcome="failed", message="assert " + "ab" * 3000,
+                            stdout="printed\n" * 400, points=0.0, max_points=4.0 / count) for i in range(count)]
+        return Result(problem="fx-add", status="failed", points=0.0, max_points=4.0, tests=tests)
+
+    large = FORMATS["prairielearn"].render([failing(300)], FormatContext(problems={problem.id: problem}))
+    assert len(large.encode()) <= SIZE_BUDGET
+    data = render("prairielearn", [failing(300)], problem)
+    assert len(data["tests"]) == 300 and data["max_points"] == 4.0 and data["points"] == 0.0
+    assert "cut short here, to fit PrairieLearn's limit" in data["message"]
+    small = render("prairielearn", [failing(3)], problem)
+    assert "cut short" not in small["message"] and small["tests"][0]["message"].startswith("assert abab")
+    assert len(small["tests"][0]["message"]) > 4000
+
+
 def test_prairielearn_unreadable_submission_is_not_gradable(problem):
     data = render("prairielearn", [Result.error("fx-add", "not judged: the zip is corrupt", 4.0)], problem,
                   submission_error="not a readable zip file")
