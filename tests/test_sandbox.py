@@ -526,12 +526,15 @@ def test_a_kernel_that_refuses_landlock_is_reported_with_its_reason(refusal, sai
     assert said in missing and "chmod -R o-rwx" in missing
 
 
-def test_a_platforms_grading_never_falls_back_to_no_sandbox(monkeypatch):
+def test_a_platforms_grading_never_falls_back_to_no_sandbox(monkeypatch, tmp_path):
     """Red team round 8: GitHub's Ubuntu 24.04 runners restrict the namespaces bubblewrap needs, and the
     Classroom step runs as a user that is not root, so `auto` graded at plain: the learner's code wrote a
     conftest.py that passed every test and printed the secret tests to the job's log. Unattended, `auto`
     refuses instead; an instructor's own `judge grade` still falls back, with its warning."""
-    monkeypatch.setattr(levels.shutil, "which", lambda name: None)  # as if bubblewrap could not run
+    stub = tmp_path / "bwrap"  # bwrap as it fails on GitHub's Ubuntu 24.04 runners
+    stub.write_text('#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n')
+    stub.chmod(0o755)
+    monkeypatch.setattr(levels.shutil, "which", lambda name: str(stub) if name == "bwrap" else None)
     monkeypatch.setattr(levels.os, "geteuid", lambda: 1000)
     levels._choose.cache_clear()
     try:
@@ -539,6 +542,7 @@ def test_a_platforms_grading_never_falls_back_to_no_sandbox(monkeypatch):
                 as refused:
             levels.choose("auto", grading=True, unattended=True)
         assert "kernel.apparmor_restrict_unprivileged_userns=0" in str(refused.value)
+        assert "the user level is the one expected here" not in str(refused.value), "not where the judge is no root"
         assert levels.choose("auto", grading=True).level == "plain"
         assert levels.choose("plain", grading=True, unattended=True).level == "plain"  # asked for by name
     finally:

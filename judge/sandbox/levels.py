@@ -92,6 +92,9 @@ PLAIN_WARNING = ("the learner's code runs without a sandbox, as the user running
 NO_NAMESPACES = ("bubblewrap: this machine does not let bwrap create namespaces, as on Gradescope, PrairieLearn "
                  "and in most containers; the user level is the one expected here (an unprivileged identity per "
                  "job, with Landlock and seccomp where the kernel offers them), nothing to fix")
+#: the same, for a judge that is not root (a GitHub Actions runner): there the user level cannot be had
+NO_NAMESPACES_UNPRIVILEGED = ("bubblewrap: this machine does not let bwrap create namespaces (Ubuntu 24.04 and later "
+                              "restrict them for users: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0)")
 _NO_NAMESPACES = re.compile(r"(creat\w* new namespace|uid map|setting up uid|No permissions to|unshare|"
                             r"Operation not permitted)", re.IGNORECASE)
 
@@ -411,7 +414,8 @@ def _check_probe(sandbox: Sandbox, done: subprocess.CompletedProcess[str]) -> No
     who = (f"the user {sandbox.user}" if sandbox.user else "an unprivileged identity"
            if sandbox.level == "user" or sandbox.as_identity else "it")
     if sandbox.level == "bubblewrap" and _NO_NAMESPACES.search(done.stderr or ""):
-        raise SandboxError(NO_NAMESPACES + f" (bwrap: {done.stderr.strip().splitlines()[-1]})")
+        said = NO_NAMESPACES if os.geteuid() == 0 else NO_NAMESPACES_UNPRIVILEGED
+        raise SandboxError(said + f" (bwrap: {done.stderr.strip().splitlines()[-1]})")
     try:
         report = json.loads(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
