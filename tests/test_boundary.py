@@ -219,20 +219,8 @@ def test_an_interrupt_in_the_learners_code_ends_the_run_without_formatting_every
 
 
 # The learner process caps the output it sends with each reply, but that is code the learner can change:
-# this solution replaces it and sends 4 MiB of "printed" text with every reply.
-OUTPUT_PAST_ITS_CAP = REFERENCE + '''
-
-import sys as _sys
-
-_child = _sys.modules.get("judge.sandbox.child")
-if _child is not None:
-    _PRINTED = "x" * (4 << 20)
-
-    def _attach(self, message):
-        message["out"] = _PRINTED
-
-    _child._Output.attach = _attach
-'''
+# the user-level sweeps' attack replaces it and sends 8 MiB of "printed" text with every reply.
+OUTPUT_PAST_ITS_CAP = REFERENCE + "\n\n" + (FIXTURES / "attacks" / "user" / "output_past_the_cap.py").read_text()
 
 
 def test_the_tests_process_keeps_no_more_of_the_learners_output_than_a_test_may_print(monkeypatch):
