@@ -1178,3 +1178,155 @@ def test_a_folder_swapped_for_a_link_while_it_is_walked_is_not_entered(tmp_path)
         with contextlib.suppress(OSError):
             read.append(file.read())
     assert b"THE REFERENCE\n" not in read, read
+
+
+def _nul_named_member_zip(path: Path) -> Path:
+    """A zip with the reference and a member whose name is one NUL byte: Python's zipfile cuts a name at its
+    first NUL, so that member's name is "" (``ZipInfo.is_dir()`` then raised IndexError in Python 3.11)."""
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("fx-add/adder.py", REFERENCE)
+        archive.writestr("@", b"")
+    data = bytearray(path.read_bytes())
+    for signature, name_at in ((b"PK\x03\x04", 30), (b"PK\x01\x02", 46)):  # the local header, the directory entry
+        at = data.rfind(signature)
+        data[at + name_at] = 0
+    return path.write_bytes(bytes(data)) and path
+
+
+def test_no_submission_stops_the_class_a_nul_name_a_deep_tree_a_bad_time_or_long_names(tmp_path, problems):
+    """Four crafted submissions each stopped `judge grade` for the whole class (red team round 9, H1 H2 H3 L3):
+    each is now its own row, every classmate is graded, and a later run reads the folder back."""
+    subs = _folder(tmp_path / "subs")
+    (_folder(subs / "alice" / "fx-add") / "adder.py").write_text(REFERENCE)
+    _nul_named_member_zip(subs / "nul.zip")
+    deep = subs / "deep"
+    (_folder(deep / "fx-add") / "adder.py").write_text(REFERENCE)
+    _deep_tree(deep, 1200)  # a walk that recurses per folder ran out of stack near 1,000 levels
+    _zip(subs / "long.zip", {"fx-add/adder.py": REFERENCE, **{f"notes{i}-{'x' * 65_000}.txt": "" for i in range(6)}})
+    (_folder(subs / "hw_mallory_attempt_2026-13-32-25-61-61_x")).joinpath("fx-add").mkdir()  # no clock's time
+    rows = _grade(subs, tmp_path / "out", problems, similarity=None)
+    assert rows["alice"]["total"] == "10" and rows["alice"]["status"] == "ok"
+    assert rows["nul"]["total"] == "" and "empty name" in rows["nul"]["status"], rows["nul"]
+    assert rows["deep"]["total"] == "" and "nested more than" in rows["deep"]["status"], rows["deep"]
+    assert rows["long"]["total"] == "10" and len(rows["long"]["status"]) < 2000, len(rows["long"]["status"])
+    assert "hw_mallory_attempt_2026-13-32-25-61-61_x" in rows  # a plain folder: its name is no Blackboard time
+    (tmp_path / "out" / "grades.csv").write_text("student,status\r\nbig," + "x" * 200_000 + "\r\n")
+    assert _grade(subs, tmp_path / "out", problems, similarity=None)["alice"]["total"] == "10"  # read back
+    _deep_tree(deep, 1200, remove=True)  # pytest's clean-up recurses too
+
+
+def _deep_tree(root: Path, depth: int, remove: bool = False) -> None:
+    """Make (or remove) ``root``/a/a/.../a, ``depth`` folders deep, without recursing as os.makedirs does."""
+    fds = [os.open(root, os.O_RDONLY | os.O_DIRECTORY)]
+    try:
+        for _ in range(depth):
+            if not remove:
+                os.mkdir("a", dir_fd=fds[-1])
+            fds.append(os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fds[-1]))
+        if remove:
+            for parent in reversed(fds[:-1]):
+                os.rmdir("a", dir_fd=parent)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every folder")
+def test_a_folder_the_grader_cannot_read_makes_the_submission_unreadable_not_empty(tmp_path, problems):
+    subs = _folder(tmp_path / "subs")
+    (_folder(subs / "alice" / "fx-add") / "adder.py").write_text(REFERENCE)
+    hidden = _folder(subs / "alice" / "fx-add")
+    hidden.chmod(0)
+    try:
+        rows = _grade(subs, tmp_path / "out", problems, similarity=None)
+    finally:
+        hidden.chmod(0o755)
+    assert rows["alice"]["total"] == "" and "could not be read" in rows["alice"]["status"], rows["alice"]
+    assert str(tmp_path) not in rows["alice"]["status"]  # the student's own paths, not the grader's
+
+
+def test_an_unreadable_folder_is_reported_with_the_students_path(tmp_path, monkeypatch):
+    """As root every folder reads, so the listing is made to fail as it does for a grader who is not root."""
+    from judge.commands.grade import submissions
+
+    root = _folder(tmp_path / "alice")
+    (_folder(root / "fx-add") / "adder.py").write_text(REFERENCE)
+    real = os.listdir
+
+    def refuse(fd):
+        if isinstance(fd, int) and os.path.samefile(f"/proc/self/fd/{fd}", root / "fx-add"):
+            raise PermissionError(13, "Permission denied", str(root / "fx-add"))
+        return real(fd)
+
+    monkeypatch.setattr(submissions.os, "listdir", refuse)
+    with pytest.raises(submissions._Unsafe, match=r"^the folder fx-add could not be read \(Permission denied\)$"):
+        list(submissions._folder_files(root))
+
+
+def test_work_judged_with_less_isolation_is_judged_again_when_the_level_is_raised(tmp_path, problems):
+    """The stored Results are reused only for the same sandbox: a run at --sandbox plain, then at the user level
+    or bubblewrap, judges everyone again (red team round 9, R1: a 4/4 made at plain was kept)."""
+    from judge.commands.grade import _isolation
+    from judge.engines.native import NativeEngine
+    from judge.sandbox import levels
+
+    plain = NativeEngine(levels.choose("plain"))
+    strong = NativeEngine(levels.choose("auto"))
+    assert _isolation(Options(engine=plain)) != _isolation(Options(engine=strong))
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": REFERENCE})
+    found, _ = discover_problems(problems)
+    first = grade_class(subs, tmp_path / "out", found, Options(engine=plain, similarity=None))
+    again = grade_class(subs, tmp_path / "out", found, Options(engine=plain, similarity=None))
+    raised = grade_class(subs, tmp_path / "out", found, Options(engine=strong, similarity=None))
+    assert (first.judged, again.judged, raised.judged) == (1, 0, 1)
+    assert {r.sandbox for r in raised.graded[0].results} == {strong.sandbox.level}
+
+
+def test_one_student_claimed_twice_is_never_graded_as_either(tmp_path, problems):
+    """Ids that differ only in case, or a Blackboard attempt or a Canvas file named after a classmate beside
+    the classmate's folder, were graded as two students sharing files, or replaced the classmate's work
+    (red team round 9, M1 M3 L1): each is now one row saying there are two submissions."""
+    subs = _folder(tmp_path / "subs")
+    (_folder(subs / "alee" / "fx-add") / "adder.py").write_text(REFERENCE)
+    _zip(subs / "Alee.zip", {"fx-add/adder.py": "def add(a, b):\n    return 0\n"})
+    (_folder(subs / "alice" / "fx-add") / "adder.py").write_text(REFERENCE)
+    (subs / "hw1_alice_attempt_2026-12-09-10-00-00_adder.py").write_text("def add(a, b):\n    return 0\n")
+    (_folder(subs / "lovelaceada_1234" / "fx-add") / "adder.py").write_text(REFERENCE)
+    (subs / "lovelaceada_1234_5678_adder.py").write_text(REFERENCE)
+    (_folder(subs / "bob" / "fx-add") / "adder.py").write_text(REFERENCE)
+    rows = _grade(subs, tmp_path / "out", problems, similarity=None)
+    assert set(rows) == {"Alee", "alice", "lovelaceada_1234", "bob"}, rows
+    for student in ("Alee", "alice", "lovelaceada_1234"):
+        assert rows[student]["total"] == "" and "two submissions" in rows[student]["status"], rows[student]
+    assert rows["bob"]["total"] == "10"
+    names = [p.name.lower() for p in (tmp_path / "out" / "feedback").iterdir()]
+    assert len(names) == len(set(names)), names  # no two files a case-blind file system would make one
+
+
+def test_plain_names_that_are_case_variants_or_windows_devices_are_hashed():
+    assert safe_name("alice") == "alice"
+    assert safe_name("CON") != "CON" and safe_name("con.txt") != "con.txt" and safe_name("lpt1") != "lpt1"
+    assert safe_name("console") == "console"
+
+
+def test_learner_words_in_feedback_and_gradescope_objectives_are_quoted(tmp_path, problems):
+    """A failing test's first line (the learner's values) is an objective's note: in feedback/*.md and on
+    Gradescope it was Markdown of its own (an image, a link, raw HTML); the student's name in the heading too."""
+    from markdown_it import MarkdownIt
+
+    _edit_toml(problems / "fx-add", '\n[[objectives]]\nid = "add"\ntitle = "Adding"\npoints = 10\n'
+                                    'tests = ["test_*"]\n')
+    subs = _folder(tmp_path / "subs")
+    hostile = "<img src=x onerror=alert(1)> [click](http://evil.example) ![i](http://evil.example/i.png)"
+    (_folder(subs / "mallory" / "fx-add") / "adder.py").write_text(f"def add(a, b):\n    return {hostile!r}\n")
+    (_folder(subs / "**bold** [x](y)" / "fx-add") / "adder.py").write_text(REFERENCE)
+    _grade(subs, tmp_path / "out", problems, similarity=None, feedback="full")
+    for path in (tmp_path / "out" / "feedback").iterdir():
+        blocks = MarkdownIt().parse(path.read_text())
+        kinds = {t.type for block in blocks for t in [block, *(block.children or [])]}
+        assert not kinds & {"image", "link_open", "html_inline", "html_block"}, (path.name, path.read_text())
+        heading = blocks[1]  # the inline content of "# Feedback for <student>"
+        assert {t.type for t in heading.children or []} == {"text"}, (path.name, heading.content)
+    assert "Feedback for **bold** [x](y)" in "".join(
+        MarkdownIt().render(p.read_text()) for p in (tmp_path / "out" / "feedback").iterdir())

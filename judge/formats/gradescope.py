@@ -85,4 +85,4 @@ def _summary(result: Result, problem_rows: list[Row], secret_visibility: str, ti
             n=len(secret), when=_(_WHEN[secret_visibility]))
     # points by objective would tell how hidden secret tests went: only when those are shown
     shown = secret_visibility == "visible" or not secret
-    return "\n".join([text, *(f"  - {line}" for line in objective_lines(result) if shown)])
+    return "\n".join([text, *(f"  - {line}" for line in objective_lines(result, quote=code_span) if shown)])

@@ -89,7 +89,7 @@ def grade_class(submissions: Path, out_dir: Path, problems: list[Problem], optio
                          judged=sum(not item.stray for item in todo), runs=runs,
                          seconds=time.monotonic() - started, options=options,
                          regraded=graded[0].student if single else "")
-    grades.notes += kept_times + time_notes
+    grades.notes += kept_times + time_notes + (_one_of_many(submissions, problems) if single else [])
     strangers = sorted(set(options.times) - {g.student for g in graded}) if not single else []
     if strangers:
         grades.notes.append(f"--times names {len(strangers)} student(s) with no submission: {', '.join(strangers[:8])}"
@@ -122,6 +122,21 @@ def is_one_submission(path: Path, problems: list[Problem]) -> bool:
         return True
     return (any(c.is_file() and c.name in entries for c in children)
             and not any(_a_submission_of_its_own(c) for c in children))
+
+
+def _one_of_many(path: Path, problems: list[Problem]) -> list[str]:
+    """A note when a folder taken as one student's submission also holds what looks like others' (a class
+    folder where folders named like problems outnumber the students): the instructor must hear of it."""
+    if not path.is_dir() or is_lms_name(path.name):
+        return []
+    ids = {p.id for p in problems}
+    others = sorted(c.name for c in path.iterdir() if not c.name.startswith((".", "_")) and c.name not in ids
+                    and _a_submission_of_its_own(c))
+    if not others:
+        return []
+    return [f"{path} was graded as ONE student's submission (it holds folders named like problems), although it "
+            f"also holds {', '.join(others[:8])}{' ...' if len(others) > 8 else ''}: if it is a folder of "
+            "submissions, move the folders named like problems out of it and grade it again"]
 
 
 def _refuse_another_problem_set(out_dir: Path, problems: list[Problem]) -> None:
@@ -300,13 +315,23 @@ def _previous_results(out_dir: Path, item: Graded) -> list[Result] | None:
 
 def _problem_set_digest(problems: list[Problem], options: Options) -> str:
     """sha256 of every file of every problem, the judge's version and the options that change Results (the
-    language too: the tests' messages may follow it, judge.lang)."""
-    hasher = hashlib.sha256(f"{__version__}\0{options.timeout}\0{current_language()}\0".encode())
+    language too: the tests' messages may follow it, judge.lang), and the sandbox the code runs in: work
+    judged with no sandbox (or with less confinement) is never kept as it is when the level is raised."""
+    hasher = hashlib.sha256(f"{__version__}\0{options.timeout}\0{current_language()}\0{_isolation(options)}\0"
+                            .encode())
     for problem in problems:
         for path in sorted(p for p in problem.path.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
             hasher.update(f"\0{problem.id}/{path.relative_to(problem.path).as_posix()}\0".encode())
             hasher.update(path.read_bytes())
     return hasher.hexdigest()
+
+
+def _isolation(options: Options) -> str:
+    """The sandbox level, its identity and its confinement, as the run's engine has them."""
+    from ...engines.native import NativeEngine
+
+    engine = options.engine
+    return engine.sandbox.summary if isinstance(engine, NativeEngine) else type(engine).__name__
 
 
 class _Progress:

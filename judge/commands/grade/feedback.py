@@ -36,7 +36,7 @@ _OUTCOMES = (N_("passed"), N_("failed"), N_("error"), N_("timeout"), N_("skipped
 def feedback_markdown(item: Graded, grades: ClassGrades) -> str:
     """The student's page (see the module docstring)."""
     late = grades.options.late
-    lines = [_("# Feedback for {student}").format(student=item.student), "", _total_line(item, grades)]
+    lines = [_("# Feedback for {student}").format(student=plain_text(item.student)), "", _total_line(item, grades)]
     if late and item.penalty(late) and not item.no_grade(grades.options):
         days = item.days_late(late)
         lines.append(ngettext("{days} day late: {penalty} points were taken off the {earned} earned.",
@@ -115,7 +115,7 @@ def _details(problem: Problem, result: Result, level: str) -> list[str]:
     if result.message:
         lines += [_fenced(result.message), ""]
     if result.objectives:
-        lines += [_("Points by objective:"), *(f"- {line}" for line in objective_lines(result)), ""]
+        lines += [_("Points by objective:"), *(f"- {line}" for line in objective_lines(result, quote=code_span)), ""]
     public = [t for t in result.tests if t.visibility == "public"]
     failing = [t for t in public if t.outcome != "passed"]
     if public:

@@ -13,14 +13,17 @@ A submissions folder is laid out one of four ways, told apart by its names:
   name>`` per file and a receipt ``<assignment>_<username>_attempt_<time>.txt`` per attempt; the
   latest attempt of each student is graded, and its time is the submission time.
 
-A name that fits none of the LMS patterns is a plain entry. Two plain entries with the same
-student id (``alice.zip`` beside ``alice/``) are one :class:`Entry` with an ``error`` naming both:
-the judge never picks one, nor lets one overwrite the other's feedback.
+A name that fits none of the LMS patterns is a plain entry. Two entries of the same student id
+(``alice.zip`` beside ``alice/``; ``Alice.zip`` too, and a Blackboard attempt or a Canvas file of
+``alice`` beside the folder: ids are told apart as a person reads them, whatever their case, Unicode
+form or bytes that are not UTF-8) are one :class:`Entry` with an ``error`` naming both: the judge
+never picks one, nor lets one overwrite the other's feedback, on any file system.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -72,16 +75,60 @@ def discover_entries(folder: Path) -> list[Entry]:
             continue
         # a Canvas or Moodle download's file whose own name looks like a Blackboard one stays its sender's
         blackboard = None if _CANVAS.match(path.name) or _MOODLE.match(path.name) else _BLACKBOARD.match(path.name)
-        if blackboard and not path.is_dir():
-            when = datetime.strptime(blackboard["time"], _BLACKBOARD_TIME)
+        when = _blackboard_time(blackboard["time"]) if blackboard and not path.is_dir() else None
+        if blackboard and when is not None:
             attempts.setdefault(blackboard["user"], {}).setdefault(when, [])
             if blackboard["file"]:
                 attempts[blackboard["user"]][when].append(path)
             continue
         _add(entries, path)
     for user, by_time in attempts.items():
-        entries[user] = _latest_attempt(user, by_time)
+        _claim(entries, _latest_attempt(user, by_time))
     return sorted(entries.values(), key=lambda e: e.student)
+
+
+def _blackboard_time(text: str) -> datetime | None:
+    """The attempt's time in a Blackboard name; None for a time no clock shows (``2026-13-32-25-61-61``): then
+    the name is not Blackboard's, and the file a plain entry."""
+    try:
+        return datetime.strptime(text, _BLACKBOARD_TIME)
+    except ValueError:
+        return None
+
+
+def student_key(student: str) -> str:
+    """What tells two student ids apart: not their case, Unicode form, or how a name that is not UTF-8 is
+    stored (``Alee`` is ``alee``: on a file system that ignores case, the two would share their files)."""
+    return unicodedata.normalize("NFC", printable(student)).casefold()
+
+
+def printable(text: str) -> str:
+    """``text`` with the bytes of a name that is not UTF-8 shown as ``\\xff`` escapes (and any other lone
+    surrogate as ``\\udXXX``), and its control characters as escapes too (``\\x1b``: a zip member's name
+    could otherwise rewrite the instructor's terminal): what a UTF-8 file holds and a person can read."""
+    try:
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return _CONTROL.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _claim(entries: dict[str, Entry], entry: Entry) -> Entry:
+    """Add ``entry`` to ``entries``, or, when another entry claims the same student, make the two one entry with
+    an error: two submissions of one student (in two layouts too: a Blackboard attempt named after a classmate
+    beside the classmate's folder), and the judge picks neither."""
+    key = student_key(entry.student)
+    first = entries.get(key)
+    if first is None:
+        entries[key] = entry
+        return entry
+    first.paths += entry.paths
+    shown = ", ".join(_shown(p) for p in first.paths)
+    first.error = f"two submissions for {first.student} ({shown}); none was judged: keep one"
+    return first
 
 
 def _add(entries: dict[str, Entry], path: Path) -> None:
@@ -89,7 +136,11 @@ def _add(entries: dict[str, Entry], path: Path) -> None:
     moodle = (_MOODLE_FOLDER if path.is_dir() else _MOODLE).match(path.name)
     if canvas:
         student = f"{canvas['name']}_{canvas['uid']}"
-        entry = entries.setdefault(student, Entry(student, layout="canvas", lms_id=canvas["uid"]))
+        entry = entries.get(student_key(student)) or Entry(student, layout="canvas", lms_id=canvas["uid"])
+        if entry.layout != "canvas" or entry.error:
+            _claim(entries, Entry(student, [path], layout="canvas", lms_id=canvas["uid"]))
+            return
+        entries[student_key(student)] = entry
         name = _CANVAS_RESUBMITTED.sub("", canvas["file"])
         entry.late_marked = entry.late_marked or bool(canvas["late"])
         same = next((p for p, n in entry.names.items() if n == name), None)
@@ -104,21 +155,19 @@ def _add(entries: dict[str, Entry], path: Path) -> None:
         entry.names[path] = name
     elif moodle:
         student = f"{moodle['name']}_{moodle['uid']}"
-        entry = entries.setdefault(student, Entry(student, layout="moodle", lms_id=moodle["uid"]))
+        entry = entries.get(student_key(student)) or Entry(student, layout="moodle", lms_id=moodle["uid"])
+        if entry.layout != "moodle" or entry.error:
+            _claim(entries, Entry(student, [path], layout="moodle", lms_id=moodle["uid"]))
+            return
+        entries[student_key(student)] = entry
         entry.paths.append(path)
         if moodle["file"] and not path.is_dir():
             entry.names[path] = moodle["file"]
     else:
         student = student_name(path)
-        if student in entries:
-            first = entries[student]
-            first.paths.append(path)
-            shown = ", ".join(_shown(p) for p in first.paths)
-            first.error = f"two submissions for {student} ({shown}); none was judged: keep one"
-        elif path.is_dir() or path.name.lower().endswith(".zip"):
-            entries[student] = Entry(student, [path])
-        else:  # dropped beside the submissions: a row that says so, in no LMS's gradebook
-            entries[student] = Entry(student, [path], layout=STRAY)
+        plain = path.is_dir() or path.name.lower().endswith(".zip")
+        # a file dropped beside the submissions (not a folder, not a zip): a row that says so, in no LMS's gradebook
+        _claim(entries, Entry(student, [path], layout="plain" if plain else STRAY))
 
 
 def _canvas_copy_number(path: Path) -> tuple[int, int]:

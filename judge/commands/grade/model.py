@@ -164,6 +164,10 @@ _PLAIN_NAME_BYTES = 200
 _HASHED_NAME = re.compile(r"-[0-9a-f]{8,}$")  # how a hashed name ends (8 digits in files of older versions)
 
 
+# names Windows keeps for devices, whatever their case or extension: results/CON.json cannot be made there
+_WINDOWS_DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"{port}{n}" for port in ("COM", "LPT") for n in range(1, 10))}
+
+
 def safe_name(student: str) -> str:
     """A file name for ``student``: unchanged when it is plain, else cleaned and made unique by a hash.
 
@@ -171,13 +175,19 @@ def safe_name(student: str) -> str:
     a student could compute from a classmate's ``Ann Lee``) is hashed too, and 64 bits of hash are more
     than anyone can search for a second name that cleans to the same and hashes alike."""
     cleaned = _UNSAFE_CHARS.sub("_", student).strip("._") or "student"
-    if cleaned == student and len(student.encode()) <= _PLAIN_NAME_BYTES and not _HASHED_NAME.search(student):
+    if (cleaned == student and len(student.encode()) <= _PLAIN_NAME_BYTES and not _HASHED_NAME.search(student)
+            and student.split(".")[0].upper() not in _WINDOWS_DEVICES):
         return student
     return f"{cleaned[:80]}-{hashlib.sha256(student.encode()).hexdigest()[:16]}"
 
 
+CELL_KEPT = 8000  # characters of one cell: spreadsheets refuse more than 32,767 (Excel), Python's csv 131,072
+
+
 def cell(text: str) -> str:
-    """Text a spreadsheet will not run as a formula."""
+    """Text a spreadsheet will not run as a formula, and short enough for any spreadsheet to read."""
+    if len(text) > CELL_KEPT:
+        text = text[:CELL_KEPT] + f" ... [{len(text) - CELL_KEPT} more characters]"
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 

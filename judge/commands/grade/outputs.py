@@ -70,10 +70,13 @@ def record_history(out_dir: Path, gradebook: str, grades: ClassGrades) -> None:
     from datetime import UTC, datetime
 
     try:
-        previous = (out_dir / "grades.csv").read_text(encoding="utf-8")
+        before = _by_student((out_dir / "grades.csv").read_text(encoding="utf-8"))
     except OSError:
         return
-    before, after = _by_student(previous), _by_student(gradebook)
+    except (csv.Error, ValueError) as exc:  # not a gradebook this judge wrote, or one an older version made too long
+        grades.notes.append(f"the previous grades.csv could not be read ({exc}): no change recorded in {HISTORY}")
+        return
+    after = _by_student(gradebook)
     changes = []
     for student in sorted(set(before) | set(after)):
         old, new = before.get(student, {}), after.get(student, {})

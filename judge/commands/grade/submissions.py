@@ -37,13 +37,15 @@ from ...core.problem import Problem
 from ...i18n import _
 from ..practice import LAUNCHER
 from ..statements import is_translation
-from .layouts import Entry, student_name
+from .layouts import Entry, printable, student_name
 
 MAX_MEMBERS = 2000  # files and folders in one submission
 MAX_TOTAL_BYTES = 64 * 1024 * 1024  # declared uncompressed size of one submission
 MAX_ENTRY_BYTES = 1024 * 1024  # one entry file (learner code)
 MAX_INNER_ZIP_BYTES = 16 * 1024 * 1024  # a zip inside a submitted folder, read into memory
+MAX_DEPTH = 32  # folders inside folders in one submission
 NOTES_SHOWN = 6  # files named in a note before "and N more"
+NAME_SHOWN = 160  # characters of one file's name in a note or a reason (a name may be 65,000 long)
 _IGNORED = ("__MACOSX", "__pycache__", ".DS_Store", "Thumbs.db", "desktop.ini")
 _PRACTICE_COPIES = ("README.md", "tests", "assets")  # what `judge practice/` puts beside the entry (+ README.<lang>.md)
 
@@ -109,7 +111,7 @@ class _File:
 
     @property
     def label(self) -> str:
-        return self.shown or str(self.path)
+        return shortened(self.shown or str(self.path))
 
     def read(self, limit: int = MAX_ENTRY_BYTES) -> bytes:
         """At most ``limit + 1`` bytes (one more than allowed tells that it is too large)."""
@@ -145,7 +147,10 @@ def read_entry(entry: Entry, problems: list[Problem]) -> Submission:
     except _Unsafe as exc:
         submission.error = str(exc)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
-        submission.error = _("not a readable zip file ({error})").format(error=exc)
+        submission.error = _("not a readable zip file ({error})").format(error=_read_error(exc))
+    except Exception as exc:  # noqa: BLE001 - whatever else a crafted zip or folder makes the readers raise
+        # (zipfile's own IndexError on an empty member name, in Python 3.11) is this student's, not the class's
+        submission.error = _("the submission could not be read ({error})").format(error=_read_error(exc))
     return _displayable(submission)
 
 
@@ -159,20 +164,6 @@ def _displayable(submission: Submission) -> Submission:
     submission.unreadable = {pid: printable(why) for pid, why in submission.unreadable.items()}
     submission.files = {pid: printable(where) for pid, where in submission.files.items()}
     return submission
-
-
-def printable(text: str) -> str:
-    """``text`` with the bytes of a name that is not UTF-8 shown as ``\\xff`` escapes (and any other lone
-    surrogate as ``\\udXXX``), and its control characters as escapes too (``\\x1b``: a zip member's name
-    could otherwise rewrite the instructor's terminal): what a UTF-8 file holds and a person can read."""
-    try:
-        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:
-        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return _CONTROL.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class _Reader:
@@ -285,36 +276,76 @@ def _zip_files(archive: zipfile.ZipFile) -> Iterator[_File]:
         path = _safe_path(member.filename)
         if stat.S_ISLNK(member.external_attr >> 16):
             raise _Unsafe(_("the zip contains a symbolic link ({name}); links are not allowed").format(
-                name=member.filename))
+                name=shortened(member.filename)))
         if member.is_dir() or _ignored(path):
             continue
         yield _File(path, member.file_size, partial(archive.open, member))
 
 
 def _folder_files(root: Path) -> Iterator[_File]:
-    """The files under ``root``, listed through open folders (``os.fwalk``: a folder swapped for a link while
-    it is walked is not entered), each with the ``lstat`` its read must still match (:func:`_opener`)."""
+    """The files under ``root``, each with the ``lstat`` its read must still match (:func:`_opener`).
+
+    Each folder is opened relative to its parent's open descriptor without following links, so a folder
+    swapped for a link while it is walked is not entered. The walk keeps its own stack, with a depth
+    limit: a tree a thousand folders deep exhausts a recursive walk (``os.fwalk`` in Python 3.11 and 3.12)
+    and would stop the grading of the whole class."""
+    stack = [(PurePosixPath(), _open_folder(root, PurePosixPath(), None))]
     count = total = 0
-    for current, folders, names, folder_fd in os.fwalk(root, follow_symlinks=False):
-        here = {name: os.stat(name, dir_fd=folder_fd, follow_symlinks=False) for name in folders + names}
-        for name, info in here.items():
-            if stat.S_ISLNK(info.st_mode):
-                raise _Unsafe(_("{name} is a symbolic link; links are not allowed").format(
-                    name=Path(current, name).relative_to(root)))
-        count += len(folders) + len(names)
-        if count > MAX_MEMBERS:
-            raise _Unsafe(_("the folder has more than {n} files and folders").format(n=MAX_MEMBERS))
-        folders[:] = sorted(f for f in folders if f not in _IGNORED and not f.startswith("."))
-        for name in sorted(names):
-            full = Path(current, name)
-            path = PurePosixPath(full.relative_to(root).as_posix())
-            seen = here[name]
-            if _ignored(path) or not stat.S_ISREG(seen.st_mode):
-                continue
-            total += seen.st_size
-            if total > MAX_TOTAL_BYTES:
-                raise _Unsafe(_("the folder holds more than {mib} MiB").format(mib=MAX_TOTAL_BYTES // 2**20))
-            yield _File(path, seen.st_size, _opener(full, seen))
+    try:
+        while stack:
+            here, folder_fd = stack.pop()
+            try:
+                listing = _list_folder(root, here, folder_fd)
+                count += len(listing)
+                if count > MAX_MEMBERS:
+                    raise _Unsafe(_("the folder has more than {n} files and folders").format(n=MAX_MEMBERS))
+                folders = [name for name, info in listing if stat.S_ISDIR(info.st_mode)
+                           and name not in _IGNORED and not name.startswith(".")]
+                if folders and len(here.parts) >= MAX_DEPTH:
+                    raise _Unsafe(_("the folder has folders nested more than {n} deep").format(n=MAX_DEPTH))
+                for name in reversed(folders):  # popped in order: the first folder is walked first
+                    stack.append((here / name, _open_folder(root, here / name, folder_fd)))
+            finally:
+                os.close(folder_fd)
+            for name, info in listing:
+                path = here / name
+                if stat.S_ISREG(info.st_mode) and not _ignored(path):
+                    total += info.st_size
+                    if total > MAX_TOTAL_BYTES:
+                        raise _Unsafe(_("the folder holds more than {mib} MiB").format(mib=MAX_TOTAL_BYTES // 2**20))
+                    yield _File(path, info.st_size, _opener(root / path, info))
+    finally:
+        for _path, fd in stack:
+            os.close(fd)
+
+
+def _open_folder(root: Path, path: PurePosixPath, parent_fd: int | None) -> int:
+    """An open descriptor of the folder ``root``/``path`` (``path``'s last part opened in ``parent_fd``)."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        return os.open(root if parent_fd is None else path.name, flags, dir_fd=parent_fd)
+    except OSError as exc:
+        raise _Unsafe(_unreadable_folder(path, exc)) from None
+
+
+def _list_folder(root: Path, path: PurePosixPath, folder_fd: int) -> list[tuple[str, os.stat_result]]:
+    """The names in an open folder with their ``lstat``, sorted; a link among them is refused."""
+    try:
+        listing = [(name, os.stat(name, dir_fd=folder_fd, follow_symlinks=False))
+                   for name in sorted(os.listdir(folder_fd))]
+    except OSError as exc:
+        raise _Unsafe(_unreadable_folder(path, exc)) from None
+    for name, info in listing:
+        if stat.S_ISLNK(info.st_mode):
+            raise _Unsafe(_("{name} is a symbolic link; links are not allowed").format(name=path / name))
+    return listing
+
+
+def _unreadable_folder(path: PurePosixPath, exc: OSError) -> str:
+    """Why a folder of the submission could not be listed (its place in the submission, not the grader's path):
+    its files cannot be told apart from files never handed in, so the whole submission is unreadable."""
+    return _("the folder {name} could not be read ({error})").format(
+        name=str(path) if path.parts else ".", error=exc.strerror or type(exc).__name__)
 
 
 def _opener(path: Path, seen: os.stat_result) -> Callable[[], IO[bytes]]:
@@ -336,12 +367,22 @@ def _opener(path: Path, seen: os.stat_result) -> Callable[[], IO[bytes]]:
     return open_seen
 
 
+def shortened(name: str) -> str:
+    """``name`` as a note or a reason shows it: a zip member's name has no length limit, and one of 65,000
+    characters would make a gradebook cell no spreadsheet (nor Python's csv module) reads back."""
+    return name if len(name) <= NAME_SHOWN else name[:NAME_SHOWN - 1] + "\u2026"
+
+
 def _safe_path(name: str) -> PurePosixPath:
+    if not name.strip("/"):
+        raise _Unsafe(_("the zip contains a member with an empty name; it was not read"))
     if "\\" in name or name.startswith("/") or (len(name) > 1 and name[1] == ":"):
-        raise _Unsafe(_("the zip contains an absolute or Windows path ({name!r}); it was not read").format(name=name))
+        raise _Unsafe(_("the zip contains an absolute or Windows path ({name!r}); it was not read").format(
+            name=shortened(name)))
     path = PurePosixPath(name)
     if ".." in path.parts:
-        raise _Unsafe(_("the zip contains a path that leaves its folder ({name!r}); it was not read").format(name=name))
+        raise _Unsafe(_("the zip contains a path that leaves its folder ({name!r}); it was not read").format(
+            name=shortened(name)))
     return path
 
 
@@ -435,6 +476,8 @@ def _why_not_judged(path: PurePosixPath, problems: list[Problem]) -> str:
 
 def _read_error(exc: Exception) -> str:
     """Why a file or zip member could not be read, in words an instructor can act on."""
+    if isinstance(exc, OSError) and exc.strerror:  # its words without the grader's path to the file
+        return exc.strerror
     if isinstance(exc, RuntimeError) and "encrypted" in str(exc):
         return _("it is encrypted: the zip needs a password, and submissions must not have one")
     if type(exc).__module__ in ("zlib", "_lzma", "lzma", "_bz2", "bz2") or isinstance(exc, EOFError):
