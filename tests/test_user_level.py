@@ -484,6 +484,61 @@ def test_a_run_stopped_as_platforms_and_terminals_stop_it_leaves_nothing_behind(
 
 
 @needs_root
+def test_a_judge_killed_by_sigkill_leaves_no_test_process_judging_on(user_python, tmp_path, private_tmp):
+    """SIGKILL (the OOM killer, a platform's hard stop) gives the judge no clean-up. Its test processes went on
+    judging as root with no CPU limit, and ended every process of their uid, which the next judge had taken for
+    another student (red team round 9, A1). They now die with the judge, and so do their learner processes."""
+    entry = tmp_path / "subs" / "looper" / "fx-add" / "adder.py"
+    entry.parent.mkdir(parents=True)
+    entry.write_text("def add(a, b):\n    while True:\n        pass\n")
+    command = [user_python, "-m", "judge", "grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"),
+               "--problems", str(FIXTURE_PROBLEMS), "--sandbox", "user", "--timeout", "60"]
+    started = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env=clean_env(TMPDIR=str(private_tmp)), cwd=ROOT, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not _looping(private_tmp) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _looping(private_tmp), "the looper's process never ran"
+    family = _descendants(started.pid)
+    assert any(_owner(pid) == 0 for pid in family) and any(_owner(pid) in POOL for pid in family), family
+    started.kill()
+    started.wait()
+    deadline = time.monotonic() + 10
+    while [pid for pid in family if _alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [pid for pid in family if _alive(pid)] == [], "processes of the killed judge's jobs are still running"
+
+
+def _descendants(root: int) -> list[int]:
+    """Every live process below ``root``."""
+    parents = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                parents[int(name)] = int(Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    found, frontier = [], [root]
+    while frontier:
+        children = [pid for pid, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+def _owner(pid: int) -> int:
+    with contextlib.suppress(OSError):
+        return os.stat(f"/proc/{pid}").st_uid
+    return -1
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie has ended: it waits only to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@needs_root
 def test_an_interrupted_run_with_a_job_prepared_ahead_leaves_nothing_behind(user_python, tmp_path, private_tmp):
     """At -j 1 on a machine of two cores or more the next job is prepared ahead (its learner process
     started, its module imported) while one runs: a Ctrl-C then ends both."""

@@ -337,16 +337,18 @@ def _fork(payload: dict, read_end: int, write_end: int, made: _Made, warm_up: bo
     problem = payload["problem"]  # its tests compiled here once, for every job of the problem
     code_cache.prepare(problem.test_files(payload["include_secret"]), problem.support_files)
     gc.freeze()  # keep the parent's objects out of the child's collections: fewer copied pages
+    judge = os.getpid()
     with forking.ctrl_c_held():  # the child leaves the block too, with its mask as it was
         made.pid = os.fork()
     if made.pid == 0:  # the child
         try:
             os.setsid()
+            _die_with(judge)
             os.close(read_end)
             if gate_write >= 0:
                 os.close(gate_write)
-            if made.identity is not None:
-                os.close(made.identity.lock_fd)  # the judge holds the identity, not the job
+            # the identity's lock stays open here too (it is not inherited further: close-on-exec), so the uid
+            # is no other judge's while this process lives, even should it outlive a judge killed by SIGKILL
             _redirect_output(made.root)
             os.environ.update(_CHILD_ENV)
             sys.dont_write_bytecode = True
@@ -354,6 +356,20 @@ def _fork(payload: dict, read_end: int, write_end: int, made: _Made, warm_up: bo
             os._exit(ExitCode.INTERNAL)
         from .native_child import run_job
         run_job(payload, write_end)
+
+
+def _die_with(judge: int) -> None:
+    """Be killed when the judge dies (Linux's parent-death signal): a test process that outlived a judge killed
+    by SIGKILL (an OOM kill, a platform's hard stop) went on judging as root with no CPU limit, and ended every
+    process of its uid, which the next judge on the machine had taken for another student's job."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != judge:  # the judge died before the signal was asked for
+        os._exit(ExitCode.INTERNAL)
 
 
 def _spawn(payload: dict, write_end: int, made: _Made) -> None:
