@@ -622,3 +622,39 @@ def test_prairielearn_access_rules_follow_the_late_policy_at_its_edges():
     assert [r["credit"] for r in access_rules(due, 12.5)] == [100, 87, 75, 62, 50, 37, 25, 12]
     assert [r["credit"] for r in access_rules(due, 100)] == [100]
     assert access_rules(due, 0) == [{"comment": "due 2026-12-01T12:00:00, with no late penalty", "credit": 100}]
+
+
+WAITS = "import threading\n\nLOCK = threading.Lock()\n\n\ndef add(a, b):\n    LOCK.acquire()\n    LOCK.acquire()\n"
+
+
+def test_code_that_waits_leaves_the_platform_time_to_receive_the_result(tmp_path):
+    """Gradescope stops a whole grading after its autograder timeout (600 s by default) and then shows no result
+    at all; PrairieLearn stops a job after its question's timeout. Code that waits (a lock taken twice) met only
+    the judge's wall-clock backstop, ten times the CPU limit per problem: 305 s for one pp-1f1b-emulated (red team
+    round 9, T1). A bundle's budget is now shared by its jobs: the run ends within it, saying what happened."""
+    from judge.commands.export import bundle, run
+    from judge.core.result import Result
+    from judge.sandbox import levels
+
+    problems = [load_problem(FX)]
+    canonical = {"fx-add": Result(problem="fx-add", status="passed", points=4.0, max_points=4.0)}
+    bundle.write_bundle(tmp_path / "bundle", problems, canonical, {"budget": bundle.grading_budget(70.0)}, True)
+    (tmp_path / "submission" / "fx-add").mkdir(parents=True)
+    (tmp_path / "submission" / "fx-add" / "adder.py").write_text(WAITS)
+    graded = run.grade(run.read_bundle(tmp_path / "bundle"), tmp_path / "submission", levels.choose("auto"))
+    [result] = graded.results
+    assert result.status == "timeout" and result.message.startswith("timed out after 10 s of wall-clock time"), \
+        result.message
+    with pytest.raises(ExportError, match="leaves no time to judge"):
+        bundle.grading_budget(45.0)
+
+
+def test_the_exports_fit_the_judges_backstop_into_the_platforms_time_limit():
+    from judge.commands.export import bundle, prairielearn
+    from judge.sandbox.levels import WALL_BACKSTOP
+
+    problem = load_problem(FX)
+    seconds = prairielearn.question_timeout(problem, None)
+    assert (problem.time_limit + 0.5) * WALL_BACKSTOP + prairielearn.INSTALL_SECONDS <= seconds <= 600
+    assert prairielearn.question_timeout(problem, 120.0) == 600  # PrairieLearn's longest; the budget bounds the rest
+    assert bundle.grading_budget(600.0) == 540.0

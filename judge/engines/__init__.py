@@ -37,6 +37,9 @@ class Job:
     source: str | None = None  # the code itself (class grading reads it from a zip, never writes it out)
     label: str = ""  # how reports name this job
     lang: str | None = None  # the learner's language for the tests' messages (None: the judge's, judge.i18n)
+    # caps the run's wall-clock backstop (seconds): what a grading platform allows the whole submission, shared
+    # among its jobs, so that code that waits cannot make the platform kill the grading before any result is written
+    wall_limit: float | None = None
 
     def language(self) -> str:
         """The language the tests are told (:mod:`judge.lang`): ``lang``, else the judge's active language."""

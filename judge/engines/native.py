@@ -230,6 +230,8 @@ def _start(job: Job, sandbox: levels.Sandbox, record: Callable[[_Running], None]
     forks = _forks()
     limit = job.limit + (FORK_ALLOWANCE if forks else SPAWN_ALLOWANCE)
     wall = limit * levels.WALL_BACKSTOP if cputime.available() else limit
+    if job.wall_limit is not None:  # a platform's time for the whole submission, shared among its jobs
+        wall = max(limit, min(wall, job.wall_limit))
     # from the first folder made to the caller's record of the job, an exception (a Ctrl-C, raised at the
     # next Python call) must leave no folder, identity or test process behind: each thing made is recorded
     # with Ctrl-C held, so that a Ctrl-C raised when the system call returns finds it recorded
@@ -540,7 +542,7 @@ def _finish(run: _Running, sandbox: levels.Sandbox) -> Result:
         stderr = b""
     _end_job(run)
     if run.timed_out:
-        seconds = run.job.limit * (levels.WALL_BACKSTOP if run.timed_out == "wall" and cputime.available() else 1)
+        seconds = _limit_hit(run)
         result = Result.timeout(problem.id, seconds, problem.points or 0.0, clock=run.timed_out)
     else:
         result = _parse(problem, bytes(run.data), run.token, _exit_code(run.status), stderr)
@@ -553,6 +555,15 @@ def _exit_code(status: int | None) -> int:
     if status is None:
         return -1
     return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+def _limit_hit(run: _Running) -> float:
+    """The seconds of the limit that stopped ``run``, as its message says them: the job's CPU time limit, or
+    its wall-clock backstop (whole seconds of it: the allowance for starting the job is not the learner's)."""
+    if run.timed_out == "wall" and cputime.available():
+        return float(math.floor(run.wall_seconds)) if run.job.wall_limit is not None else \
+            run.job.limit * levels.WALL_BACKSTOP
+    return run.job.limit
 
 
 def _kill_group(pid: int) -> None:

@@ -49,6 +49,7 @@ class ExportOptions:
     image: str | None = None  # prairielearn: the grading image (default python:<version>-slim)
     lang: str = "en"  # the language of what students read on the platform (the bundle's config.json "lang")
     assignment: Assignment | None = None  # the course's assignment exported (its points are checked)
+    grading_timeout: float = 600.0  # gradescope: the autograder's time limit for one submission (its default)
 
     @property
     def target(self) -> Target:

@@ -110,6 +110,20 @@ def canonical_results(problems: list[Problem], include_secret: bool, timeout: fl
     return canonical
 
 
+#: seconds of a platform's time limit kept for what is not judging: starting the run, reading the bundle,
+#: writing the result file
+BUDGET_RESERVE = 60.0
+
+
+def grading_budget(platform_timeout: float, reserve: float = BUDGET_RESERVE) -> float:
+    """The seconds the judge may spend judging one submission on a platform that stops the whole grading after
+    ``platform_timeout`` (config.json's ``budget``: the jobs' wall-clock backstops share it)."""
+    if platform_timeout <= reserve:
+        raise ExportError(f"a grading time limit of {platform_timeout:g} s leaves no time to judge: the judge needs "
+                          f"{reserve:g} s of it to start and to write the result, and the rest for the problems")
+    return platform_timeout - reserve
+
+
 def perfect_line(problems: list[Problem], canonical: dict[str, Result]) -> str:
     """What a perfect submission earns on the platform, and which objectives its tests leave out (secret only)."""
     earned, worth = add(r.points for r in canonical.values()), add(r.max_points for r in canonical.values())

@@ -44,6 +44,10 @@ def add_arguments(export: argparse.ArgumentParser) -> None:
                         "in this private repository; the workflow checks it out with the JUDGE_TESTS_TOKEN secret")
     export.add_argument("--tests-out", type=Path, metavar="DIR", help="github-classroom with --private-tests: "
                         "where to write that repository's content (default: OUT-tests)")
+    export.add_argument("--grading-timeout", type=float, default=600.0, metavar="SECONDS",
+                        help="gradescope: the assignment's autograder timeout (Gradescope's default: 600 s); the "
+                        "judge fits every problem's run into it, so that a student's code that waits never makes "
+                        "Gradescope stop the grading before a result is written")
     export.add_argument("--image", metavar="IMAGE", help="prairielearn: the grading image (default python:X.Y-slim)")
     export.add_argument("-j", dest="parallel", type=positive, default=os.cpu_count() or 1, metavar="N",
                         help="judge N reference solutions in parallel")
@@ -62,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     options = ExportOptions(out=args.out, problems=problems, wheels=args.wheels, timeout=args.timeout,
                             feedback=args.feedback, python_version=args.python_version,
                             platform_tag=args.platform_tag, parallel=args.parallel, private_tests=args.private_tests,
-                            tests_out=args.tests_out, image=args.image, lang=current_language(), assignment=assignment)
+                            tests_out=args.tests_out, image=args.image, lang=current_language(), assignment=assignment,
+                            grading_timeout=args.grading_timeout)
     for line in export(args.platform, options):
         print(line)
     if assignment is not None:

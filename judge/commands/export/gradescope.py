@@ -17,7 +17,7 @@ from pathlib import Path
 from ... import __version__
 from ...formats.points import add, text
 from . import ExportOptions, size_text, template
-from .bundle import canonical_results, perfect_line, write_bundle
+from .bundle import canonical_results, grading_budget, perfect_line, write_bundle
 from .wheels import prepare_wheels
 
 BUNDLE = "pp-judge"  # not "judge-...": the runner forgets modules under /tmp/*judge-* paths
@@ -30,7 +30,7 @@ def export(options: ExportOptions) -> list[str]:
         canonical = canonical_results(options.problems, True, options.timeout, options.parallel,
                                       options.assignment)
         config = {"platform": "gradescope", "feedback": options.feedback, "timeout": options.timeout,
-              "lang": options.lang}
+                  "lang": options.lang, "budget": grading_budget(options.grading_timeout)}
         write_bundle(stage / BUNDLE, options.problems, canonical, config, include_secret=True)
         wheels = prepare_wheels(stage / BUNDLE / "wheels", options.problems, options.target, options.wheels)
         values = {"judge_version": __version__, "python_version": options.python_version}

@@ -36,9 +36,10 @@ from ...core.assets import asset_files
 from ...core.problem import Problem
 from ...core.result import Result
 from ...formats.points import text
+from ...sandbox.levels import WALL_BACKSTOP
 from ..assignments import Assignment
 from . import ExportOptions, size_text, template
-from .bundle import canonical_results, perfect_line, write_bundle
+from .bundle import canonical_results, grading_budget, perfect_line, write_bundle
 from .wheels import prepare_wheels
 
 QUESTIONS = Path("questions") / "pp-judge"
@@ -49,6 +50,7 @@ CLIENT_FILES = "{{options.client_files_question_url}}"  # PrairieLearn's URL of 
 # a Markdown link or image target, or an HTML src/href, that starts with assets/ (also ./assets/)
 _ASSET_LINK = re.compile(r"""(\]\(\s*<?|(?:src|href)\s*=\s*["']?)(?:\./)?assets/""")
 INSTALL_SECONDS = 30  # installing the judge from the wheels inside a grading job, with margin
+PL_TIMEOUT_MAX = 600  # seconds: the longest a question's external grading job may take
 
 
 def export(options: ExportOptions) -> list[str]:
@@ -64,6 +66,7 @@ def export(options: ExportOptions) -> list[str]:
     _write(server / "run.sh", template("prairielearn_run.sh", **values), executable=True)
     _write(out / "Dockerfile", template("prairielearn_Dockerfile", **values))
     config = {"platform": "prairielearn", "feedback": options.feedback, "timeout": options.timeout,
+              "budget": grading_budget(PL_TIMEOUT_MAX, INSTALL_SECONDS),
               "lang": options.lang}
     for problem in options.problems:
         folder = out / QUESTIONS / problem.id
@@ -125,8 +128,15 @@ def _pl_date(when: datetime) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%S")
 
 
+def question_timeout(problem: Problem, timeout: float | None) -> int:
+    """The grading job's time limit (info.json's ``timeout``, at most PrairieLearn's 600 s): room for the
+    judge's wall-clock backstop (code that waits, a busy grading host), so that the judge's own time-out
+    and its message reach the student, not PrairieLearn's."""
+    return min(PL_TIMEOUT_MAX, math.ceil(((timeout or problem.time_limit) + 1) * WALL_BACKSTOP) + INSTALL_SECONDS)
+
+
 def _question(folder: Path, problem: Problem, image: str, timeout: float | None) -> None:
-    seconds = min(600, int((timeout or problem.time_limit) + INSTALL_SECONDS))
+    seconds = question_timeout(problem, timeout)
     info = {"uuid": str(uuid.uuid5(_UUID_NAMESPACE, problem.id)), "title": problem.title,
             "topic": "Pipeline parallelism", "tags": ["pp-judge", problem.difficulty, *problem.tags], "type": "v3",
             "singleVariant": True, "gradingMethod": "External",

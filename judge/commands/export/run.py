@@ -66,7 +66,9 @@ def grade(bundle: Bundle, submission_path: Path, sandbox: Sandbox | None = None,
     submission = read_any(submission_path, bundle.problems)
     timeout = bundle.config.get("timeout")
     todo = [p for p in bundle.problems if p.id in submission.sources]
-    jobs = [Job(p, None, include_secret=True, time_limit=timeout, source=submission.sources[p.id]) for p in todo]
+    share = _wall_share(bundle.config.get("budget"), len(todo))
+    jobs = [Job(p, None, include_secret=True, time_limit=timeout, source=submission.sources[p.id], wall_limit=share)
+            for p in todo]
     judged = dict(zip((p.id for p in todo), judge_many(jobs, parallel, sandbox=sandbox)))
     results = []
     for problem in bundle.problems:
@@ -77,6 +79,16 @@ def grade(bundle: Bundle, submission_path: Path, sandbox: Sandbox | None = None,
         result.max_points = canonical.max_points
         results.append(result)
     return Graded(results, _unreadable(submission), time.monotonic() - started)
+
+
+def _wall_share(budget: float | None, jobs: int) -> float | None:
+    """Each job's wall-clock backstop where the platform stops the whole grading after a time (config.json's
+    ``budget``): an equal share of it, as if the jobs ran one after another (a named sandbox user is one
+    identity, whose jobs take turns). The CPU time limits are unchanged: only code that waits, or a grading host
+    far too busy, meets this bound, and then the result file is written in time, saying so."""
+    if budget is None or jobs == 0:
+        return None
+    return float(budget) / jobs
 
 
 def read_any(path: Path, problems: list[Problem]) -> Submission:
