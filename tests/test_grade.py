@@ -187,18 +187,22 @@ def _damaged_zip(path: Path, encrypted: bool) -> None:
 
 
 class _SlowWhenCrowded:
-    """An engine whose jobs time out when judged beside others (a slow machine under -j 2), not alone."""
+    """An engine whose jobs time out when judged beside others (a slow machine under -j 2), not alone: working
+    (their CPU time at the limit) or, ``waiting``, with no CPU time used (code that waits on a lock)."""
 
-    def __init__(self) -> None:
+    def __init__(self, waiting: bool = False) -> None:
         from judge.engines import get_engine
 
-        self.native, self.calls = get_engine("native"), []
+        self.native, self.calls, self.waiting = get_engine("native"), [], waiting
 
     def judge(self, jobs, parallel=1, on_result=None):
         self.calls.append((len(jobs), parallel))
         results = self.native.judge(jobs, parallel, on_result=on_result)
         if parallel > 1 and len(jobs) > 1:
-            return [Result(r.problem, "timeout", message="timed out after 10 s") for r in results]
+            timeouts = [Result(r.problem, "timeout", message="timed out after 10 s") for r in results]
+            for timeout, job in zip(timeouts, jobs):
+                timeout.cpu_seconds = 0.1 if self.waiting else job.limit
+            return timeouts
         return results
 
 
@@ -210,6 +214,18 @@ def test_a_time_out_beside_other_jobs_is_judged_again_alone(tmp_path, problems):
     rows = _grade(subs, tmp_path / "out", problems, parallel=2, engine=engine)
     assert (rows["ann"]["total"], rows["bob"]["total"]) == ("10", "7.5")
     assert engine.calls == [(1, 2), (2, 2), (1, 1), (1, 1)]  # the reference; both students; each again alone
+
+
+def test_a_time_out_of_code_that_waited_is_not_judged_again(tmp_path, problems):
+    """Code that waits (a lock taken twice) meets its wall-clock backstop alone as beside others: judged again
+    alone, one job after another, it cost a class a second backstop per such student (red team round 9, T2)."""
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "ann.zip", {"fx-add/adder.py": REFERENCE})
+    _zip(subs / "bob.zip", {"fx-add/adder.py": (SOLUTIONS / "partly_failing.py").read_text()})
+    engine = _SlowWhenCrowded(waiting=True)
+    rows = _grade(subs, tmp_path / "out", problems, parallel=2, engine=engine)
+    assert (rows["ann"]["total"], rows["bob"]["total"]) == ("0", "0")
+    assert engine.calls == [(1, 2), (2, 2)]  # the reference; both students, once
 
 
 def test_a_reference_that_did_not_pass_is_not_kept_for_the_next_run(tmp_path, problems):

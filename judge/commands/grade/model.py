@@ -18,6 +18,7 @@ from ...core.problem import Problem
 from ...core.result import Result
 from ...engines import Engine, Job, get_engine
 from ...formats.points import ZERO, add, text
+from ...sandbox import cputime
 from ..assignments import Assignment
 from .late import LatePolicy
 from .layouts import STRAY
@@ -49,15 +50,23 @@ class Options:
     engine: Engine | None = None  # the native engine at the run's sandbox level (default: the best one here)
 
     def judge(self, jobs: list[Job], on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
-        """Judge ``jobs``, ``parallel`` at a time; a job that timed out among others is judged again alone,
-        so that a grade never depends on ``-j`` (on 2 cores, a reference taking 6 s of a 10 s limit timed
-        out beside another job)."""
+        """Judge ``jobs``, ``parallel`` at a time; a job that timed out among others while working is judged
+        again alone, so that a grade never depends on ``-j`` (on 2 cores, a reference taking 6 s of a 10 s
+        wall-clock limit timed out beside another job). Code that waited (a lock taken twice: little CPU time
+        when its wall-clock backstop stopped it) is not: alone it waits as long, one job after another."""
         engine = self.engine or get_engine("native")
         results = engine.judge(jobs, self.parallel, on_result=on_result)
-        again = [i for i, result in enumerate(results) if result.status == "timeout"] if self.parallel > 1 else []
+        again = [i for i, result in enumerate(results) if result.status == "timeout"
+                 and _was_working(result, jobs[i])] if self.parallel > 1 else []
         for index in again:
             [results[index]] = engine.judge([jobs[index]], 1)
         return results
+
+
+def _was_working(result: Result, job: Job) -> bool:
+    """Whether a run that timed out used its time working (at least half its CPU time limit), or where CPU
+    time is not counted (its limit is then wall-clock time, which other jobs can take)."""
+    return not cputime.available() or result.cpu_seconds >= job.limit / 2
 
 
 @dataclass
