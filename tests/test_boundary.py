@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 
@@ -25,7 +26,7 @@ from judge.engines.test_timer import TestTimer
 from judge.sandbox import levels, standin
 from judge.sandbox.inprocess import InProcessLearner
 from judge.sandbox.process import ProcessLearner
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, ROOT
 
 PROBLEM = load_problem(FIXTURES / "boundary" / "fx-boundary")
 REFERENCE = PROBLEM.reference_path.read_text()
@@ -287,6 +288,41 @@ def test_a_learner_side_that_announces_function_after_function_is_stopped(where)
     stopped = [t for t in tests.values() if "announced more than 10,000 functions of its module" in t.message]
     assert stopped, {name: (t.outcome, t.message[:80]) for name, t in tests.items()}
     assert all(t.outcome == "failed" for t in stopped)
+
+
+# A lent object keeps what it is given (Meter.add appends before it adds): a learner that hands it 30 MiB again and
+# again made root's test process hold what it sent (1.2 GB of pp-1f1b-emulated's stash in three tests, red team
+# round 9); each message is decoded there before anything else can look at it.
+FLOODS_THE_METER = hostile(use_meter="""
+def use_meter(meter, xs):
+    big = "x" * 30_000_000
+    while True:
+        try:
+            meter.add(big)
+        except TypeError:
+            pass
+""")
+
+
+@pytest.mark.parametrize("where", NATIVE_LEVELS)
+def test_a_learner_that_floods_a_lent_object_is_stopped_within_a_tests_budget(where):
+    """Past 64 MiB sent to the tests in one test, the message is refused before it is decoded and the learner's
+    side replaced: the test fails saying so, and root's test process holds a few hundred MB at most."""
+    code = f"""
+import resource, sys
+sys.path.insert(0, {str(ROOT)!r})
+from tests.test_boundary import FLOODS_THE_METER, run
+tests = run(FLOODS_THE_METER, {where!r})
+print(repr(tests["test_a_lent_object_stays_here"].message))
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    message, peaks = done.stdout.splitlines()[-2:]
+    assert "more than 64 MiB sent to the tests during one test" in message, message
+    tests_process_kib = int(peaks.split()[0])  # the tests run in this process; the learner's are its children
+    assert tests_process_kib < 600_000, peaks
 
 
 ESCAPES = "\x1b]0;all passed\x07\x1b[2J\x1b[32m4/4 passed\x1b[0m\x9b2J"

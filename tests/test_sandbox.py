@@ -571,3 +571,22 @@ def test_a_named_sandbox_user_that_something_else_uses_is_refused_and_left_alone
         other.wait()
         owned.unlink()
     identities.release(identities.acquire(named=(uid, uid), wait=0))  # its own again: taken and given back
+
+
+def _fs_type(path: str) -> str:
+    """The file system's type as coreutils' stat sees it (an oracle independent of the judge's mountinfo reading)."""
+    return subprocess.run(["stat", "-f", "-c", "%T", path], capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.mark.parametrize("folder", ["/dev/shm", "/var/tmp"])
+def test_grading_warns_when_the_learners_folders_would_be_in_memory(folder):
+    """The learner's folder is in the judge's temporary folder; on a tmpfs (/tmp on Debian 13, Fedora, Arch) what
+    it writes there is memory no limit counts: a red team's submission held 1.8 GiB with a 1 GiB limit (round 9,
+    R1). Grading says so, with the fix; on disk it says nothing."""
+    done = subprocess.run([sys.executable, "-c", "from judge.sandbox import levels; "
+                           "print(levels.choose('auto', grading=True).warning or 'no warning')"],
+                          capture_output=True, text=True, env=dict(os.environ, TMPDIR=folder), cwd=ROOT, timeout=120,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    in_memory = _fs_type(folder) == "tmpfs"
+    assert ("is in memory (tmpfs)" in done.stdout and "TMPDIR=/var/tmp" in done.stdout) == in_memory, done.stdout

@@ -484,6 +484,32 @@ def test_a_run_stopped_as_platforms_and_terminals_stop_it_leaves_nothing_behind(
 
 
 @needs_root
+def test_a_named_sandbox_user_grades_several_problems_with_several_jobs_asked_for(user_python, tmp_path, private_tmp):
+    """A named user (``--sandbox-user``, as Gradescope's run_autograder gives) is one identity: with -j 2 the
+    second job waited for it inside the loop that would have ended the first, 600 s, and then failed. Every
+    Gradescope submission of two or more problems got no result at the user level (red team round 9, N1)."""
+    problems = tmp_path / "problems"
+    for pid in ("fx-add", "fx-two"):
+        shutil.copytree(FIXTURE_PROBLEMS / "fx-add", problems / pid)
+    toml = problems / "fx-two" / "problem.toml"
+    toml.write_text(toml.read_text().replace('id = "fx-add"', 'id = "fx-two"'))
+    for pid in ("fx-add", "fx-two"):
+        (tmp_path / "subs" / "ann" / pid).mkdir(parents=True)
+        (tmp_path / "subs" / "ann" / pid / "adder.py").write_text(HONEST)
+    command = [user_python, "-m", "judge", "grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"),
+               "--problems", str(problems), "--sandbox", "user", "--sandbox-user", "nobody", "-j", "2"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=240, cwd=ROOT, check=False,
+                              env=clean_env(TMPDIR=str(private_tmp)))
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"judge grade waited for the named user's identity: {exc.stderr}")
+    assert done.returncode == 0, done.stderr[-3000:]
+    with (tmp_path / "out" / "grades.csv").open() as handle:
+        [row] = csv.DictReader(handle)
+    assert (row["fx-add"], row["fx-two"]) == ("4", "4"), row
+
+
+@needs_root
 def test_a_judge_killed_by_sigkill_leaves_no_test_process_judging_on(user_python, tmp_path, private_tmp):
     """SIGKILL (the OOM killer, a platform's hard stop) gives the judge no clean-up. Its test processes went on
     judging as root with no CPU limit, and ended every process of their uid, which the next judge had taken for

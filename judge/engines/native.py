@@ -124,7 +124,7 @@ def judge_many(jobs: list[Job], parallel: int = 1,
     pending = list(enumerate(jobs))
     running: dict[int, tuple[int, _Running]] = {}
     prepared: list[int] = []  # pids of the jobs prepared ahead, oldest first (in ``running`` too)
-    slots = max(1, parallel)
+    slots = 1 if levels.one_identity(sandbox) else max(1, parallel)
     # only with a core to spare (with every core judging, preparing competes with the jobs: 3-5 % slower),
     # and not for a named user, a pool of one identity
     ahead = _forks() and slots < _cores() and sandbox.user is None

@@ -40,7 +40,7 @@ class InProcessLearner:
         self._cwd = self.folder  # the learner's working directory between its calls
         with self.learner_running():
             module, self.import_error = endpoint.import_entry(spec.module, spec.entry, self.folder)
-        self.connection = protocol.DirectConnection(_unconfined(side.handle), loads=side.decoder.loads)
+        self.connection = protocol.DirectConnection(_unconfined(side.handle), loads=side.loads)
         self.bound: dict[str, Any] = {}
         if module is not None:
             learner_side = endpoint.LearnerSide(module, registry, self.folder, interruptible=True)

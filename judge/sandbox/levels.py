@@ -269,7 +269,7 @@ def _choose(requested: str, user: str | None, grading: bool, grader_paths: tuple
             failures.append(str(exc))
             continue
         notes = [*failures, *([sandbox.note] if sandbox.note else [])]
-        warning = PLAIN_WARNING if sandbox.level == "plain" and grading else ""
+        warning = PLAIN_WARNING if sandbox.level == "plain" and grading else (in_memory_warning() if grading else "")
         return dataclasses.replace(sandbox, note="; ".join(notes), warning=warning)
     if os.geteuid() != 0:
         raise SandboxError("no sandbox level can be used here, and a platform's grading never runs learner code "
@@ -281,6 +281,35 @@ def _choose(requested: str, user: str | None, grading: bool, grader_paths: tuple
                        "root): " + "; ".join(failures) + ". Install bubblewrap, or give an unprivileged user "
                        "that can run this Python (--sandbox user --sandbox-user NAME), or accept the risk "
                        "with --sandbox plain")
+
+
+def in_memory_warning(folder: str | None = None) -> str:
+    """What a grader must know when the temporary folder, which holds the learner's folder, is in memory (a
+    tmpfs: /tmp on Debian 13, Fedora, Arch): files the learner's code writes there are memory its limit does
+    not count (a red team's submission held 1.8 GiB of it with a 1 GiB limit). "" when it is on disk."""
+    folder = os.path.realpath(folder or tempfile.gettempdir())
+    if _file_system_type(folder) != "tmpfs":
+        return ""
+    return (f"the temporary folder {folder} is in memory (tmpfs): what the learner's code writes into its folder is "
+            "memory that its memory limit does not count, shared by every job; give the judge a folder on disk "
+            "(TMPDIR=/var/tmp)")
+
+
+def _file_system_type(path: str) -> str:
+    """The type of the file system ``path`` is on (``tmpfs``, ``ext4``...), from /proc/self/mountinfo ("" when
+    unknown): the mount point that is the longest prefix of ``path``."""
+    found, best = "", -1
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as mounts:
+            for line in mounts:
+                fields = line.split(" - ")
+                point = fields[0].split()[4].replace("\\040", " ") if len(fields) == 2 else ""
+                inside = path == point or path.startswith(point.rstrip("/") + "/")
+                if point and inside and len(point) > best:
+                    found, best = fields[1].split()[0], len(point)
+    except OSError:
+        return ""
+    return found
 
 
 def _try(level: Level, python: str, runtime: str, packages: dict[str, str], user: str | None,
@@ -319,6 +348,13 @@ def _try(level: Level, python: str, runtime: str, packages: dict[str, str], user
         _probe(sandbox, secrets)
         return sandbox
     return Sandbox("plain", python, runtime, packages=packages)
+
+
+def one_identity(sandbox: Sandbox) -> bool:
+    """Whether every job's learner processes run as the one named user (``--sandbox-user``): a pool of one
+    identity, so its jobs can only take turns (a second job started beside the first waited for it inside the
+    loop that ends the first, for the whole wait: 600 s, and Gradescope's grading ended with no result)."""
+    return os.geteuid() == 0 and sandbox.user is not None and (sandbox.level == "user" or sandbox.as_identity)
 
 
 def acquire_identity(sandbox: Sandbox, wait: float = identities.WAIT,

@@ -133,7 +133,7 @@ class ProcessLearner:
             self._stderr = err
         self.connection = protocol.PipeConnection(side.handle, from_child_r, to_child_w,
                                                   on_receive=functools.partial(_print_output, side),
-                                                  loads=side.decoder.loads)
+                                                  loads=side.loads)
         self._await_ready(spec.start_timeout)
 
     def _await_ready(self, timeout: float) -> None:

@@ -36,6 +36,10 @@ from ..core.problem import Problem
 #: more functions than a learner's module has: the test side keeps a stand-in for each one it hears of,
 #: so a hostile learner side that announced new ones with every reply would fill root's test process
 MAX_MODULE_FUNCTIONS = 10_000
+#: bytes of messages the test side takes from the learner's side during one test (the references' largest test
+#: takes under 2 MiB): each is decoded in root's test process, and a lent object keeps what it is given (30 MiB
+#: strings stored again and again into pp-1f1b-emulated's stash held 1.2 GB there within one test's CPU time)
+MAX_INPUT_PER_TEST = 64 * 2**20
 _CALLABLES = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, functools.partial)
 
 
@@ -128,6 +132,16 @@ class TestSide:
         self._used = False  # the learner's module was called since it was (last) imported
         # characters of the learner's stdout ("out") and stderr ("err") the current test may still keep (natively)
         self.output_left = {"out": 0, "err": 0}
+        self.input_left = MAX_INPUT_PER_TEST  # bytes the current test may still receive from the learner's side
+
+    def loads(self, text: str | bytes) -> Any:
+        """A message from the learner's side, decoded, within what one test may receive from it (counted before
+        it is decoded): past that, the message is refused and the learner's side replaced."""
+        self.input_left -= len(text)
+        if self.input_left < 0:
+            raise codec.Malformed(f"more than {MAX_INPUT_PER_TEST // 2**20} MiB sent to the tests during one test, "
+                                  "more than any test needs: pass smaller values")
+        return self.decoder.loads(text)
 
     # --- the learner's side ------------------------------------------------------------------
     def start(self) -> str:
@@ -345,11 +359,13 @@ class _RevokePlugin:
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, Any, None]:
         # one more than allowed: the test fails for printing too much
         self.side.output_left = dict.fromkeys(("out", "err"), OUTPUT_LIMIT + 1)
+        self.side.input_left = MAX_INPUT_PER_TEST
         try:
             yield
         finally:
             self.side.revoke()
             self.side.output_left = {"out": 0, "err": 0}  # output that comes between tests is dropped
+            self.side.input_left = MAX_INPUT_PER_TEST
 
 
 def _too_many_functions() -> protocol.ProtocolViolation:
