@@ -151,6 +151,7 @@ class Runner {
       let started = 0;
       let timer = null;
       let graceTimer = null;
+      let repeat = null;
       // Writing the files takes milliseconds; a worker that does not start the job within
       // START_TIMEOUT is stuck and gets replaced.
       const startTimer = setTimeout(() => {
@@ -160,6 +161,7 @@ class Runner {
         clearTimeout(startTimer);
         clearTimeout(timer);
         clearTimeout(graceTimer);
+        clearInterval(repeat);
         this.handler = null;
         if (started) record.seconds = +((performance.now() - started) / 1000).toFixed(3);
         Object.assign(record, outcome);
@@ -178,6 +180,12 @@ class Runner {
           timer = setTimeout(() => {
             record.interrupted = true;
             Atomics.store(this.interrupt, 0, 2); // SIGINT: Pyodide raises KeyboardInterrupt
+            // again while the run goes on: an interrupt that lands where Python code catches every exception
+            // (on a loaded machine, a slow run may still be in pytest's or the judge's own code) is used up there,
+            // and the learner's loop after it would run to the end of the grace and lose its worker
+            repeat = setInterval(() => {
+              if (Atomics.load(this.interrupt, 0) === 0) Atomics.store(this.interrupt, 0, 2);
+            }, 500);
             graceTimer = setTimeout(() => {
               log(`job ${index} (${record.label}) ignored the interrupt for ${this.args.grace} s: terminating the worker`);
               finish({ killed: true });
