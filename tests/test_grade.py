@@ -1303,9 +1303,11 @@ def test_one_student_claimed_twice_is_never_graded_as_either(tmp_path, problems)
     (_folder(subs / "lovelaceada_1234" / "fx-add") / "adder.py").write_text(REFERENCE)
     (subs / "lovelaceada_1234_5678_adder.py").write_text(REFERENCE)
     (_folder(subs / "bob" / "fx-add") / "adder.py").write_text(REFERENCE)
+    (_folder(subs / os.fsdecode(b"Jos\xe9") / "fx-add") / "adder.py").write_text(REFERENCE)  # not UTF-8...
+    (_folder(subs / "Jos\\xe9" / "fx-add") / "adder.py").write_text(REFERENCE)  # ...and the name it is shown as
     rows = _grade(subs, tmp_path / "out", problems, similarity=None)
-    assert set(rows) == {"Alee", "alice", "lovelaceada_1234", "bob"}, rows
-    for student in ("Alee", "alice", "lovelaceada_1234"):
+    assert set(rows) == {"Alee", "alice", "lovelaceada_1234", "bob", "Jos\\xe9"}, rows
+    for student in ("Alee", "alice", "lovelaceada_1234", "Jos\\xe9"):
         assert rows[student]["total"] == "" and "two submissions" in rows[student]["status"], rows[student]
     assert rows["bob"]["total"] == "10"
     names = [p.name.lower() for p in (tmp_path / "out" / "feedback").iterdir()]

@@ -136,8 +136,8 @@ def read_entry(entry: Entry, problems: list[Problem]) -> Submission:
     submission = Submission(entry.student, entry.origin, layout=entry.layout, lms_id=entry.lms_id,
                             submitted_at=entry.submitted_at.isoformat() if entry.submitted_at else "",
                             late_marked=entry.late_marked, notes=list(entry.notes), error=entry.error)
-    if entry.error:
-        return submission
+    if entry.error:  # two submissions of one student, whose names may not be UTF-8
+        return _displayable(submission)
     try:
         with _Reader() as reader:
             for path in entry.paths:
