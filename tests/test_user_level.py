@@ -496,13 +496,14 @@ def test_a_named_sandbox_user_grades_several_problems_with_several_jobs_asked_fo
     for pid in ("fx-add", "fx-two"):
         (tmp_path / "subs" / "ann" / pid).mkdir(parents=True)
         (tmp_path / "subs" / "ann" / pid / "adder.py").write_text(HONEST)
-    command = [user_python, "-m", "judge", "grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"),
-               "--problems", str(problems), "--sandbox", "user", "--sandbox-user", "nobody", "-j", "2"]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=240, cwd=ROOT, check=False,
-                              env=clean_env(TMPDIR=str(private_tmp)))
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"judge grade waited for the named user's identity: {exc.stderr}")
+    with throwaway_user() as user:  # not nobody: every job ends all its processes, another test's too
+        command = [user_python, "-m", "judge", "grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"),
+                   "--problems", str(problems), "--sandbox", "user", "--sandbox-user", user, "-j", "2"]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=240, cwd=ROOT, check=False,
+                                  env=clean_env(TMPDIR=str(private_tmp)))
+        except subprocess.TimeoutExpired as exc:
+            pytest.fail(f"judge grade waited for the named user's identity: {exc.stderr}")
     assert done.returncode == 0, done.stderr[-3000:]
     with (tmp_path / "out" / "grades.csv").open() as handle:
         [row] = csv.DictReader(handle)
@@ -533,6 +534,17 @@ def test_a_judge_killed_by_sigkill_leaves_no_test_process_judging_on(user_python
     while [pid for pid in family if _alive(pid)] and time.monotonic() < deadline:
         time.sleep(0.1)
     assert [pid for pid in family if _alive(pid)] == [], "processes of the killed judge's jobs are still running"
+
+
+@contextlib.contextmanager
+def throwaway_user() -> Iterator[str]:
+    """A system user of its own for one test, removed afterwards: a named sandbox user is the judge's alone."""
+    name = f"pp-judge-{uuid.uuid4().hex[:8]}"
+    subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True)
+    try:
+        yield name
+    finally:
+        subprocess.run(["userdel", name], check=False)
 
 
 def _descendants(root: int) -> list[int]:
