@@ -364,11 +364,7 @@ def _die_with(judge: int) -> None:
     """Be killed when the judge dies (Linux's parent-death signal): a test process that outlived a judge killed
     by SIGKILL (an OOM kill, a platform's hard stop) went on judging as root with no CPU limit, and ended every
     process of its uid, which the next judge on the machine had taken for another student's job."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
+    if not forking.die_with_parent():
         return
     if os.getppid() != judge:  # the judge died before the signal was asked for
         os._exit(ExitCode.INTERNAL)

@@ -126,3 +126,15 @@ def raise_if_pressed() -> None:
     been dropped)."""
     if _pressed[0]:
         raise KeyboardInterrupt
+
+
+def die_with_parent() -> bool:
+    """In a child just forked: be killed when the process that forked it dies (Linux's parent-death signal).
+    False where the system has no such signal."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return False
+    return True

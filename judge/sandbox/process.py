@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import protocol
-from . import confine, identities, levels, trees
+from . import confine, forking, identities, levels, trees
 from .standin import LearnerSpec, TestSide
 
 READY_TIMEOUT_FLOOR = 2.0  # seconds a learner process may take to start and import, at least
@@ -270,11 +270,6 @@ def _print_output(side: TestSide, message: dict[str, Any]) -> None:
 def _enter(confinement: confine.Confinement | None) -> None:
     """In the child, before exec: be killed when the test process dies (Linux's parent-death signal),
     then enter the job's confinement (user level)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    forking.die_with_parent()
     if confinement is not None:
         confinement.enter()
