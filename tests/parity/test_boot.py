@@ -158,6 +158,44 @@ def test_a_corrupt_snapshot_is_not_restored_and_the_engine_boots_the_plain_way(b
     assert [r["status"] for r in run.results] == ["passed", "passed"], run.results
 
 
+# A snapshot whose check fails while the boot waits at its gate (the browser's spare engine, paused by a
+# run): the failure is the plain boot's reason, never an unhandled rejection (the page reports those as
+# errors). The loader fails on purpose once the snapshot is given up: only the order of events matters.
+GATED_BOOT = """
+import { bootJudge } from BOOT;
+const unhandled = [];
+process.on("unhandledRejection", (err) => unhandled.push(String(err && err.message || err)));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const loaded = [];
+const loadPyodide = async (options) => {
+  loaded.push(options._loadSnapshot ? "snapshot" : "plain");
+  if (options._loadSnapshot) await options._loadSnapshot;
+  throw new Error("no Pyodide in this test");
+};
+const packed = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+let outcome;
+try {
+  await bootJudge({ loadPyodide, indexURL: "/", packages: [], judgeZip: new Uint8Array(),
+                    snapshot: { bytes: packed, sha256: "0".repeat(64) }, gate: () => sleep(300) });
+} catch (err) {
+  outcome = String(err.message);
+}
+await sleep(100);
+process.stdout.write(JSON.stringify({ unhandled, loaded, outcome }));
+"""
+
+
+@needs_node
+def test_a_snapshot_that_fails_its_check_while_the_boot_waits_is_no_unhandled_rejection(tmp_path: Path) -> None:
+    script = tmp_path / "gated.mjs"
+    script.write_text(GATED_BOOT.replace("BOOT", json.dumps(BOOT.as_uri())), encoding="utf-8")
+    run = subprocess.run([NODE or "node", str(script)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["unhandled"] == [], seen
+    assert seen["loaded"] == ["snapshot", "plain"] and seen["outcome"] == "no Pyodide in this test", seen
+
+
 def _site_config(site: Path) -> dict:
     text = (site / "index.html").read_text(encoding="utf-8")
     return json.loads(re.search(r'id="site-config">(.*?)</script>', text, re.S).group(1))

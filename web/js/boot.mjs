@@ -116,11 +116,13 @@ async function bootPlain(options) {
 }
 
 async function restoreJudge(options, clock, image) {
+  // loadPyodide awaits it and its failure is reported there; handled now, before the gate below may
+  // wait (a paused spare): a check that fails meanwhile would otherwise be an unhandled rejection
+  Promise.resolve(image).catch(() => {});
   const progress = options.progress || (() => {});
   const gate = options.gate || (() => null);
   await gate();
   progress(N_("Restoring Python from its memory image…"));
-  Promise.resolve(image).catch(() => {}); // loadPyodide awaits it; its failure is reported there
   // the standard library the image was made with (the plain one: judge/engines/pyodide_snapshot.py's
   // STDLIB), or, when the host brings it after the restore, an empty zip in its place meanwhile
   const late = options.snapshot.lateStdlib || null;
