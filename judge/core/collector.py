@@ -67,6 +67,10 @@ class Collector:
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         for item in items:
+            # pytest's long report of a failure is never shown (the message is describe_exception's), and
+            # formatting it, every frame with its source, was a third of judging a failing solution
+            item.repr_failure = self._short_report  # type: ignore[method-assign]
+            item._repr_failure_py = self._short_report  # type: ignore[method-assign]
             self._names[item.nodeid] = readable_name(item)
             marker = item.get_closest_marker(MARKER)
             if marker is not None:
@@ -76,6 +80,10 @@ class Collector:
                     self.weight_errors.append(f"{item.nodeid}: {exc}")
             if self.objectives:
                 self._assign_objective(item)
+
+    def _short_report(self, excinfo: pytest.ExceptionInfo[BaseException], style: str | None = None) -> str:
+        """What a failed test's report holds in place of pytest's formatted traceback (``style`` unused)."""
+        return describe_exception(excinfo.value, excinfo.tb, self.workdir)
 
     def _assign_objective(self, item: pytest.Item) -> None:
         """The objective of a test: its ``@pytest.mark.objective(id)``, else the first whose patterns match."""

@@ -156,7 +156,7 @@ def _run_pytest(workdir: Path, test_names: list[str], keyword: str | None,
             "--confcutdir", str(workdir), "--continue-on-collection-errors", "-p", "no:cacheprovider",
             "-p", "no:pastebin", "-p", "no:doctest", "-p", "no:debugging",
             "-W", "ignore::pytest.PytestAssertRewriteWarning",
-            "--tb=native"]  # pytest's own long report is never shown; its native style is the cheapest
+            "--tb=native", "-rN"]  # pytest's own reports are never shown (collection errors': the native style)
     if keyword:
         args += ["-k", keyword]
     with _plugin_autoload_disabled(), contextlib.redirect_stdout(io.StringIO()):
