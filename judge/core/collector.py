@@ -70,7 +70,7 @@ class Collector:
             # pytest's long report of a failure is never shown (the message is describe_exception's), and
             # formatting it, every frame with its source, was a third of judging a failing solution
             item.repr_failure = self._short_report  # type: ignore[method-assign]
-            item._repr_failure_py = self._short_report  # type: ignore[method-assign]
+            item._repr_failure_py = self._short_report  # type: ignore[method-assign, assignment]  # a str report is fine
             self._names[item.nodeid] = readable_name(item)
             marker = item.get_closest_marker(MARKER)
             if marker is not None:
