@@ -20,6 +20,9 @@ _.pytest_runtestloop
 _.pytest_runtest_setup
 _.pytest_runtest_protocol
 _.pytest_runtest_call
+# pytest's methods of a test item, which judge/core/collector.py replaces (pytest calls them to report a failure)
+_.repr_failure
+_._repr_failure_py
 
 # called from JavaScript by name: web/js/boot.mjs and web/worker.js (engines/pyodide_boot.py, late_stdlib.py)
 _.prepare
