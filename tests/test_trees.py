@@ -124,3 +124,68 @@ def _as_nobody(place: Path) -> None:
         os._exit(0)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def _held_in_child(parent: Path) -> tuple[str, int, int]:
+    """A folder made by held_folder in a forked process that then waits: (folder, pid, the pipe that ends it)."""
+    made_read, made_write = os.pipe()
+    end_read, end_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: a judge that lives until told
+        try:
+            os.close(made_read)
+            os.close(end_write)
+            folder = trees.held_folder("judge-alive-", str(parent))
+            os.write(made_write, folder.encode())
+            os.read(end_read, 1)
+        finally:
+            os._exit(0)
+    os.close(made_write)
+    folder = os.read(made_read, 4096).decode()
+    os.close(made_read)
+    os.close(end_read)
+    return folder, pid, end_write
+
+
+def test_only_folders_of_a_judge_that_is_gone_are_removed(tmp_path: Path) -> None:
+    """What a judge killed outright left (its lock file no longer held) goes; a living judge's folder, a folder
+    without the lock file, a link to a held folder's twin, a folder of another prefix and the caller's own
+    folder stay."""
+    alive, pid, end = _held_in_child(tmp_path)
+    gone, gone_pid, gone_end = _held_in_child(tmp_path)
+    os.close(gone_end)  # that judge ends without removing its folder: as after a SIGKILL
+    os.waitpid(gone_pid, 0)
+    (Path(gone) / "work").mkdir()
+    (Path(gone) / "work" / "solution.py").write_text("a learner's code\n")
+    old = tmp_path / "judge-older-version"
+    old.mkdir()
+    mine = trees.held_folder("judge-mine-", str(tmp_path))
+    other = tmp_path / "not-judge"
+    other.mkdir()
+    (other / trees.ALIVE).touch()
+    abandoned_twin = tmp_path / "twin"
+    abandoned_twin.mkdir()
+    (abandoned_twin / trees.ALIVE).touch()
+    (tmp_path / "judge-link").symlink_to(abandoned_twin)
+    try:
+        assert trees.remove_abandoned(str(tmp_path)) == [gone]
+        assert not os.path.lexists(gone)
+        for kept in (alive, old, mine, other, abandoned_twin, tmp_path / "judge-link"):
+            assert os.path.lexists(kept), kept
+        assert (abandoned_twin / trees.ALIVE).exists()
+    finally:
+        os.close(end)
+        os.waitpid(pid, 0)
+        trees.remove_tree(mine)
+    assert trees.remove_abandoned(str(tmp_path)) == [alive]  # its judge has ended now
+
+
+def test_another_users_folder_is_left_alone(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to make a folder of another user")
+    gone, pid, end = _held_in_child(tmp_path)
+    os.close(end)
+    os.waitpid(pid, 0)
+    os.chown(gone, 65534, 65534)
+    assert trees.remove_abandoned(str(tmp_path)) == []
+    assert os.path.isdir(gone)

@@ -511,10 +511,13 @@ def test_a_named_sandbox_user_grades_several_problems_with_several_jobs_asked_fo
 
 
 @needs_root
-def test_a_judge_killed_by_sigkill_leaves_no_test_process_judging_on(user_python, tmp_path, private_tmp):
+def test_a_judge_killed_by_sigkill_leaves_no_test_process_judging_on_and_the_next_judge_removes_its_folders(
+        user_python, tmp_path, private_tmp):
     """SIGKILL (the OOM killer, a platform's hard stop) gives the judge no clean-up. Its test processes went on
     judging as root with no CPU limit, and ended every process of their uid, which the next judge had taken for
-    another student (red team round 9, A1). They now die with the judge, and so do their learner processes."""
+    another student (red team round 9, A1). They now die with the judge, and so do their learner processes.
+    Its folders stay, the learner's code in them, for the next learner given that uid to read where Landlock is
+    missing: the next judge removes them before its first job."""
     entry = tmp_path / "subs" / "looper" / "fx-add" / "adder.py"
     entry.parent.mkdir(parents=True)
     entry.write_text("def add(a, b):\n    while True:\n        pass\n")
@@ -534,6 +537,17 @@ def test_a_judge_killed_by_sigkill_leaves_no_test_process_judging_on(user_python
     while [pid for pid in family if _alive(pid)] and time.monotonic() < deadline:
         time.sleep(0.1)
     assert [pid for pid in family if _alive(pid)] == [], "processes of the killed judge's jobs are still running"
+    left = sorted(p.name for p in private_tmp.iterdir() if p.name.startswith("judge-"))
+    assert any(name.startswith("judge-job-") for name in left), left  # what the next judge must clear
+    assert list(private_tmp.glob("judge-job-*/*/work/adder.py")), "the looper's code was not where it is expected"
+    honest = tmp_path / "practice" / "fx-add" / "adder.py"
+    honest.parent.mkdir(parents=True)
+    honest.write_text((FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py").read_text())
+    done = subprocess.run([user_python, "-m", "judge", str(tmp_path / "practice"), "--problems", str(FIXTURE_PROBLEMS),
+                           "--sandbox", "user"], capture_output=True, text=True, timeout=300,
+                          env=clean_env(TMPDIR=str(private_tmp)), cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(p.name for p in private_tmp.iterdir() if p.name.startswith("judge-")) == []
 
 
 @contextlib.contextmanager

@@ -34,7 +34,6 @@ import math
 import os
 import secrets
 import select
-import shutil
 import signal
 import subprocess
 import sys
@@ -120,6 +119,7 @@ def judge_many(jobs: list[Job], parallel: int = 1,
     is where learner processes run (default: the best level this machine offers).
     """
     sandbox = sandbox or levels.choose("auto", **_problems_options(jobs))
+    _remove_abandoned(sandbox)
     results: list[Result | None] = [None] * len(jobs)
     pending = list(enumerate(jobs))
     running: dict[int, tuple[int, _Running]] = {}
@@ -238,7 +238,7 @@ def _start(job: Job, sandbox: levels.Sandbox, record: Callable[[_Running], None]
     made = _Made(parent=os.getpid())
     try:
         with forking.ctrl_c_held():
-            made.root = tempfile.mkdtemp(prefix=f"judge-{problem.id}-")  # private to this user: the tests live here
+            made.root = trees.held_folder(f"judge-{problem.id}-")  # private to this user: the tests live here
         made.take_identity(sandbox)  # this job's alone, until _end_job
         with forking.ctrl_c_held():
             made.space = JobSpace(make_job_folder(sandbox), (made.identity.uid, made.identity.gid)
@@ -427,7 +427,7 @@ def _warm_up() -> None:
     from ..sandbox import inprocess, standin
     from .pyodide_boot import WARM_UP_SOURCE, write_warm_up_problem
 
-    root = tempfile.mkdtemp(prefix="judge-warm-up-")
+    root = trees.held_folder("judge-warm-up-")
     learner = functools.partial(standin.session, start=lambda spec, side: inprocess.InProcessLearner(spec, side, root))
     try:
         with open(os.devnull, "w") as devnull, contextlib.redirect_stderr(devnull), \
@@ -436,7 +436,7 @@ def _warm_up() -> None:
     except Exception:  # noqa: BLE001 - a warm-up that fails only costs speed
         pass
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        trees.remove_tree(root)
 
 
 def _redirect_output(root: str) -> None:
@@ -503,6 +503,13 @@ def _cpu_snapshot(now: float) -> list | None:
         return None
     _last_cpu_reading[0] = now
     return cputime.snapshot()
+
+
+def _remove_abandoned(sandbox: levels.Sandbox) -> None:
+    """The folders a judge killed outright left behind (its learners' code among them): gone before any job
+    of this one takes an identity that a leftover folder's learner had."""
+    for parent in dict.fromkeys((tempfile.gettempdir(), os.path.dirname(sandbox.runtime))):
+        trees.remove_abandoned(parent)
 
 
 def _end_job(run: _Running) -> None:

@@ -409,8 +409,7 @@ def _probe(sandbox: Sandbox, secrets: Sequence[str]) -> None:
     must start, import numpy, and read no secret."""
     if sandbox.level == "user" and sandbox.confinement and threading.current_thread() is not threading.main_thread():
         raise _MainThreadOnly  # its confinement is entered in a preexec_fn: not safe beside other threads
-    folder = tempfile.mkdtemp(prefix="judge-probe-", dir=os.path.dirname(sandbox.runtime))
-    os.chmod(folder, 0o711)
+    folder = trees.held_folder("judge-probe-", os.path.dirname(sandbox.runtime), 0o711)
     identity = acquire_identity(sandbox)
     ids = (identity.uid, identity.gid) if identity else None
     rules = None
@@ -480,8 +479,7 @@ def runtime_folder() -> str:
     """
     import atexit
 
-    folder = tempfile.mkdtemp(prefix="judge-runtime-")
-    os.chmod(folder, 0o755)
+    folder = trees.held_folder("judge-runtime-", mode=0o755)
     package = Path(__file__).resolve().parents[1]
     for name in _RUNTIME_FILES:
         target = Path(folder, "judge", name)
@@ -494,7 +492,7 @@ def runtime_folder() -> str:
     os.chmod(Path(folder, "site"), 0o755)
     os.chmod(Path(folder, "judge"), 0o755)
     _link_packages(folder, _package_folders())
-    atexit.register(shutil.rmtree, folder, True)
+    atexit.register(trees.remove_tree, folder)
     return folder
 
 

@@ -77,9 +77,7 @@ class JobSpace:
 
 def make_job_folder(sandbox: levels.Sandbox) -> str:
     """A fresh folder for one job's learner folders: the judge's, others may only pass through it."""
-    folder = tempfile.mkdtemp(prefix="judge-job-", dir=os.path.dirname(sandbox.runtime))
-    os.chmod(folder, 0o711)
-    return folder
+    return trees.held_folder("judge-job-", os.path.dirname(sandbox.runtime), 0o711)
 
 
 class ProcessLearner:

@@ -8,16 +8,84 @@ class that way. What ``rmtree`` leaves is opened to its owner again (``find``: a
 locked, folders only) and removed by ``rm -r``, which walks any depth; neither follows a link. What
 neither can remove stays: callers that must know look for it (``nothing_left_behind`` in the tests; an
 identity whose processes survive is never reused).
+
+A judge killed outright (SIGKILL, the machine's out-of-memory killer, a container stopped) removes
+nothing. So a job's folders are made by :func:`held_folder`, which locks a file inside for as long as
+the judge (or a test process it forked) lives, and a later judge's :func:`remove_abandoned` removes the
+``judge-*`` folders of the temporary folder that are its own user's and whose lock nobody holds: the
+learner's code they hold is never there for the next learner given the same identity.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
+import stat
 import subprocess
+import tempfile
 
 RM_SECONDS = 300.0  # rm -r of a tree the learner's code made within its limits
+PREFIX = "judge-"
+ALIVE = ".judge-alive"  # the file a living judge keeps locked in each folder of its jobs
+_held: dict[str, int] = {}  # folder -> the descriptor of its lock, open until the folder is removed
+
+
+def held_folder(prefix: str, parent: str | None = None, mode: int = 0o700) -> str:
+    """A fresh folder (``tempfile.mkdtemp``) that :func:`remove_abandoned` leaves alone while this process
+    or a process forked from it lives; :func:`remove_tree` lets it go."""
+    folder = tempfile.mkdtemp(prefix=prefix, dir=parent)
+    try:
+        # locked under another name first: a sweep never sees the lock file before it is held
+        pending = os.path.join(folder, ALIVE + ".new")
+        descriptor = os.open(pending, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        _held[folder] = descriptor
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        os.rename(pending, os.path.join(folder, ALIVE))
+        os.chmod(folder, mode)
+    except BaseException:
+        remove_tree(folder)
+        raise
+    return folder
+
+
+def remove_abandoned(parent: str) -> list[str]:
+    """Remove the ``judge-*`` folders in ``parent`` that this user made with :func:`held_folder` and whose
+    judge is gone (nobody holds their lock); return them. Folders of other users, links, folders without
+    the lock file (an older judge's, or one being made) and folders of a living judge are left alone."""
+    removed = []
+    with contextlib.suppress(OSError):
+        names = [name for name in os.listdir(parent) if name.startswith(PREFIX)]
+        for name in names:
+            folder = os.path.join(parent, name)
+            if folder not in _held and _abandoned(folder):
+                remove_tree(folder)
+                removed.append(folder)
+    return removed
+
+
+def _abandoned(folder: str) -> bool:
+    try:
+        info = os.lstat(folder)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            return False
+        directory = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        lock = os.open(ALIVE, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=directory)
+    except OSError:
+        return False
+    finally:
+        os.close(directory)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False  # a living judge holds it
+    finally:
+        os.close(lock)
 
 
 def remove_tree(path: str | os.PathLike[str]) -> None:
@@ -26,6 +94,10 @@ def remove_tree(path: str | os.PathLike[str]) -> None:
         shutil.rmtree(path, ignore_errors=True)
     if os.path.lexists(path):
         _remove_deep(os.fspath(path))
+    descriptor = _held.pop(os.fspath(path), None)
+    if descriptor is not None:
+        with contextlib.suppress(OSError):
+            os.close(descriptor)
 
 
 def _remove_deep(path: str) -> None:
