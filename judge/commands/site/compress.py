@@ -13,9 +13,9 @@ twin, and its ``.br`` twin encodes what it decompresses to (Brotli at quality 11
 the decompressed image, which the engine accepts (it checks that content's own sha256, see
 ``web/js/boot.mjs``).
 
-Brotli at quality 11 is slow on the largest files: 62 s for the 29 MB memory image and 37 s for the
-10 MB wasm runtime, against 33 s and 21 s at quality 10, for twins 3 to 6 % larger (4.26 MB and 2.29 MB
-against 4.12 MB and 2.17 MB). A fresh machine (a CI job that deploys the site) and every new judge
+Brotli at quality 11 is slow on the largest files: 62 s for the 28.8 MiB memory image and 37 s for the
+9.6 MiB wasm runtime, against 33 s and 21 s at quality 10, for twins 3 to 6 % larger (4.26 MiB and 2.29 MiB
+against 4.12 MiB and 2.17 MiB). A fresh machine (a CI job that deploys the site) and every new judge
 version pay that, so files over :data:`CACHE_OVER` bytes get quality 10; their twins are also cached on
 disk under the sha256 of their source (``~/.cache/pp-judge/compressed-v2/``): Pyodide's runtime never
 changes, and an unchanged image is compressed once. The output is reproducible: the same file gives
