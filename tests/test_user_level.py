@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.sandbox import confine, identities, levels
+from judge.sandbox import confine, identities, levels, trees
 from tests.conftest import FIXTURE_PROBLEMS, FROM_A_TERMINAL, ROOT, rendered_markdown
 from tests.test_export import (  # noqa: F401  (session fixtures shared with the export tests)
     clean_env,
@@ -134,10 +134,10 @@ def submissions(folder: Path, names: list[str]) -> Path:
 
 
 def grade_with(python: str, subs: Path, out: Path, problems: Path, level: str,
-               tmp: Path) -> dict[str, dict[str, str]]:
+               tmp: Path, **env: str) -> dict[str, dict[str, str]]:
     done = subprocess.run([python, "-m", "judge", "grade", str(subs), "-o", str(out), "--problems", str(problems),
                            "--sandbox", level, "-j", "2"], capture_output=True, text=True, timeout=900,
-                          env=clean_env(TMPDIR=str(tmp)), cwd=ROOT, check=False)
+                          env=clean_env(TMPDIR=str(tmp), **env), cwd=ROOT, check=False)
     assert done.returncode in (0, 1), done.stdout + done.stderr
     assert f"Sandbox: {level}" in done.stderr
     with (out / "grades.csv").open() as handle:
@@ -682,3 +682,57 @@ def test_landlock_and_seccomp_refuse_what_the_user_level_never_needs(user_python
     lines = set(done.stdout.split("\n"))
     assert {"read refused 13", "socket refused 1", "ptrace refused", "write-own allowed", "inotify refused",
             "pidfd refused", "sync refused"} <= lines, done.stdout
+
+
+@needs_root
+@pytest.mark.parametrize("level, confine", [("user", "seccomp"), ("user", ""), ("bubblewrap", "")],
+                         ids=["user-without-landlock", "user", "bubblewrap"])
+def test_fake_abandoned_folders_in_a_shared_temporary_folder_remove_nothing_of_root(user_python, marked_problems,
+                                                                                  tmp_path, level, confine):
+    """The next judge removes the judge folders whose judge is gone (``trees.remove_abandoned``). In a temporary
+    folder every user may write (``/tmp`` on the platforms), a learner makes folders that look abandoned, with
+    links to the root-owned canary and to classmates' job folders, and links named like judge folders: the
+    next judge removes none of them and nothing they point at, and the classmates keep full marks. With Landlock
+    (and under bubblewrap, whose /tmp is the learner's own) the learner cannot write there at all."""
+    problems, _ = marked_problems
+    shared = Path(tempfile.mkdtemp(prefix="pp-shared-tmp-", dir="/var/tmp"))
+    shared.chmod(0o1777)  # sticky and world-writable, as /tmp is
+    ROOT_CANARY.write_text("root's own file\n")
+    try:
+        subs = submissions(tmp_path / "subs", ["fake_abandoned_folders", "honest-1", "honest-2"])
+        env = {"JUDGE_CONFINE": confine} if confine else {}
+        rows = grade_with(user_python, subs, tmp_path / "out", problems, level, shared, **env)
+        assert {name: row["total"] for name, row in rows.items()} == {
+            "fake_abandoned_folders": "0", "honest-1": "4", "honest-2": "4"}
+        # whatever it planted went with its identity's files at the end of its job (and a pool identity's files
+        # go again when a judge takes it); the sweep's own defence is shown on the same things left by a user
+        # outside the pool, beside a root folder whose judge is gone
+        assert [p for p in shared.glob("judge-*") if p.is_symlink() or p.lstat().st_uid != 0] == []
+        planted = _plant_fake_judge_folders(shared, 65534)
+        gone = shared / "judge-job-gone"
+        gone.mkdir(mode=0o711)
+        (gone / trees.ALIVE).touch()  # a dead judge's job folder: its lock file, held by no one
+        again = submissions(tmp_path / "again", ["honest-3"])
+        rows = grade_with(user_python, again, tmp_path / "out-again", problems, level, shared, **env)
+        assert rows["honest-3"]["total"] == "4"
+        assert ROOT_CANARY.lstat().st_uid == 0 and ROOT_CANARY.read_text() == "root's own file\n"
+        assert all(os.path.lexists(p) for p in planted), "the sweep removed a folder or link it did not make"
+        assert not gone.exists(), "the dead judge's folder was not removed"
+        assert [p.name for p in shared.glob("judge-*") if not p.is_symlink() and p.lstat().st_uid == 0] == []
+    finally:
+        ROOT_CANARY.unlink(missing_ok=True)
+        subprocess.run(["rm", "-rf", "--", str(shared)], check=False)
+
+
+def _plant_fake_judge_folders(parent: Path, uid: int) -> list[Path]:
+    """What a learner's code would leave, as ``uid``'s: a folder that looks abandoned (the lock file, no one
+    holding it) with links to the root canary, and a link named like a judge folder to the canary."""
+    fake = parent / "judge-fake"
+    fake.mkdir()
+    (fake / trees.ALIVE).touch()
+    (fake / "victim").symlink_to(ROOT_CANARY)
+    (parent / "judge-link").symlink_to(ROOT_CANARY)
+    made = [fake, fake / trees.ALIVE, fake / "victim", parent / "judge-link"]
+    for path in made:
+        os.lchown(path, uid, uid)
+    return made
