@@ -13,6 +13,9 @@
   files, cold and on a repeat visit, first verdicts, warm re-runs against bare ``pytest.main`` in
   the same engine, bytes, and the same app without its memory snapshot.
 
+Beside the targets, the floors no isolation can get under (:func:`floors`): judging itself with no
+process boundary and no start-up, alone and spread over every core.
+
 The figures go to ``bench/results/latest.json`` (or ``--json FILE``) with the machine they came
 from (CPU count, load average before and after). Ratios are taken within one run; absolute times
 on a shared machine are noisy.
@@ -30,6 +33,7 @@ import datetime
 import json
 import os
 import platform
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -102,11 +106,34 @@ def main(argv: list[str] | None = None) -> int:
     for name, module in (("boundary", boundary), ("limits", limits), ("grade", grade), ("browser", browser)):
         if name in data:
             module.print_table(data[name])
+    data["floors"] = floors(data)
+    if data["floors"]:
+        print(floors_line(data["floors"]))
     print(summary_line(data))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(data, indent=2) + "\n")
     print(f"Figures written to {args.json}")
     return 0
+
+
+def floors(data: dict[str, Any]) -> dict[str, float]:
+    """The ratios no isolation can get under: judging itself (the judge in one warm interpreter, no process
+    boundary, no start-up) against bare pytest, alone and spread over every core, and class grading's
+    (the references' judging spread over every core against the loop's ``python -m judge`` per
+    submission). A target below its floor needs judging to cost less, not the sandbox."""
+    if "native" not in data:
+        return {}
+    native_data = data["native"]
+    one, cores = native_data["one_interpreter"], native_data["cpus"] or 1
+    loop = statistics.median(native_data["judge_s"])
+    return {"native_serial": round(one["ratio"], 3), "native": round(one["ratio"] / cores, 3),
+            "grade": round(one["judge_s"] / cores / loop, 3)}
+
+
+def floors_line(found: dict[str, float]) -> str:
+    return ("Floors (judging itself, no boundary, no start-up, every core busy): "
+            f"-j 1 >= {found['native_serial']:.2f}x, the default -j >= {found['native']:.2f}x bare pytest; "
+            f"class grading >= {found['grade']:.2f}x the loop (the references)")
 
 
 def summary_line(data: dict[str, Any]) -> str:

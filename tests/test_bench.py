@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from bench.run import floors, floors_line
 from tests.conftest import FIXTURE_PROBLEMS, ROOT
 
 
@@ -24,6 +25,17 @@ def test_native_benchmark_runs_on_a_tiny_case(tmp_path):
     one = data["one_interpreter"]  # the same reference judged in one interpreter, against bare pytest
     assert [(row["problem"], row["tests"]) for row in one["problems"]] == [("fx-add", 4)]
     assert one["bare_s"] > 0 and one["judge_s"] > 0 and one["ratio"] > 0
+    found = floors({"native": data})  # what bench.run prints beside the targets, from these figures
+    assert found["native_serial"] == pytest.approx(one["ratio"], abs=1e-3)
+    assert found["native"] == pytest.approx(one["ratio"] / data["cpus"], abs=1e-3)
+    assert found["grade"] == pytest.approx(one["judge_s"] / data["cpus"] / data["judge_s"][0], abs=1e-3)
+
+
+def test_floors_are_judging_itself_alone_and_over_every_core():
+    native = {"cpus": 2, "judge_s": [3.0, 4.0, 5.0], "one_interpreter": {"ratio": 2.0, "judge_s": 3.2}}
+    assert floors({"native": native}) == {"native_serial": 2.0, "native": 1.0, "grade": 0.4}
+    assert floors({}) == {}  # nothing measured natively: no floor
+    assert "-j 1 >= 2.00x" in floors_line(floors({"native": native}))
 
 
 @pytest.mark.slow
