@@ -198,6 +198,7 @@ def choose(requested: str = "auto", *, user: str | None = None, grading: bool = 
     (a platform's grading job, where nobody reads a warning), ``auto`` never falls back to plain."""
     if requested not in REQUESTS:
         raise SandboxError(f"--sandbox {requested!r}: expected one of {', '.join(REQUESTS)}")
+    check_temporary_folder()
     return _choose(requested, user, grading, tuple(sorted({os.path.realpath(p) for p in grader_paths})),
                    tuple(sorted(set(packages))), unattended)
 
@@ -281,6 +282,44 @@ def _choose(requested: str, user: str | None, grading: bool, grader_paths: tuple
                        "root): " + "; ".join(failures) + ". Install bubblewrap, or give an unprivileged user "
                        "that can run this Python (--sandbox user --sandbox-user NAME), or accept the risk "
                        "with --sandbox plain")
+
+
+def check_temporary_folder() -> None:
+    """Refuse to judge when the temporary folder asked for (``TMPDIR``, else ``TEMP`` or ``TMP``) cannot be
+    used. Python's :mod:`tempfile` then quietly takes ``/tmp`` (or ``/var/tmp``, or the working folder), and
+    the learners' folders would land where the grader kept them away from: a ``TMPDIR`` on a file system of
+    its own that a learner had filled sent the next run's learner, which filled its folder too, to the
+    machine's root disk (77 GB, everything else on the machine failing to write). What a judge killed
+    outright left there (:func:`trees.remove_abandoned`) is removed first: it is often what filled it."""
+    name, asked = next(((key, os.environ[key]) for key in ("TMPDIR", "TEMP", "TMP") if os.environ.get(key)),
+                       ("", ""))
+    used = tempfile.gettempdir()
+    if not asked or os.path.realpath(asked) == os.path.realpath(used):
+        return
+    if os.path.isdir(asked) and trees.remove_abandoned(asked):  # a judge killed outright left it full
+        tempfile.tempdir = None  # looked for again, now that the space has come back
+        used = tempfile.gettempdir()
+        if os.path.realpath(asked) == os.path.realpath(used):
+            return
+    raise SandboxError(f"the temporary folder {name}={asked} cannot be used ({_why_unusable(asked)}), and the "
+                       f"learners' folders would go to {used} instead; free it or make it, or name another "
+                       f"({name}=FOLDER)")
+
+
+def _why_unusable(folder: str) -> str:
+    """Why :mod:`tempfile` passed ``folder`` over: it creates a file there and writes a few bytes."""
+    path = ""
+    try:
+        handle, path = tempfile.mkstemp(dir=folder)
+        with os.fdopen(handle, "wb") as file:
+            file.write(b"judge")
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    finally:
+        if path:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+    return "it could not be written when this run started"
 
 
 def in_memory_warning(folder: str | None = None) -> str:

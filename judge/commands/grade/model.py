@@ -7,6 +7,7 @@ a spreadsheet cell that is never a formula, an atomic write.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import re
 from collections.abc import Callable
@@ -50,14 +51,17 @@ class Options:
     engine: Engine | None = None  # the native engine at the run's sandbox level (default: the best one here)
 
     def judge(self, jobs: list[Job], on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
-        """Judge ``jobs``, ``parallel`` at a time; a job that timed out among others while working is judged
-        again alone, so that a grade never depends on ``-j`` (on 2 cores, a reference taking 6 s of a 10 s
-        wall-clock limit timed out beside another job). Code that waited (a lock taken twice: little CPU time
-        when its wall-clock backstop stopped it) is not: alone it waits as long, one job after another."""
+        """Judge ``jobs``, ``parallel`` at a time, so that a grade never depends on ``-j``: a job is judged
+        again alone, once the others have ended, when it timed out among others while working (on 2 cores,
+        a reference taking 6 s of a 10 s wall-clock limit timed out beside another job), or when the grader's
+        disk was full while it ran (a classmate's code filled the temporary folder, and pytest's capture of a
+        test's output failed: the space comes back when that job ends). Code that waited (a lock taken
+        twice: little CPU time when its wall-clock backstop stopped it) is not: alone it waits as long."""
         engine = self.engine or get_engine("native")
         results = engine.judge(jobs, self.parallel, on_result=on_result)
-        again = [i for i, result in enumerate(results) if result.status == "timeout"
-                 and _was_working(result, jobs[i])] if self.parallel > 1 else []
+        again = [i for i, result in enumerate(results)
+                 if result.status == "timeout" and _was_working(result, jobs[i]) or _disk_was_full(result)
+                 ] if self.parallel > 1 else []
         for index in again:
             [results[index]] = engine.judge([jobs[index]], 1)
         return results
@@ -67,6 +71,16 @@ def _was_working(result: Result, job: Job) -> bool:
     """Whether a run that timed out used its time working (at least half its CPU time limit), or where CPU
     time is not counted (its limit is then wall-clock time, which other jobs can take)."""
     return not cputime.available() or result.cpu_seconds >= job.limit / 2
+
+
+#: how an exception of a full disk reads in a Result's messages (the learner's own code may raise it too: it
+#: is then judged again alone, with the same outcome)
+_NO_SPACE = f"[Errno {errno.ENOSPC}]"
+
+
+def _disk_was_full(result: Result) -> bool:
+    """Whether a write failed on a full disk while ``result``'s job ran."""
+    return _NO_SPACE in result.message or any(_NO_SPACE in test.message for test in result.tests)
 
 
 @dataclass

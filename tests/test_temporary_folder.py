@@ -1,0 +1,122 @@
+"""The temporary folder a grader names (``TMPDIR``) is where the learners' folders go, or the judge refuses.
+
+Python's :mod:`tempfile` quietly takes ``/tmp`` when the folder named is missing or full. A grader who gave
+the judge a file system of its own, so that a learner filling its folder fills only that, then had a learner
+fill the machine's root disk (77 GB, found on 2026-12-06 after a killed judge had left its folder full).
+"""
+
+from __future__ import annotations
+
+import csv
+import errno
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURE_PROBLEMS, ROOT
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small file system needs root")
+
+
+HOG = """\
+import os, time
+if not os.path.exists("hog-0"):  # once per job (the module is imported afresh for every test)
+    for number in range(100_000):
+        try:
+            with open(f"hog-{number}", "wb") as handle:
+                handle.write(bytes(65536))
+        except OSError:
+            break
+    time.sleep(2)  # holding the space while the classmates are judged
+
+
+def add(a, b):
+    return None
+"""
+
+
+def grade(tmp_path: Path, temporary: str, fallback: Path, *options: str) -> subprocess.CompletedProcess:
+    """``judge grade`` of one student's correct fx-add with ``TMPDIR=temporary``; ``TEMP=fallback`` is where
+    :mod:`tempfile` would turn when ``temporary`` cannot be used."""
+    folder = tmp_path / "subs" / "ann" / "fx-add"
+    if not folder.exists():
+        folder.mkdir(parents=True)
+        shutil.copy(FIXTURE_PROBLEMS / "fx-add" / "reference" / "adder.py", folder)
+    shutil.rmtree(tmp_path / "out", ignore_errors=True)
+    env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(ROOT), TMPDIR=temporary, TEMP=str(fallback))
+    return subprocess.run([sys.executable, "-m", "judge", "grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"),
+                           "--problems", str(FIXTURE_PROBLEMS), *options], env=env, capture_output=True, text=True, timeout=300)
+
+
+def fill(folder: Path) -> None:
+    """Write into ``folder`` until its file system is full."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "fill").open("wb") as handle:
+        try:
+            while True:
+                handle.write(b"\0" * 65536)
+                handle.flush()
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC
+            handle.truncate(handle.tell() - handle.tell() % 65536)  # close() must not fail on what is left
+
+
+def test_a_temporary_folder_that_does_not_exist_is_refused_not_replaced(tmp_path):
+    fallback = tmp_path / "fallback"
+    fallback.mkdir()
+    done = grade(tmp_path, str(tmp_path / "missing"), fallback)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"TMPDIR={tmp_path / 'missing'} cannot be used (No such file or directory)" in done.stderr
+    assert list(fallback.iterdir()) == []  # no learner's folder went where tempfile would have put it
+    assert not (tmp_path / "out").exists()
+
+
+@needs_root
+def test_a_full_temporary_folder_is_refused_unless_a_judge_killed_outright_filled_it(tmp_path):
+    small, fallback = tmp_path / "small", tmp_path / "fallback"
+    small.mkdir()
+    fallback.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m,mode=1777", "tmpfs", str(small)], check=True)
+    try:
+        dead = small / "judge-job-dead"  # what a judge killed by SIGKILL leaves: its lock file, nobody holding it
+        (dead / "judge-learner-x").mkdir(parents=True)
+        (dead / ".judge-alive").touch()
+        fill(dead / "judge-learner-x")
+        done = grade(tmp_path, str(small), fallback)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert not dead.exists() and list(fallback.iterdir()) == []
+        with (tmp_path / "out" / "grades.csv").open() as handle:
+            assert [(row["student"], row["total"]) for row in csv.DictReader(handle)] == [("ann", "4")]
+
+        fill(small / "someone-elses")  # full for a reason the judge does not own: refused, nothing moved
+        done = grade(tmp_path, str(small), fallback)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert f"TMPDIR={small} cannot be used (No space left on device)" in done.stderr
+        assert list(fallback.iterdir()) == [] and (small / "someone-elses" / "fill").exists()
+    finally:
+        subprocess.run(["umount", "-l", str(small)], check=False)
+
+
+@needs_root
+def test_classmates_judged_while_a_learner_holds_the_temporary_folder_full_keep_full_marks(tmp_path):
+    small, fallback = tmp_path / "small", tmp_path / "fallback"
+    small.mkdir()
+    fallback.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m,mode=1777", "tmpfs", str(small)], check=True)
+    try:
+        for student, code in (("aa-hog", HOG), ("bob", "def add(a, b):\n    return a + b\n"),
+                              ("cy", "def add(a, b):\n    return b + a\n")):
+            (tmp_path / "subs" / student / "fx-add").mkdir(parents=True)
+            (tmp_path / "subs" / student / "fx-add" / "adder.py").write_text(code)
+        done = grade(tmp_path, str(small), fallback, "-j", "2")
+        assert done.returncode == 0, done.stdout + done.stderr
+        with (tmp_path / "out" / "grades.csv").open() as handle:
+            totals = {row["student"]: row["total"] for row in csv.DictReader(handle)}
+        assert totals == {"aa-hog": "0", "ann": "4", "bob": "4", "cy": "4"}  # before: the three lost a test
+        assert list(small.iterdir()) == [] and list(fallback.iterdir()) == []  # the space came back
+    finally:
+        subprocess.run(["umount", "-l", str(small)], check=False)
