@@ -7,12 +7,14 @@ fill the machine's root disk (77 GB, found on 2026-12-06 after a killed judge ha
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import errno
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -52,6 +54,20 @@ def grade(tmp_path: Path, temporary: str, fallback: Path, *options: str) -> subp
                            "--problems", str(FIXTURE_PROBLEMS), *options], env=env, capture_output=True, text=True, timeout=300)
 
 
+@contextlib.contextmanager
+def small_file_system(tmp_path: Path, size: str) -> Iterator[tuple[Path, Path]]:
+    """A tmpfs of ``size`` mounted for the test (the temporary folder to name), and an empty folder beside
+    it (where :mod:`tempfile` would turn instead)."""
+    small, fallback = tmp_path / "small", tmp_path / "fallback"
+    small.mkdir()
+    fallback.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=1777", "tmpfs", str(small)], check=True)
+    try:
+        yield small, fallback
+    finally:
+        subprocess.run(["umount", "-l", str(small)], check=False)
+
+
 def fill(folder: Path) -> None:
     """Write into ``folder`` until its file system is full."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -77,11 +93,7 @@ def test_a_temporary_folder_that_does_not_exist_is_refused_not_replaced(tmp_path
 
 @needs_root
 def test_a_full_temporary_folder_is_refused_unless_a_judge_killed_outright_filled_it(tmp_path):
-    small, fallback = tmp_path / "small", tmp_path / "fallback"
-    small.mkdir()
-    fallback.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m,mode=1777", "tmpfs", str(small)], check=True)
-    try:
+    with small_file_system(tmp_path, "2m") as (small, fallback):
         dead = small / "judge-job-dead"  # what a judge killed by SIGKILL leaves: its lock file, nobody holding it
         (dead / "judge-learner-x").mkdir(parents=True)
         (dead / ".judge-alive").touch()
@@ -97,17 +109,11 @@ def test_a_full_temporary_folder_is_refused_unless_a_judge_killed_outright_fille
         assert done.returncode == 2, done.stdout + done.stderr
         assert f"TMPDIR={small} cannot be used (No space left on device)" in done.stderr
         assert list(fallback.iterdir()) == [] and (small / "someone-elses" / "fill").exists()
-    finally:
-        subprocess.run(["umount", "-l", str(small)], check=False)
 
 
 @needs_root
 def test_classmates_judged_while_a_learner_holds_the_temporary_folder_full_keep_full_marks(tmp_path):
-    small, fallback = tmp_path / "small", tmp_path / "fallback"
-    small.mkdir()
-    fallback.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m,mode=1777", "tmpfs", str(small)], check=True)
-    try:
+    with small_file_system(tmp_path, "4m") as (small, fallback):
         for student, code in (("aa-hog", HOG), ("bob", "def add(a, b):\n    return a + b\n"),
                               ("cy", "def add(a, b):\n    return b + a\n")):
             (tmp_path / "subs" / student / "fx-add").mkdir(parents=True)
@@ -118,5 +124,3 @@ def test_classmates_judged_while_a_learner_holds_the_temporary_folder_full_keep_
             totals = {row["student"]: row["total"] for row in csv.DictReader(handle)}
         assert totals == {"aa-hog": "0", "ann": "4", "bob": "4", "cy": "4"}  # before: the three lost a test
         assert list(small.iterdir()) == [] and list(fallback.iterdir()) == []  # the space came back
-    finally:
-        subprocess.run(["umount", "-l", str(small)], check=False)
