@@ -135,11 +135,15 @@ def _waits_then_passes(browser, site: Path, problems_root: Path, code: str, engi
         run = app.click_run()
         # a dynamic import is found by a first run that fails it: a whole run first, on a loaded machine
         app.page.wait_for_selector(f"{summary}[data-waiting]", timeout=RUN_TIMEOUT_MS)
-        if engines > 1 and app.page.get_attribute(summary, "data-waiting") == "engine":
+        # what the summary waits for and what it says, read together: "engine" turns into "stdlib" as the
+        # next engine's boot reaches the standard library, and two reads could straddle that
+        waiting, text = app.page.evaluate("(selector) => { const s = document.querySelector(selector); "
+                                          "return [s.dataset.waiting, s.innerText]; }", summary)
+        if engines > 1 and waiting == "engine":
             # no spare was ready (the page's background work waits for runs, and a busy machine slows
             # it): the next engine restores the image its predecessor kept, which reads the standard
             # library as it boots, so it waits for the same download as a starting Python
-            assert "Starting a fresh Python" in app.page.inner_text(summary)
+            assert "Starting a fresh Python" in text
         else:
             app.page.wait_for_selector(f"{summary}[data-waiting=stdlib]", timeout=RUN_TIMEOUT_MS)
             assert WAITING in app.page.inner_text(summary)
