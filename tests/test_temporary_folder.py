@@ -19,6 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from judge.commands.grade.model import Options
+from judge.core.result import Result
+from judge.core.result import TestResult as Outcome
+from judge.engines import Job
 from tests.conftest import FIXTURE_PROBLEMS, ROOT
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small file system needs root")
@@ -124,3 +128,32 @@ def test_classmates_judged_while_a_learner_holds_the_temporary_folder_full_keep_
             totals = {row["student"]: row["total"] for row in csv.DictReader(handle)}
         assert totals == {"aa-hog": "0", "ann": "4", "bob": "4", "cy": "4"}  # before: the three lost a test
         assert list(small.iterdir()) == [] and list(fallback.iterdir()) == []  # the space came back
+
+
+class _CountingEngine:
+    """An engine whose first run of each job gives the Result named for it, and every later run a pass."""
+
+    def __init__(self, first: dict[str, Result]) -> None:
+        self.first, self.runs = first, []
+
+    def judge(self, jobs, parallel=1, on_result=None):
+        self.runs.append(([job.label for job in jobs], parallel))
+        return [self.first.pop(job.label, None) or Result(problem="fx-add", status="passed") for job in jobs]
+
+
+@pytest.mark.parametrize("parallel", [1, 2])
+def test_only_a_job_that_met_a_full_disk_beside_others_is_judged_again_alone(parallel):
+    from judge.core.problem import load_problem
+
+    full, failed = (Result(problem="fx-add", status="failed", tests=[
+        Outcome(id="t", name="t", file="t.py", visibility="public", outcome="failed", message=message)])
+        for message in ("OSError: [Errno 28] No space left on device", "assert 3 == 4"))
+    engine = _CountingEngine({"full": full, "failed": failed})
+    problem = load_problem(FIXTURE_PROBLEMS / "fx-add")
+    jobs = [Job(problem, source="", label=label) for label in ("full", "failed", "passed")]
+    results = Options(parallel=parallel, engine=engine).judge(jobs)  # type: ignore[arg-type]
+    if parallel == 1:  # nothing beside it could have filled the disk: its Result stands
+        assert engine.runs == [(["full", "failed", "passed"], 1)] and results[0] is full
+    else:
+        assert engine.runs == [(["full", "failed", "passed"], 2), (["full"], 1)]
+        assert [r.status for r in results] == ["passed", "failed", "passed"]

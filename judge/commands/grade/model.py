@@ -60,7 +60,7 @@ class Options:
         engine = self.engine or get_engine("native")
         results = engine.judge(jobs, self.parallel, on_result=on_result)
         again = [i for i, result in enumerate(results)
-                 if result.status == "timeout" and _was_working(result, jobs[i]) or _disk_was_full(result)
+                 if (result.status == "timeout" and _was_working(result, jobs[i])) or _disk_was_full(result)
                  ] if self.parallel > 1 else []
         for index in again:
             [results[index]] = engine.judge([jobs[index]], 1)
