@@ -116,13 +116,14 @@ def test_a_full_temporary_folder_is_refused_unless_a_judge_killed_outright_fille
 
 
 @needs_root
-def test_classmates_judged_while_a_learner_holds_the_temporary_folder_full_keep_full_marks(tmp_path):
+@pytest.mark.parametrize("level", ["bubblewrap", "plain"])  # the user level: tests/test_user_level.py's Python
+def test_classmates_judged_while_a_learner_holds_the_temporary_folder_full_keep_full_marks(tmp_path, level):
     with small_file_system(tmp_path, "4m") as (small, fallback):
         for student, code in (("aa-hog", HOG), ("bob", "def add(a, b):\n    return a + b\n"),
                               ("cy", "def add(a, b):\n    return b + a\n")):
             (tmp_path / "subs" / student / "fx-add").mkdir(parents=True)
             (tmp_path / "subs" / student / "fx-add" / "adder.py").write_text(code)
-        done = grade(tmp_path, str(small), fallback, "-j", "2")
+        done = grade(tmp_path, str(small), fallback, "-j", "2", "--sandbox", level)
         assert done.returncode == 0, done.stdout + done.stderr
         with (tmp_path / "out" / "grades.csv").open() as handle:
             totals = {row["student"]: row["total"] for row in csv.DictReader(handle)}

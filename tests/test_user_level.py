@@ -42,6 +42,7 @@ from tests.test_export import (  # noqa: F401  (session fixtures shared with the
     wheelhouse,
     world_readable_root,
 )
+from tests.test_temporary_folder import HOG
 
 ATTACKS = ROOT / "tests" / "fixtures" / "attacks" / "user"
 USER_ATTACKS = sorted(p.stem for p in ATTACKS.glob("*.py"))
@@ -736,3 +737,23 @@ def _plant_fake_judge_folders(parent: Path, uid: int) -> list[Path]:
     for path in made:
         os.lchown(path, uid, uid)
     return made
+
+
+@needs_root
+def test_classmates_judged_while_a_learner_holds_the_temporary_folder_full_keep_full_marks(user_python, tmp_path):
+    """tests/test_temporary_folder.py's attack at the user level: a learner fills the run's temporary folder (a
+    small file system of its own) and holds it while two classmates are judged beside it: they keep 4 of 4."""
+    problems = tmp_path / "problems"
+    shutil.copytree(FIXTURE_PROBLEMS / "fx-add", problems / "fx-add")
+    for name, code in (("aa-hog", HOG), ("honest-1", HONEST), ("honest-2", HONEST + "\n# two\n")):
+        (tmp_path / "subs" / name / "fx-add").mkdir(parents=True)
+        (tmp_path / "subs" / name / "fx-add" / "adder.py").write_text(code)
+    small = Path(tempfile.mkdtemp(prefix="pp-user-level-small-"))  # the identities pass its parents (not tmp_path's)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m,mode=0711", "tmpfs", str(small)], check=True)
+    try:
+        rows = grade_with(user_python, tmp_path / "subs", tmp_path / "out", problems, "user", small)
+        assert {name: row["total"] for name, row in rows.items()} == {"aa-hog": "0", "honest-1": "4", "honest-2": "4"}
+        assert nothing_left_behind(small) == []
+    finally:
+        subprocess.run(["umount", "-l", str(small)], check=False)
+        small.rmdir()
