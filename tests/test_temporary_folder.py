@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from judge.commands.grade.model import Options
-from judge.core.result import Result
+from judge.core.result import INTERNAL_ERROR, Result
 from judge.core.result import TestResult as Outcome
 from judge.engines import Job
 from tests.conftest import FIXTURE_PROBLEMS, ROOT
@@ -144,17 +144,24 @@ class _CountingEngine:
 
 @pytest.mark.parametrize("parallel", [1, 2])
 def test_only_a_job_that_met_a_full_disk_beside_others_is_judged_again_alone(parallel):
+    """A write that failed on a full disk, or the judge's own test process that ended without a report (under
+    load the full disk stopped it before its first test, with nowhere left to write why: seen at the user
+    level, classmates 0 of 4), is judged again alone; a learner's failing test and error are not."""
     from judge.core.problem import load_problem
 
     full, failed = (Result(problem="fx-add", status="failed", tests=[
         Outcome(id="t", name="t", file="t.py", visibility="public", outcome="failed", message=message)])
         for message in ("OSError: [Errno 28] No space left on device", "assert 3 == 4"))
-    engine = _CountingEngine({"full": full, "failed": failed})
+    broken = Result.error("fx-add", INTERNAL_ERROR + "the judge's test process ended with exit code 70 before "
+                                                     "the tests finished")
+    learners_error = Result.error("fx-add", "SyntaxError: invalid syntax (adder.py, line 1)")
+    engine = _CountingEngine({"full": full, "failed": failed, "broken": broken, "error": learners_error})
     problem = load_problem(FIXTURE_PROBLEMS / "fx-add")
-    jobs = [Job(problem, source="", label=label) for label in ("full", "failed", "passed")]
+    labels = ["full", "failed", "passed", "broken", "error"]
+    jobs = [Job(problem, source="", label=label) for label in labels]
     results = Options(parallel=parallel, engine=engine).judge(jobs)  # type: ignore[arg-type]
     if parallel == 1:  # nothing beside it could have filled the disk: its Result stands
-        assert engine.runs == [(["full", "failed", "passed"], 1)] and results[0] is full
+        assert engine.runs == [(labels, 1)] and results[0] is full and results[3] is broken
     else:
-        assert engine.runs == [(["full", "failed", "passed"], 2), (["full"], 1)]
-        assert [r.status for r in results] == ["passed", "failed", "passed"]
+        assert engine.runs == [(labels, 2), (["full"], 1), (["broken"], 1)]
+        assert [r.status for r in results] == ["passed", "failed", "passed", "passed", "error"]

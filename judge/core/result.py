@@ -68,6 +68,11 @@ class ObjectiveResult:
     note: str = ""  # why points were lost: the first failure's first line, or what it waits for
 
 
+#: how the message of a Result begins when the judge's own test process failed, never the learner's code (which
+#: runs in another process): a fault of the judge or of the machine, such as a disk a classmate's code filled
+INTERNAL_ERROR = "internal error: "
+
+
 @dataclass
 class Result:
     """The verdict for one problem and one piece of learner code."""
@@ -145,6 +150,11 @@ class Result:
     def error(cls, problem: str, message: str, max_points: float = 0.0) -> Result:
         """The Result of code that could not be judged (it did not load, crashed, or tampered)."""
         return cls.unjudged(problem, "error", message, max_points)
+
+    def judge_failed(self) -> bool:
+        """Whether this is the judge's own failure (its test process gave no report: :data:`INTERNAL_ERROR`),
+        not a verdict on the code."""
+        return self.status == "error" and self.message.startswith(INTERNAL_ERROR)
 
     @classmethod
     def unjudged(cls, problem: str, status: Status, message: str, max_points: float = 0.0,

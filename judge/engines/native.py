@@ -47,7 +47,7 @@ from typing import IO, Any
 from ..core import code_cache
 from ..core.errors import ExitCode
 from ..core.problem import Problem
-from ..core.result import Result
+from ..core.result import INTERNAL_ERROR, Result
 from ..sandbox import cputime, forking, identities, levels, trees
 from ..sandbox.process import JobSpace, make_job_folder
 from . import Job
@@ -582,7 +582,7 @@ def _parse(problem: Problem, data: bytes, token: str, returncode: int, stderr: b
         try:
             return Result.from_dict(json.loads(body))
         except (ValueError, KeyError, TypeError) as exc:
-            return Result.error(problem.id, f"internal error: the judge's report could not be read ({exc})",
+            return Result.error(problem.id, f"{INTERNAL_ERROR}the judge's report could not be read ({exc})",
                                 problem.points or 0.0)
     return Result.error(problem.id, _early_exit_message(returncode, stderr), problem.points or 0.0)
 
@@ -593,7 +593,7 @@ def _early_exit_message(returncode: int, stderr: bytes) -> str:
     tail = stderr.decode(errors="replace").strip().splitlines()[-3:]
     if returncode < 0:
         name = signal.Signals(-returncode).name if -returncode in signal.valid_signals() else str(-returncode)
-        reason = f"internal error: the judge's test process was killed by {name} before the tests finished"
+        reason = f"{INTERNAL_ERROR}the judge's test process was killed by {name} before the tests finished"
     else:
-        reason = f"internal error: the judge's test process ended with exit code {returncode} before the tests finished"
+        reason = f"{INTERNAL_ERROR}the judge's test process ended with exit code {returncode} before the tests finished"
     return reason + ("\n" + "\n".join(tail) if tail else "")

@@ -55,13 +55,15 @@ class Options:
         again alone, once the others have ended, when it timed out among others while working (on 2 cores,
         a reference taking 6 s of a 10 s wall-clock limit timed out beside another job), or when the grader's
         disk was full while it ran (a classmate's code filled the temporary folder, and pytest's capture of a
-        test's output failed: the space comes back when that job ends). Code that waited (a lock taken
+        test's output failed: the space comes back when that job ends), or when the judge's own test process
+        failed (on a loaded machine the same full disk stopped it before its first test, with nowhere left to
+        write why: exit code 70 and no message). Code that waited (a lock taken
         twice: little CPU time when its wall-clock backstop stopped it) is not: alone it waits as long."""
         engine = self.engine or get_engine("native")
         results = engine.judge(jobs, self.parallel, on_result=on_result)
         again = [i for i, result in enumerate(results)
                  if (result.status == "timeout" and _was_working(result, jobs[i])) or _disk_was_full(result)
-                 ] if self.parallel > 1 else []
+                 or result.judge_failed()] if self.parallel > 1 else []
         for index in again:
             [results[index]] = engine.judge([jobs[index]], 1)
         return results
