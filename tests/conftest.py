@@ -133,12 +133,6 @@ def _fd_streams() -> tuple[io.TextIOWrapper, io.TextIOWrapper]:
 
 
 BROWSER_FILES = {"test_bench_browser.py"}
-# The browser tests run in two workers, each with its own site build and Chromium (both quick with the
-# shared caches): the modules that drive the session's one page (tests/browser/conftest.py, ``app``) in
-# one, the modules that open pages of their own in the other. In one worker they were a chain of some
-# 10 minutes that the rest of the suite could not share out.
-SHARED_PAGE_FILES = {"test_web_app.py", "test_page.py", "test_page_third.py", "test_console.py",
-                     "test_hostile_browser.py", "test_snapshot_boot.py"}
 NODE_FREE_PARITY_FILES = {"test_compare.py"}  # tests/parity/ modules that do not need Node.js
 # pytest-xdist (``-n 3 --dist loadgroup`` in pyproject.toml): the tests of these modules run in one
 # worker, where their session or module fixtures (a site build, a browser, a harness run) are made once.
@@ -159,7 +153,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         relative = item.path.relative_to(ROOT / "tests") if item.path.is_relative_to(ROOT / "tests") else item.path
         if relative.parts[:1] == ("browser",) or relative.name in BROWSER_FILES:
             item.add_marker(pytest.mark.browser)
-            item.add_marker(pytest.mark.xdist_group("browser-page" if relative.name in SHARED_PAGE_FILES else "browser"))
+            item.add_marker(pytest.mark.xdist_group("browser"))
         elif relative.parts[:1] == ("parity",) and relative.name not in NODE_FREE_PARITY_FILES:
             item.add_marker(pytest.mark.pyodide)
             if relative.name not in UNGROUPED:
