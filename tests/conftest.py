@@ -134,7 +134,7 @@ def _fd_streams() -> tuple[io.TextIOWrapper, io.TextIOWrapper]:
 
 BROWSER_FILES = {"test_bench_browser.py"}
 NODE_FREE_PARITY_FILES = {"test_compare.py"}  # tests/parity/ modules that do not need Node.js
-# pytest-xdist (``-n 3 --dist loadgroup`` in pyproject.toml): the tests of these modules run in one
+# pytest-xdist (``-n 2 --dist loadgroup`` in pyproject.toml): the tests of these modules run in one
 # worker, where their session or module fixtures (a site build, a browser, a harness run) are made once.
 # test_parity.py and test_hints.py are not grouped: their fixtures judge through tests/judged.py, whose
 # lock per Result lets both workers share a sweep.
