@@ -104,9 +104,15 @@ def held_during(seen: dict) -> int:
     return max([n for at, n, _ in seen["sizes"] if seen["started"] <= at < seen["ended"]], default=seen["before"])
 
 
+#: files the offline copy may store after Run is pressed: the one it was copying then (however long it takes on a
+#: busy machine) and, on a loaded one, one more it started before the service worker read the page's "busy"
+#: (a message is a task of the service worker's, which can come after the copy's next step: seen once in a full
+#: run with the cores saturated, the second file 200 ms after the first). Not paused, it stores dozens meanwhile.
+STORED_AFTER_RUN = 2
+
+
 def stored_during(seen: dict) -> int:
-    """How many files the offline copy stored during the run's first attempt: at most the one it was
-    copying when Run was pressed (however long that one takes on a busy machine)."""
+    """How many files the offline copy stored during the run's first attempt (at most STORED_AFTER_RUN)."""
     return held_during(seen) - seen["before"]
 
 
@@ -127,7 +133,7 @@ def test_background_work_mid_way_pauses_when_a_run_starts(browser, served: Serve
                                    polling=10)
         seen = app.page.evaluate(WATCH_RUN)
         assert {p for _, _, p in seen["sizes"]} <= {"paused", "done"}, seen["sizes"]
-        assert stored_during(seen) <= 1, (seen["before"], seen["sizes"])
+        assert stored_during(seen) <= STORED_AFTER_RUN, (seen["before"], seen["sizes"])
         assert app.wait_verdict(app.run_count(), timeout=BOOT_TIMEOUT_MS) == "timeout"  # tried again: warming
         # afterwards the spare finishes its boot and loads numpy, and the offline copy is made
         app.page.wait_for_function("""() => { const p = window.ppJudge.pool;
