@@ -104,16 +104,19 @@ def held_during(seen: dict) -> int:
     return max([n for at, n, _ in seen["sizes"] if seen["started"] <= at < seen["ended"]], default=seen["before"])
 
 
-#: files the offline copy may store after Run is pressed: the one it was copying then (however long it takes on a
-#: busy machine) and, on a loaded one, one more it started before the service worker read the page's "busy"
-#: (a message is a task of the service worker's, which can come after the copy's next step: seen once in a full
-#: run with the cores saturated, the second file 200 ms after the first). Not paused, it stores dozens meanwhile.
-STORED_AFTER_RUN = 2
+#: The service worker learns that a run started from the page's "busy" message, a task of its own that a saturated
+#: machine delays (the copy stored two more files in the run's first 200 ms in one full run, three in another; with
+#: the message held back 500 ms on purpose, 23). Once it has read the message it finishes the file in flight,
+#: however long that takes, and stores no other; not paused, it stores dozens meanwhile (61 with the pause taken
+#: out of sw.js) and is done before the run is. So the test allows the run's first second for the message.
+MESSAGE_LATENCY_MS = 1000
 
 
-def stored_during(seen: dict) -> int:
-    """How many files the offline copy stored during the run's first attempt (at most STORED_AFTER_RUN)."""
-    return held_during(seen) - seen["before"]
+def stored_late(seen: dict) -> int:
+    """How many it stored once the run was past its first MESSAGE_LATENCY_MS (at most the one in flight)."""
+    late = [n for at, n, _ in seen["sizes"] if seen["started"] + MESSAGE_LATENCY_MS <= at < seen["ended"]]
+    assert len(late) >= 2, seen["sizes"]  # the run lasts seconds (a 4 s limit): the samples cover it
+    return max(late) - late[0]
 
 
 def test_background_work_mid_way_pauses_when_a_run_starts(browser, served: Served) -> None:
@@ -133,7 +136,7 @@ def test_background_work_mid_way_pauses_when_a_run_starts(browser, served: Serve
                                    polling=10)
         seen = app.page.evaluate(WATCH_RUN)
         assert {p for _, _, p in seen["sizes"]} <= {"paused", "done"}, seen["sizes"]
-        assert stored_during(seen) <= STORED_AFTER_RUN, (seen["before"], seen["sizes"])
+        assert stored_late(seen) <= 1, (seen["before"], seen["sizes"])  # at most the file in flight
         assert app.wait_verdict(app.run_count(), timeout=BOOT_TIMEOUT_MS) == "timeout"  # tried again: warming
         # afterwards the spare finishes its boot and loads numpy, and the offline copy is made
         app.page.wait_for_function("""() => { const p = window.ppJudge.pool;
