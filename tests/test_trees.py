@@ -4,10 +4,13 @@ never raising: a tree 5,000 folders deep once stopped `judge grade` for the whol
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import select
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -189,3 +192,46 @@ def test_another_users_folder_is_left_alone(tmp_path: Path) -> None:
     os.chown(gone, 65534, 65534)
     assert trees.remove_abandoned(str(tmp_path)) == []
     assert os.path.isdir(gone)
+
+
+def test_a_folder_removed_apart_keeps_its_lock_and_the_identitys_until_it_is_gone_and_holds_nothing_else(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``remove_apart``: the judge's loop goes on at once; the remover holds the folder's lock (a later judge's
+    sweep leaves it alone) and the identity's (no job takes the uid) until the folder is gone, and none of the
+    judge's other descriptors (another job's channel would not see its end)."""
+    folder = trees.held_folder("judge-apart-", str(tmp_path))
+    nest(Path(folder), 50)
+    gate = tmp_path / "go"
+    remove = trees.remove_tree
+
+    def remove_when_told(path: str) -> None:  # runs in the remover: waits for the test, then removes
+        for _ in range(6000):
+            if gate.exists():
+                break
+            time.sleep(0.01)
+        remove(path)
+
+    monkeypatch.setattr(trees, "remove_tree", remove_when_told)
+    identity_lock = os.open(tmp_path / "uid.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(identity_lock, fcntl.LOCK_EX)
+    other_read, other_write = os.pipe()  # another job's channel, say
+    remover = trees.remove_apart([folder], holding=identity_lock)
+    assert remover is not None
+    os.close(identity_lock)  # the caller's copy, as the judge closes it
+    os.close(other_write)
+    try:
+        assert select.select([other_read], [], [], 60)[0], "the remover holds another descriptor of the judge's"
+        assert os.read(other_read, 1) == b""
+        assert os.path.isdir(folder) and folder not in trees._held
+        assert trees.remove_abandoned(str(tmp_path)) == []  # its lock is held: not a killed judge's folder
+        probe = os.open(tmp_path / "uid.lock", os.O_RDWR)
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    finally:
+        gate.touch()
+        _, status = os.waitpid(remover, 0)
+        os.close(other_read)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert not os.path.lexists(folder)
+    fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)  # given back with the folder gone
+    os.close(probe)

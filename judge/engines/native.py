@@ -512,21 +512,37 @@ def _remove_abandoned(sandbox: levels.Sandbox) -> None:
         trees.remove_abandoned(parent)
 
 
-def _end_job(run: _Running) -> None:
-    """Every process of the job's identity ended (verified) and its folders removed; on every path."""
+def _end_job(run: _Running, apart: bool = False) -> None:
+    """Every process of the job's identity ended (verified) and its folders removed; on every path.
+    ``apart``: removed by a process of their own while the judge goes on (see :func:`_free`)."""
     identity, run.identity = run.identity, None
-    _free(identity, run.space.folder, run.root)
+    _free(identity, run.space.folder, run.root, apart=apart)
 
 
-def _free(identity: identities.Identity | None, *folders: str) -> None:
+def _free(identity: identities.Identity | None, *folders: str, apart: bool = False) -> None:
+    """End the identity's processes and remove ``folders``. ``apart``: a forked process removes them
+    (:func:`trees.remove_apart`; reaped with the test processes, waited for before :func:`judge_many`
+    returns) and holds the identity until they are gone: a job that filled its folder with entries does
+    not hold up the loop that watches every other job while they are removed."""
+    folders = tuple(folder for folder in folders if folder)
+    removers: list[int] = []
+
+    def remove_apart(lock: int = -1) -> None:
+        remover = trees.remove_apart(folders, holding=lock)
+        if remover is not None:
+            _exiting.append(remover)
+            removers.append(remover)
+
     try:
         if identity is not None:
-            identities.release(identity)
+            identities.release(identity, then=remove_apart if apart else None)
+        elif apart:
+            remove_apart()
     except identities.IdentityError as exc:  # never reused: its lock stays held until the judge exits
         print(f"judge: {exc}", file=sys.stderr)
     finally:
-        for folder in folders:
-            if folder:
+        if not removers:
+            for folder in folders:
                 trees.remove_tree(folder)
 
 
@@ -543,7 +559,7 @@ def _finish(run: _Running, sandbox: levels.Sandbox) -> Result:
         stderr = Path(run.root, ".stderr").read_bytes()[-_STDERR_TAIL:]
     except OSError:
         stderr = b""
-    _end_job(run)
+    _end_job(run, apart=not levels.one_identity(sandbox))  # one identity: the next job waits for it anyway
     if run.timed_out:
         seconds = _limit_hit(run)
         result = Result.timeout(problem.id, seconds, problem.points or 0.0, clock=run.timed_out)

@@ -157,11 +157,17 @@ def _owner(entry: os.DirEntry[str]) -> int:
         return -1
 
 
-def release(identity: Identity) -> None:
+def release(identity: Identity, then: Callable[[int], None] | None = None) -> None:
     """End the identity's processes (verified) and give it back to the pool. If some survive, the
-    :class:`IdentityError` propagates and the lock stays held: no later job of this judge gets it."""
+    :class:`IdentityError` propagates and the lock stays held: no later job of this judge gets it.
+    ``then(lock)``, called once they have ended, may hand the lock's descriptor to a process that keeps the
+    identity taken a while longer (:func:`judge.sandbox.trees.remove_apart`); this one's copy is closed after."""
     end_processes(identity.uid)
-    os.close(identity.lock_fd)
+    try:
+        if then is not None:
+            then(identity.lock_fd)
+    finally:
+        os.close(identity.lock_fd)
 
 
 def processes_of(uid: int) -> list[int]:

@@ -14,6 +14,13 @@ nothing. So a job's folders are made by :func:`held_folder`, which locks a file 
 the judge (or a test process it forked) lives, and a later judge's :func:`remove_abandoned` removes the
 ``judge-*`` folders of the temporary folder that are its own user's and whose lock nobody holds: the
 learner's code they hold is never there for the next learner given the same identity.
+
+Removing what the learner's code made can cost more than making it did (a red team's submission spent its
+5 s of CPU making empty folders; removing them took about 2 s), and the judge removed a job's folders in the
+loop that watches every other job, which waited meanwhile. :func:`remove_apart` removes them in a
+process of its own, which holds the folders' locks (and the identity's, which the caller hands it) until
+they are gone: the loop goes on judging the others meanwhile, and the uid is nobody's before its folders
+have gone.
 """
 
 from __future__ import annotations
@@ -22,9 +29,13 @@ import contextlib
 import fcntl
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import tempfile
+from collections.abc import Sequence
+
+from . import forking
 
 RM_SECONDS = 300.0  # rm -r of a tree the learner's code made within its limits
 PREFIX = "judge-"
@@ -98,6 +109,48 @@ def remove_tree(path: str | os.PathLike[str]) -> None:
     if descriptor is not None:
         with contextlib.suppress(OSError):
             os.close(descriptor)
+
+
+def remove_apart(folders: Sequence[str], holding: int = -1) -> int | None:
+    """Remove ``folders`` in a process forked for it, which holds their locks and the descriptor ``holding``
+    (an identity's lock, or -1) until they are gone; return its pid, for the caller to reap. This process lets
+    go of the folders now (its copy of ``holding`` is the caller's to close). ``None`` where it cannot fork:
+    nothing was done, the caller removes them."""
+    if not hasattr(os, "fork") or not folders:
+        return None
+    keep = {holding, *(_held[folder] for folder in folders if folder in _held)} - {-1}
+    with forking.ctrl_c_held():
+        try:
+            pid = os.fork()
+        except OSError:  # no process to spare (the machine's limit): removed here, as before
+            return None
+        if pid == 0:  # ignored before the mask is restored: a Ctrl-C must not leave a tree half removed
+            for number in (signal.SIGINT, *forking.STOP_SIGNALS):
+                signal.signal(number, signal.SIG_IGN)
+    if pid == 0:
+        try:
+            os.setsid()
+            _close_all_but(keep)
+            for folder in folders:
+                remove_tree(folder)
+        finally:
+            os._exit(0)
+    for folder in folders:
+        descriptor = _held.pop(folder, None)
+        if descriptor is not None:
+            with contextlib.suppress(OSError):
+                os.close(descriptor)
+    return pid
+
+
+def _close_all_but(keep: set[int]) -> None:
+    """Close every descriptor from 3 up but ``keep``: the other jobs' channels and locks are not the remover's."""
+    low = 3
+    for descriptor in sorted(keep):
+        if descriptor >= low:
+            os.closerange(low, descriptor)
+            low = descriptor + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536)
 
 
 def _remove_deep(path: str) -> None:
