@@ -1069,6 +1069,17 @@ def test_control_characters_in_a_zip_members_name_are_shown_escaped(tmp_path, pr
         assert not path.is_file() or "\x1b" not in path.read_text(encoding="utf-8"), path
 
 
+def test_bidirectional_overrides_in_a_zip_members_name_are_shown_escaped(tmp_path, problems):
+    """A member name with U+202E would reverse the rest of its line in the terminal and in the files that name it."""
+    subs = _folder(tmp_path / "subs")
+    _zip(subs / "mallory.zip", {"fx-add/adder.py": REFERENCE, "\u202e/fx-add/adder.py": REFERENCE})
+    done = run_cli("grade", str(subs), "-o", str(tmp_path / "out"), "--problems", str(problems), "--similarity", "0")
+    assert done.returncode == 0, done.stderr
+    assert "\u202e" not in done.stdout + done.stderr and "\\u202e" in done.stdout, done.stdout
+    for path in (tmp_path / "out").rglob("*"):
+        assert not path.is_file() or "\u202e" not in path.read_text(encoding="utf-8"), path
+
+
 def test_a_zip_holding_only_a_zip_says_why_nothing_was_judged(tmp_path, problems):
     subs = _folder(tmp_path / "subs")
     inner = io.BytesIO()

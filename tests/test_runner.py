@@ -58,3 +58,14 @@ def test_control_characters_in_a_learners_words_are_shown_not_obeyed():
     forged = "\x1b[2K\r\x1b[1Aall passed\x07\r\nnext\tcolumn\x7f\x9b"
     assert visible_controls(forged) == "\u241b[2K\u240d\u241b[1Aall passed\u2407\nnext\tcolumn\u2421\ufffd"
     assert not any(ord(c) < 32 and c not in "\t\n" for c in visible_controls("".join(map(chr, range(160)))))
+
+
+def test_bidirectional_overrides_in_a_learners_words_are_shown_not_obeyed():
+    """U+202E and its kin ("Trojan Source") reorder what follows them on the line wherever text is shown raw (a
+    terminal, a feedback file in an editor, a Markdown table's row): a learner's message could make the points
+    after it read otherwise. They are shown as escapes; the marks a language needs (U+200E, U+200F) stay."""
+    from judge.core.result import visible_controls
+
+    forged = "expected 42, got \u202e4 fo 0\u202c | \u20660.5\u2069 \u202a\u202b\u202d\u2067\u2068 \u200f\u05e9\u200e"
+    assert visible_controls(forged) == ("expected 42, got \\u202e4 fo 0\\u202c | \\u20660.5\\u2069 "
+                                        "\\u202a\\u202b\\u202d\\u2067\\u2068 \u200f\u05e9\u200e")

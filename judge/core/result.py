@@ -202,14 +202,23 @@ def _test_from_dict(data: dict[str, Any], status: str) -> TestResult:
 #: UTF-8 text can, so the Result's JSON shows it as the replacement character instead of failing to be written
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
-#: control characters shown as Unicode's pictures of them (tab and newline kept): a learner's escape
-#: codes then rewrite no grader's terminal, feedback file or spreadsheet cell that shows its words
-_CONTROL_PICTURES = {**{code: 0x2400 + code for code in range(32) if code not in (9, 10)}, 127: 0x2421,
-                     **dict.fromkeys(range(0x80, 0xA0), 0xFFFD)}
+#: Unicode's bidirectional embeddings, overrides and isolates ("Trojan Source"): shown raw (a terminal, a file
+#: in an editor, a Markdown table's row) they reorder what follows them on the line, so a learner's message
+#: could make the points after it read otherwise. The marks a language needs (U+200E, U+200F) are left.
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+#: control characters shown as Unicode's pictures of them (tab and newline kept), the bidirectional ones as
+#: escapes: a learner's escape codes then rewrite no grader's terminal, feedback file or spreadsheet cell
+#: that shows its words
+_CONTROL_PICTURES: dict[int, int | str] = {
+    **{code: 0x2400 + code for code in range(32) if code not in (9, 10)}, 127: 0x2421,
+    **dict.fromkeys(range(0x80, 0xA0), 0xFFFD),
+    **{ord(c): c.encode("unicode_escape").decode("ascii") for c in BIDI_CONTROLS}}
 
 
 def visible_controls(text: str) -> str:
-    """``text`` with every control character but tab and newline made visible (``\r\n`` is a newline)."""
+    """``text`` with every control character but tab and newline made visible (``\r\n`` is a newline), and
+    the bidirectional overrides shown as escapes (``\\u202e``)."""
     return text.replace("\r\n", "\n").translate(_CONTROL_PICTURES)
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from ...core.result import BIDI_CONTROLS
 from ...i18n import _
 
 _CANVAS = re.compile(r"^(?P<name>[a-z0-9]+)(?P<late>_LATE)?_(?P<uid>\d+)_(?P<sid>\d+)_(?P<file>.+)$")
@@ -104,8 +105,9 @@ def student_key(student: str) -> str:
 
 def printable(text: str) -> str:
     """``text`` with the bytes of a name that is not UTF-8 shown as ``\\xff`` escapes (and any other lone
-    surrogate as ``\\udXXX``), and its control characters as escapes too (``\\x1b``: a zip member's name
-    could otherwise rewrite the instructor's terminal): what a UTF-8 file holds and a person can read."""
+    surrogate as ``\\udXXX``), and its control characters as escapes too (``\\x1b``, ``\\u202e``: a zip member's
+    name could otherwise rewrite or reverse the instructor's terminal): what a UTF-8 file holds and a person
+    can read."""
     try:
         text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     except UnicodeEncodeError:
@@ -113,7 +115,7 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{BIDI_CONTROLS}]")
 
 
 def _claim(entries: dict[str, Entry], entry: Entry) -> Entry:
