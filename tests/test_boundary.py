@@ -328,7 +328,7 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(res
     assert tests_process_kib < 1_500_000, peaks
 
 
-ESCAPES = "\x1b]0;all passed\x07\x1b[2J\x1b[32m4/4 passed\x1b[0m\x9b2J"
+ESCAPES = "\x1b]0;all passed\x07\x1b[2J\x1b[32m4/4 passed\x1b[0m\x9b2J\u202e4 fo 0\u202c"
 CONTROL_SOURCES = {
     "raises at import": f"raise ValueError({ESCAPES!r})\n" + REFERENCE,
     "crashes while starting": f"import os, sys\nsys.__stderr__.write({ESCAPES!r} + '\\n')\nsys.__stderr__.flush()\n"
@@ -352,7 +352,7 @@ def echo(x):
 def test_the_learners_control_characters_reach_no_field_of_the_result(where, kind):
     """Escape codes the learner writes (a message at import, stderr before a crash, a frame's file and
     function name) are shown as pictures in the Result itself, so in every report (feedback files and the
-    class report held them raw)."""
+    class report held them raw); bidirectional overrides as escapes."""
     with tempfile.TemporaryDirectory(prefix="test-boundary-") as root:
         if where == "in-process":
             start = functools.partial(InProcessLearner, root=root)
@@ -366,7 +366,7 @@ def test_the_learners_control_characters_reach_no_field_of_the_result(where, kin
     strings = list(_strings(result.to_dict()))
     assert result.status in ("error", "failed"), result.status
     assert any("4/4 passed" in text for text in strings), strings  # the learner's words are there, as pictures
-    raw = [text for text in strings if re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", text)]
+    raw = [text for text in strings if re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", text)]
     assert not raw, [text.encode("unicode_escape").decode()[:300] for text in raw]
 
 
