@@ -457,7 +457,7 @@ def test_a_job_space_whose_identity_keeps_a_process_still_removes_its_folder(tmp
     from judge.sandbox import identities
     from judge.sandbox.process import JobSpace
 
-    def survived(identity: identities.Identity) -> None:
+    def survived(identity: identities.Identity, then: object = None) -> None:
         raise identities.IdentityError("processes of the sandbox identity 60001 survived being killed: [4242]")
 
     monkeypatch.setattr(identities, "release", survived)
@@ -468,6 +468,48 @@ def test_a_job_space_whose_identity_keeps_a_process_still_removes_its_folder(tmp
         space.close()
     assert not folder.exists()
     assert space.identity is None, "never released twice"
+
+
+@pytest.mark.parametrize("how", ["in the loop", "apart, no process to spare"])
+def test_a_jobs_folders_are_gone_before_its_identity_is_given_back(tmp_path, monkeypatch, how):
+    """While a job's folder is there, its uid is nobody else's: a job given it could otherwise read what the
+    last learner left. (Removed apart, the remover holds the lock: tests/test_trees.py.)"""
+    import fcntl
+
+    from judge.engines import native
+    from judge.sandbox import identities, trees
+
+    monkeypatch.setattr(identities, "end_processes", lambda uid: None)  # nothing runs as this uid here
+    lock_path = tmp_path / "uid-60123.lock"
+    lock = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    folder = tmp_path / "judge-job-x"
+    (folder / "work").mkdir(parents=True)
+    (folder / "work" / "adder.py").write_text("the last learner's code")
+    held_while_removed = []
+    remove = trees.remove_tree
+
+    def watched(path):
+        probe = os.open(lock_path, os.O_RDWR)
+        try:
+            fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held_while_removed.append(False)
+        except BlockingIOError:
+            held_while_removed.append(True)
+        finally:
+            os.close(probe)
+        remove(path)
+
+    monkeypatch.setattr(trees, "remove_tree", watched)
+    if how.startswith("apart"):
+        def no_fork():
+            raise OSError(11, "Resource temporarily unavailable")
+        monkeypatch.setattr(os, "fork", no_fork)
+    native._free(identities.Identity(60123, 60123, lock), str(folder), apart=how.startswith("apart"))
+    assert held_while_removed == [True] and not folder.exists()
+    probe = os.open(lock_path, os.O_RDWR)
+    fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)  # given back afterwards
+    os.close(probe)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the pool's locks are root's")

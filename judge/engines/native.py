@@ -520,28 +520,32 @@ def _end_job(run: _Running, apart: bool = False) -> None:
 
 
 def _free(identity: identities.Identity | None, *folders: str, apart: bool = False) -> None:
-    """End the identity's processes and remove ``folders``. ``apart``: a forked process removes them
-    (:func:`trees.remove_apart`; reaped with the test processes, waited for before :func:`judge_many`
-    returns) and holds the identity until they are gone: a job that filled its folder with entries does
-    not hold up the loop that watches every other job while they are removed."""
+    """End the identity's processes, remove ``folders``, then give the identity back: no job takes the uid
+    while they are there. ``apart``: a forked process removes them (:func:`trees.remove_apart`; reaped with
+    the test processes, waited for before :func:`judge_many` returns) and holds the identity until they are
+    gone: a job that filled its folder with entries does not hold up the loop that watches every other job."""
     folders = tuple(folder for folder in folders if folder)
-    removers: list[int] = []
+    removed = False
 
-    def remove_apart(lock: int = -1) -> None:
-        remover = trees.remove_apart(folders, holding=lock)
+    def remove(lock: int = -1) -> None:
+        nonlocal removed
+        remover = trees.remove_apart(folders, holding=lock) if apart else None
         if remover is not None:
             _exiting.append(remover)
-            removers.append(remover)
+        else:
+            for folder in folders:
+                trees.remove_tree(folder)
+        removed = True
 
     try:
         if identity is not None:
-            identities.release(identity, then=remove_apart if apart else None)
-        elif apart:
-            remove_apart()
+            identities.release(identity, then=remove)
+        else:
+            remove()
     except identities.IdentityError as exc:  # never reused: its lock stays held until the judge exits
         print(f"judge: {exc}", file=sys.stderr)
     finally:
-        if not removers:
+        if not removed:
             for folder in folders:
                 trees.remove_tree(folder)
 

@@ -160,8 +160,9 @@ def _owner(entry: os.DirEntry[str]) -> int:
 def release(identity: Identity, then: Callable[[int], None] | None = None) -> None:
     """End the identity's processes (verified) and give it back to the pool. If some survive, the
     :class:`IdentityError` propagates and the lock stays held: no later job of this judge gets it.
-    ``then(lock)``, called once they have ended, may hand the lock's descriptor to a process that keeps the
-    identity taken a while longer (:func:`judge.sandbox.trees.remove_apart`); this one's copy is closed after."""
+    ``then(lock)`` runs once they have ended and before the identity is given back: the job's folders are
+    removed there, or handed with the lock's descriptor to a process that keeps the identity taken until they
+    are gone (:func:`judge.sandbox.trees.remove_apart`); this process's copy is closed after it."""
     end_processes(identity.uid)
     try:
         if then is not None:

@@ -67,8 +67,8 @@ class JobSpace:
             if self.confinement is not None:
                 self.confinement.close()
             identity, self.identity = self.identity, None
-            if identity is not None:
-                identities.release(identity)
+            if identity is not None:  # the folder goes before the identity is given back
+                identities.release(identity, then=lambda _lock: trees.remove_tree(self.folder))
             elif self.ids is not None:
                 identities.end_processes(self.ids[0])
         finally:  # also when a process of the identity survived (IdentityError): the folder goes
