@@ -235,3 +235,14 @@ def test_a_folder_removed_apart_keeps_its_lock_and_the_identitys_until_it_is_gon
     assert not os.path.lexists(folder)
     fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)  # given back with the folder gone
     os.close(probe)
+
+
+def test_a_held_folder_is_worth_removing_apart_only_when_it_holds_more_than_its_lock(tmp_path: Path) -> None:
+    folder = trees.held_folder("judge-job-", str(tmp_path))
+    try:
+        assert not trees.holds_more_than_its_lock(folder)  # the test process removed its learner's folder
+        os.mkdir(os.path.join(folder, "judge-learner-x"))
+        assert trees.holds_more_than_its_lock(folder)  # stopped at a limit before it could
+    finally:
+        trees.remove_tree(folder)
+    assert not trees.holds_more_than_its_lock(folder)  # gone: nothing to remove

@@ -563,7 +563,9 @@ def _finish(run: _Running, sandbox: levels.Sandbox) -> Result:
         stderr = Path(run.root, ".stderr").read_bytes()[-_STDERR_TAIL:]
     except OSError:
         stderr = b""
-    _end_job(run, apart=not levels.one_identity(sandbox))  # one identity: the next job waits for it anyway
+    # apart when the test process left its learner's folder (stopped at a limit): one that ended by itself removed
+    # it, and a fork per job would cost more than the lock file left; one identity: the next job waits anyway
+    _end_job(run, apart=not levels.one_identity(sandbox) and trees.holds_more_than_its_lock(run.space.folder))
     if run.timed_out:
         seconds = _limit_hit(run)
         result = Result.timeout(problem.id, seconds, problem.points or 0.0, clock=run.timed_out)

@@ -143,6 +143,16 @@ def remove_apart(folders: Sequence[str], holding: int = -1) -> int | None:
     return pid
 
 
+def holds_more_than_its_lock(folder: str) -> bool:
+    """Whether a :func:`held_folder` holds anything but its lock file (a job whose test process was stopped
+    before it removed its learner's folder): worth a process of its own to remove (:func:`remove_apart`)."""
+    try:
+        with os.scandir(folder) as entries:
+            return any(entry.name != ALIVE for entry in entries)
+    except OSError:
+        return False
+
+
 def _close_all_but(keep: set[int]) -> None:
     """Close every descriptor from 3 up but ``keep``: the other jobs' channels and locks are not the remover's."""
     low = 3
