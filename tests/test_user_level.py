@@ -354,6 +354,49 @@ def test_without_landlock_or_seccomp_only_the_documented_holes_earn(user_python,
     assert nothing_left_behind(private_tmp) == []
 
 
+#: a red team's submission (2026-12-06): empty folders until its CPU limit stops it; removing them took the judge
+#: about 2 s, in the loop that watches every other job, since in a process of its own (judge/sandbox/trees.py)
+MANY_ENTRIES = """import os, time
+
+os.mkdir("d")
+os.chdir("d")
+n = 0
+while True:
+    for _ in range(1000):
+        os.mkdir(str(n))
+        n += 1
+
+
+def add(a, b):
+    return 0
+"""
+
+
+@needs_root
+@pytest.mark.parametrize("level", ["user", "bubblewrap", "plain"])
+def test_a_folder_filled_with_entries_until_the_limit_is_removed_and_classmates_keep_full_marks(
+        user_python, tmp_path, private_tmp, level):
+    """Judged first beside three classmates (-j 2), stopped at its (1 s) limit, judged again alone: its folders go,
+    the classmates keep their marks, nothing of it is left. (Only folders in its own: safe at the plain level.)"""
+    if level == "bubblewrap" and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    subs = submissions(tmp_path / "subs", ["honest-1", "honest-2", "honest-3"])
+    attack = subs / "a-many_entries" / "fx-add" / "adder.py"
+    attack.parent.mkdir(parents=True)
+    attack.write_text(MANY_ENTRIES)
+    done = subprocess.run([user_python if level == "user" else sys.executable, "-m", "judge", "grade", str(subs),
+                           "-o", str(tmp_path / "out"), "--problems", str(FIXTURE_PROBLEMS), "--sandbox", level,
+                           "-j", "2", "--timeout", "1"], capture_output=True, text=True, timeout=600,
+                          env=clean_env(TMPDIR=str(private_tmp)), cwd=ROOT, check=False)
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    with (tmp_path / "out" / "grades.csv").open() as handle:
+        rows = {row["student"]: row["total"] for row in csv.DictReader(handle)}
+    [result] = json.loads((tmp_path / "out" / "results" / "a-many_entries.json").read_text())["results"]
+    assert result["status"] == "timeout", result["message"]  # stopped with its folder full, not by itself
+    assert rows == {"a-many_entries": "0", "honest-1": "4", "honest-2": "4", "honest-3": "4"}, done.stderr
+    assert nothing_left_behind(private_tmp) == []
+
+
 @needs_root
 def test_a_daemon_whose_main_thread_exited_does_not_outlive_its_job(user_python, tmp_path, private_tmp):
     """zombie_leader graded first, then honest classmates one at a time (-j 1): each is given the uid
